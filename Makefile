@@ -1,0 +1,136 @@
+# debit — one top-level Makefile.
+#
+# Layout: common/ is a library linked by every program; each program's directory holds
+# a main.c plus modules. Everything but main.c of a program also goes into a static
+# library so that unit tests (tests/unit/test_*.c) can link the real code.
+#
+#   make            build build/debitd, build/debit, build/debit-delayline
+#   make test       install missing Debian packages (as root), build, run unit + e2e tests
+#   make check-asan the same suite, built with ASan + UBSan into build/asan
+#   make bench      benchmarks in bench/ (ratios against nginx, curl, wget, iperf3)
+#   make demo       the main job on the embedded default (see README.md)
+#   make install    PREFIX=/usr/local DESTDIR=
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+SBINDIR   ?= $(PREFIX)/sbin
+SYSCONFDIR?= $(PREFIX)/etc
+DESTDIR   ?=
+BUILD     ?= build
+CC        ?= cc
+PKG_CONFIG?= pkg-config
+
+PKGS_COMMON := libconfig jansson
+PKGS_SERVER := libmicrohttpd libcrypto
+PKGS_CLIENT := libcurl libnl-route-3.0 libnl-3.0
+PKGS_DELAY  := libnetfilter_queue libmnl
+PKGS_ALL    := $(PKGS_COMMON) $(PKGS_SERVER) $(PKGS_CLIENT) $(PKGS_DELAY)
+
+SAN_FLAGS ?=
+OPT       ?= -O2
+CPPFLAGS  += -D_GNU_SOURCE -DDEBIT_VERSION='"$(VERSION)"' -Icommon
+CFLAGS    ?=
+CFLAGS    += -std=gnu11 -Wall -Wextra $(OPT) -g -MMD -MP -pthread $(SAN_FLAGS)
+LDFLAGS   += -pthread $(SAN_FLAGS)
+
+pc_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
+pc_libs   = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
+
+COMMON_SRC := $(sort $(wildcard common/*.c))
+SERVER_SRC := $(sort $(wildcard server/*.c))
+CLIENT_SRC := $(sort $(wildcard client/*.c))
+DELAY_SRC  := $(sort $(wildcard lab/delayline/*.c))
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+
+COMMON_OBJ := $(call obj,$(COMMON_SRC))
+SERVER_OBJ := $(call obj,$(filter-out server/main.c,$(SERVER_SRC)))
+CLIENT_OBJ := $(call obj,$(filter-out client/main.c,$(CLIENT_SRC)))
+DELAY_OBJ  := $(call obj,$(filter-out lab/delayline/main.c,$(DELAY_SRC)))
+
+LIBCOMMON := $(BUILD)/libcommon.a
+LIBSERVER := $(BUILD)/libserver.a
+LIBCLIENT := $(BUILD)/libclient.a
+LIBDELAY  := $(BUILD)/libdelay.a
+
+PROGS := $(BUILD)/debitd $(BUILD)/debit
+ifneq ($(DELAY_SRC),)
+PROGS += $(BUILD)/debit-delayline
+endif
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+
+.PHONY: all test check-asan bench demo deps install uninstall clean unit-bins
+all: $(PROGS)
+
+$(BUILD)/common/%.o: CPPFLAGS += $(call pc_cflags,$(PKGS_COMMON))
+$(BUILD)/server/%.o: CPPFLAGS += -Iserver $(call pc_cflags,$(PKGS_COMMON) $(PKGS_SERVER))
+$(BUILD)/client/%.o: CPPFLAGS += -Iclient $(call pc_cflags,$(PKGS_COMMON) $(PKGS_CLIENT))
+$(BUILD)/lab/delayline/%.o: CPPFLAGS += -Ilab/delayline $(call pc_cflags,$(PKGS_COMMON) $(PKGS_DELAY))
+$(BUILD)/tests/%.o: CPPFLAGS += -Iserver -Iclient -Ilab/delayline $(call pc_cflags,$(PKGS_ALL) cmocka)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIBCOMMON): $(COMMON_OBJ)
+$(LIBSERVER): $(SERVER_OBJ)
+$(LIBCLIENT): $(CLIENT_OBJ)
+$(LIBDELAY):  $(DELAY_OBJ)
+$(BUILD)/lib%.a:
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/debitd: $(BUILD)/server/main.o $(LIBSERVER) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) -lm
+
+$(BUILD)/debit: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_COMMON)) -lm
+
+$(BUILD)/debit-delayline: $(BUILD)/lab/delayline/main.o $(LIBDELAY) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_DELAY) $(PKGS_COMMON)) -lm
+
+# Unit tests link the programs' libraries (all but main.c) and cmocka.
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBSERVER) $(LIBCLIENT) $(LIBDELAY) $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_ALL) cmocka) -lm
+
+unit-bins: $(UNIT_BINS)
+
+# tools/deps installs what is missing (only as root; elsewhere it checks and explains).
+deps:
+	@tools/deps
+
+test: deps
+	@$(MAKE) --no-print-directory all unit-bins
+	@BUILD=$(BUILD) tests/run
+
+check-asan: deps
+	@$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 \
+	  SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	  all unit-bins
+	@BUILD=build/asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run
+
+bench: deps all
+	@BUILD=$(BUILD) bench/run
+
+demo: deps all
+	@BUILD=$(BUILD) tools/demo
+
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/debit
+	install -m 0755 $(BUILD)/debitd $(DESTDIR)$(SBINDIR)/debitd
+	install -m 0755 $(BUILD)/debit $(DESTDIR)$(BINDIR)/debit
+	if [ -x $(BUILD)/debit-delayline ]; then install -m 0755 $(BUILD)/debit-delayline $(DESTDIR)$(SBINDIR)/debit-delayline; fi
+	install -m 0644 etc/*.conf $(DESTDIR)$(SYSCONFDIR)/debit/
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/debitd $(DESTDIR)$(BINDIR)/debit $(DESTDIR)$(SBINDIR)/debit-delayline
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,188 @@
+/* cfg: see cfg.h. */
+#include "cfg.h"
+#include "units.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int load_error(const config_t *cfg, const char *name, char *err, size_t errlen)
+{
+    const char *file = config_error_file(cfg);
+    if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
+        snprintf(err, errlen, "%s: cannot read: %s", file ? file : name, strerror(errno));
+    else
+        snprintf(err, errlen, "%s:%d: syntax: %s", file ? file : name, config_error_line(cfg),
+                 config_error_text(cfg));
+    return -1;
+}
+
+int cfg_load(config_t *cfg, const char *path, char *err, size_t errlen)
+{
+    errno = 0;
+    if (config_read_file(cfg, path) != CONFIG_TRUE)
+        return load_error(cfg, path, err, errlen);
+    return 0;
+}
+
+int cfg_load_string(config_t *cfg, const char *text, const char *name, char *err, size_t errlen)
+{
+    if (config_read_string(cfg, text) != CONFIG_TRUE)
+        return load_error(cfg, name, err, errlen);
+    return 0;
+}
+
+const char *cfg_setting_path(const config_setting_t *s, char *buf, size_t len)
+{
+    const config_setting_t *chain[32];
+    int n = 0;
+    for (const config_setting_t *p = s; p && !config_setting_is_root(p) && n < 32; p = config_setting_parent(p))
+        chain[n++] = p;
+    size_t off = 0;
+    buf[0] = 0;
+    for (int i = n - 1; i >= 0 && off < len; i--) {
+        const char *name = config_setting_name(chain[i]);
+        int w;
+        if (name)
+            w = snprintf(buf + off, len - off, "%s%s", off ? "." : "", name);
+        else
+            w = snprintf(buf + off, len - off, "[%d]", config_setting_index(chain[i]));
+        if (w < 0)
+            break;
+        off += (size_t)w;
+    }
+    return buf;
+}
+
+int cfg_error(char *err, size_t errlen, const config_setting_t *s, const char *fmt, ...)
+{
+    char path[256];
+    const char *file = s ? config_setting_source_file(s) : NULL;
+    int line = s ? (int)config_setting_source_line(s) : 0;
+    int n = snprintf(err, errlen, "%s:%d: %s: ", file ? file : "(config)", line,
+                     s ? cfg_setting_path(s, path, sizeof path) : "");
+    if (n < 0 || (size_t)n >= errlen)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int cfg_check_keys(const config_setting_t *group, const char *const *allowed, char *err, size_t errlen)
+{
+    if (!group)
+        return 0;
+    int n = config_setting_length(group);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *m = config_setting_get_elem(group, (unsigned)i);
+        const char *name = config_setting_name(m);
+        if (!name)
+            continue;
+        int ok = 0;
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(*a, name) == 0)
+                ok = 1;
+        if (!ok) {
+            char list[512] = "";
+            size_t off = 0;
+            for (const char *const *a = allowed; *a && off < sizeof list; a++) {
+                int w = snprintf(list + off, sizeof list - off, "%s%s", off ? ", " : "", *a);
+                off += w > 0 ? (size_t)w : 0;
+            }
+            return cfg_error(err, errlen, m, "unknown setting (expected one of: %s)", list);
+        }
+        for (int j = 0; j < i; j++) {
+            const char *other = config_setting_name(config_setting_get_elem(group, (unsigned)j));
+            if (other && strcmp(other, name) == 0)
+                return cfg_error(err, errlen, m, "given twice");
+        }
+    }
+    return 0;
+}
+
+int cfg_get_bool(const config_setting_t *group, const char *name, int *out, char *err, size_t errlen)
+{
+    const config_setting_t *s = group ? config_setting_get_member(group, name) : NULL;
+    if (!s)
+        return 0;
+    if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+        return cfg_error(err, errlen, s, "expected true or false");
+    *out = config_setting_get_bool(s);
+    return 1;
+}
+
+int cfg_get_string(const config_setting_t *group, const char *name, const char **out, char *err, size_t errlen)
+{
+    const config_setting_t *s = group ? config_setting_get_member(group, name) : NULL;
+    if (!s)
+        return 0;
+    if (config_setting_type(s) != CONFIG_TYPE_STRING)
+        return cfg_error(err, errlen, s, "expected a string in double quotes");
+    *out = config_setting_get_string(s);
+    return 1;
+}
+
+int cfg_get_uint(const config_setting_t *group, const char *name, uint64_t min, uint64_t max,
+                 uint64_t *out, char *err, size_t errlen)
+{
+    const config_setting_t *s = group ? config_setting_get_member(group, name) : NULL;
+    if (!s)
+        return 0;
+    long long v;
+    if (config_setting_type(s) == CONFIG_TYPE_INT)
+        v = config_setting_get_int(s);
+    else if (config_setting_type(s) == CONFIG_TYPE_INT64)
+        v = config_setting_get_int64(s);
+    else
+        return cfg_error(err, errlen, s, "expected an integer");
+    if (v < 0 || (uint64_t)v < min || (uint64_t)v > max)
+        return cfg_error(err, errlen, s, "%lld is out of range [%llu, %llu]", v,
+                         (unsigned long long)min, (unsigned long long)max);
+    *out = (uint64_t)v;
+    return 1;
+}
+
+typedef enum units_err (*unit_parser)(const char *, uint64_t *);
+
+static int get_units(const config_setting_t *group, const char *name, unit_parser parse,
+                     uint64_t int_scale, const char *example, uint64_t *out, char *err, size_t errlen)
+{
+    const config_setting_t *s = group ? config_setting_get_member(group, name) : NULL;
+    if (!s)
+        return 0;
+    int t = config_setting_type(s);
+    if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
+        long long v = t == CONFIG_TYPE_INT ? config_setting_get_int(s) : config_setting_get_int64(s);
+        if (v < 0)
+            return cfg_error(err, errlen, s, "must not be negative");
+        if (int_scale > 1 && (uint64_t)v > UINT64_MAX / int_scale)
+            return cfg_error(err, errlen, s, "too large");
+        *out = (uint64_t)v * int_scale;
+        return 1;
+    }
+    if (t != CONFIG_TYPE_STRING)
+        return cfg_error(err, errlen, s, "expected a number or a string such as \"%s\"", example);
+    const char *str = config_setting_get_string(s);
+    enum units_err e = parse(str, out);
+    if (e != UNITS_OK)
+        return cfg_error(err, errlen, s, "\"%s\": %s (example: \"%s\")", str, units_strerror(e), example);
+    return 1;
+}
+
+int cfg_get_size(const config_setting_t *group, const char *name, uint64_t *out, char *err, size_t errlen)
+{
+    return get_units(group, name, units_parse_size, 1, "1GiB", out, err, errlen);
+}
+
+int cfg_get_rate(const config_setting_t *group, const char *name, uint64_t *out, char *err, size_t errlen)
+{
+    return get_units(group, name, units_parse_rate, 1, "500Mbit", out, err, errlen);
+}
+
+int cfg_get_duration(const config_setting_t *group, const char *name, uint64_t *usec, char *err, size_t errlen)
+{
+    return get_units(group, name, units_parse_duration, 1000000, "10ms", usec, err, errlen);
+}

@@ -1,0 +1,80 @@
+/* log: see log.h. */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *log_prog = "debit";
+static _Atomic int log_level = LOG_LEVEL_INFO;
+
+static const char *const level_names[] = {"error", "warn", "info", "debug"};
+
+void log_set_prog(const char *prog)
+{
+    log_prog = prog;
+}
+
+void log_set_level(enum log_level level)
+{
+    log_level = level;
+}
+
+enum log_level log_get_level(void)
+{
+    return (enum log_level)log_level;
+}
+
+int log_level_parse(const char *name, enum log_level *level)
+{
+    for (int i = 0; i <= LOG_LEVEL_DEBUG; i++) {
+        if (strcasecmp(name, level_names[i]) == 0) {
+            *level = (enum log_level)i;
+            return 0;
+        }
+    }
+    if (strcasecmp(name, "warning") == 0) {
+        *level = LOG_LEVEL_WARN;
+        return 0;
+    }
+    return -1;
+}
+
+const char *log_level_name(enum log_level level)
+{
+    return level <= LOG_LEVEL_DEBUG ? level_names[level] : "?";
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+    if ((int)level > log_level)
+        return;
+    char line[2048];
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    gmtime_r(&tv.tv_sec, &tm);
+    int n = snprintf(line, sizeof line, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s[%d] %s: ",
+                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                     tm.tm_sec, (long)(tv.tv_usec / 1000), log_prog, (int)getpid(),
+                     log_level_name(level));
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
+    if (len > sizeof line - 2)
+        len = sizeof line - 2;
+    /* One message, one line: a newline inside the text would break log parsers. */
+    for (size_t i = (size_t)n; i < len; i++)
+        if (line[i] == '\n' || line[i] == '\r')
+            line[i] = ' ';
+    line[len++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, len);
+    (void)w;
+}

@@ -1,0 +1,2 @@
+#include <stdio.h>
+int main(void){puts("debitd: not yet");return 0;}

@@ -1,0 +1,152 @@
+/* Unit tests for common/units.c: table-driven, every row one parse. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "units.h"
+
+struct row {
+    const char *in;
+    enum units_err err;
+    uint64_t want;
+};
+
+static void run_rows(const struct row *rows, size_t n, enum units_err (*parse)(const char *, uint64_t *))
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = 12345;
+        enum units_err e = parse(rows[i].in, &v);
+        if (e != rows[i].err)
+            fail_msg("\"%s\": got error %s, want %s", rows[i].in, units_strerror(e), units_strerror(rows[i].err));
+        if (e == UNITS_OK && v != rows[i].want)
+            fail_msg("\"%s\": got %llu, want %llu", rows[i].in, (unsigned long long)v, (unsigned long long)rows[i].want);
+    }
+}
+
+static void test_sizes(void **state)
+{
+    (void)state;
+    static const struct row rows[] = {
+        {"0", UNITS_OK, 0},
+        {"4096", UNITS_OK, 4096},
+        {"1B", UNITS_OK, 1},
+        {"1KiB", UNITS_OK, 1024},
+        {"1MiB", UNITS_OK, 1048576},
+        {"1GiB", UNITS_OK, 1073741824ULL},
+        {"1TiB", UNITS_OK, 1099511627776ULL},
+        {"1Gio", UNITS_OK, 1073741824ULL},
+        {"100Mio", UNITS_OK, 104857600ULL},
+        {"10Gio", UNITS_OK, 10737418240ULL},
+        {"1Kio", UNITS_OK, 1024},
+        {"1kB", UNITS_OK, 1000},
+        {"1MB", UNITS_OK, 1000000},
+        {"1GB", UNITS_OK, 1000000000ULL},
+        {"1M", UNITS_OK, 1048576},
+        {"1.5GiB", UNITS_OK, 1610612736ULL},
+        {"1 GiB", UNITS_OK, 1073741824ULL},
+        {"18446744073709551615", UNITS_OK, UINT64_MAX},
+        {"18446744073709551616", UNITS_OVERFLOW, 0},
+        {"20000000TiB", UNITS_OVERFLOW, 0},
+        {"", UNITS_EMPTY, 0},
+        {"GiB", UNITS_NOT_NUMBER, 0},
+        {"-1", UNITS_NOT_NUMBER, 0},
+        {"1.GiB", UNITS_NOT_NUMBER, 0},
+        {"1GiBx", UNITS_BAD_SUFFIX, 0},
+        {"1gib", UNITS_BAD_SUFFIX, 0},
+        {"1Mbit", UNITS_BAD_SUFFIX, 0},
+    };
+    run_rows(rows, sizeof rows / sizeof rows[0], units_parse_size);
+}
+
+static void test_rates(void **state)
+{
+    (void)state;
+    static const struct row rows[] = {
+        {"500Mbit", UNITS_OK, 500000000ULL},
+        {"500mbit", UNITS_OK, 500000000ULL},
+        {"500Mb/s", UNITS_OK, 500000000ULL},
+        {"500Mbps", UNITS_OK, 500000000ULL},
+        {"500M", UNITS_OK, 500000000ULL},
+        {"1Gbit", UNITS_OK, 1000000000ULL},
+        {"1gbit", UNITS_OK, 1000000000ULL},
+        {"0.5Gbit/s", UNITS_OK, 500000000ULL},
+        {"722", UNITS_OK, 722},
+        {"100kbit", UNITS_OK, 100000},
+        {"100MB/s", UNITS_OK, 800000000ULL},
+        {"1MiB", UNITS_BAD_SUFFIX, 0},
+        {"fast", UNITS_NOT_NUMBER, 0},
+    };
+    run_rows(rows, sizeof rows / sizeof rows[0], units_parse_rate);
+}
+
+static void test_durations(void **state)
+{
+    (void)state;
+    static const struct row rows[] = {
+        {"10ms", UNITS_OK, 10000},
+        {"30ms", UNITS_OK, 30000},
+        {"1.5s", UNITS_OK, 1500000},
+        {"2", UNITS_OK, 2000000},
+        {"250us", UNITS_OK, 250},
+        {"1min", UNITS_OK, 60000000},
+        {"0.3ms", UNITS_OK, 300},
+        {"10 ms", UNITS_OK, 10000},
+        {"10h", UNITS_BAD_SUFFIX, 0},
+    };
+    run_rows(rows, sizeof rows / sizeof rows[0], units_parse_duration);
+}
+
+static void test_uint(void **state)
+{
+    (void)state;
+    uint64_t v;
+    assert_int_equal(units_parse_uint("8080", 1, 65535, &v), UNITS_OK);
+    assert_int_equal(v, 8080);
+    assert_int_equal(units_parse_uint("0", 1, 65535, &v), UNITS_RANGE);
+    assert_int_equal(units_parse_uint("65536", 1, 65535, &v), UNITS_RANGE);
+    assert_int_equal(units_parse_uint("80x", 1, 65535, &v), UNITS_NOT_NUMBER);
+    assert_int_equal(units_parse_uint(" 80", 1, 65535, &v), UNITS_NOT_NUMBER);
+    assert_int_equal(units_parse_uint("", 1, 65535, &v), UNITS_EMPTY);
+}
+
+static void test_format(void **state)
+{
+    (void)state;
+    static const struct { uint64_t bytes; const char *want; } sizes[] = {
+        {0, "0 B"}, {512, "512 B"}, {1024, "1 KiB"}, {1073741824ULL, "1 GiB"},
+        {104857600ULL, "100 MiB"}, {1610612736ULL, "1.5 GiB"}, {10737418240ULL, "10 GiB"},
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        units_format_size(sizes[i].bytes, buf, sizeof buf);
+        assert_string_equal(buf, sizes[i].want);
+    }
+    static const struct { double bps; const char *want; } rates[] = {
+        {722e6, "722 Mb/s"}, {9.41e9, "9.41 Gb/s"}, {956.4e6, "956 Mb/s"}, {1500, "1.5 kb/s"},
+    };
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        units_format_rate(rates[i].bps, buf, sizeof buf);
+        assert_string_equal(buf, rates[i].want);
+    }
+    units_format_rate_tc(500000000ULL, buf, sizeof buf);
+    assert_string_equal(buf, "500Mbit");
+    units_format_rate_tc(1000000000ULL, buf, sizeof buf);
+    assert_string_equal(buf, "1Gbit");
+    units_format_rate_tc(1500, buf, sizeof buf);
+    assert_string_equal(buf, "1500bit");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_rates),
+        cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_uint),
+        cmocka_unit_test(test_format),
+    };
+    return cmocka_run_group_tests_name("units", tests, NULL, NULL);
+}
