@@ -13,7 +13,7 @@ int cfg_load(config_t *cfg, const char *path, char *err, size_t errlen);
 /* Parse a configuration held in memory (embedded defaults, tests). NAME is used in errors. */
 int cfg_load_string(config_t *cfg, const char *text, const char *name, char *err, size_t errlen);
 
-/* Full dotted path of a setting, e.g. "listen.[1].tcp.congestion", into buf. */
+/* Full dotted path of a setting, e.g. "listen[1].tcp.congestion", into buf. */
 const char *cfg_setting_path(const config_setting_t *s, char *buf, size_t len);
 
 /* Fill err with "FILE:LINE: PATH: <fmt>" for setting s. Always returns -1. */

@@ -1,2 +1,180 @@
+/* debitd: the RAM-backed test-file server. Parses the command line, loads the
+ * configuration, starts the server and waits for SIGINT/SIGTERM. */
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
-int main(void){puts("debitd: not yet");return 0;}
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "offload_ctl.h"
+#include "server.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: debitd [OPTIONS]\n"
+            "Serve RAM-backed, pseudo-random test files over HTTP (GET, HEAD, Range), with\n"
+            "FILE.sha256 checksums, an HTML index, /status and an upload sink.\n"
+            "\n"
+            "  -c, --config FILE     read settings from FILE (libconfig; see etc/debitd.conf)\n"
+            "  -t, --check           validate the configuration, print the effective settings, exit\n"
+            "  -l, --listen ADDR:PORT  listen there instead of the configuration's listeners\n"
+            "                        (repeatable; [V6ADDR]:PORT for IPv6, PORT alone = [::]:PORT)\n"
+            "      --log-level LEVEL error, warn, info or debug (overrides log.level)\n"
+            "      --restore-offload put back the offloads a killed debitd left changed (from\n"
+            "                        offload.state_file) and exit\n"
+            "  -f, --foreground      stay in the foreground (the default: debitd never forks)\n"
+            "  -h, --help            show this help and exit\n"
+            "  -V, --version         show the version and exit\n"
+            "\n"
+            "Without -c, debitd serves /ram/1GiB.dat and /files/1Gio.dat on [::]:8080.\n"
+            "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 on a usage or\n"
+            "configuration error (including an address that cannot be bound).\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'}, {"check", no_argument, NULL, 't'},
+        {"listen", required_argument, NULL, 'l'}, {"log-level", required_argument, NULL, 'L'},
+        {"foreground", no_argument, NULL, 'f'},   {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},      {"restore-offload", no_argument, NULL, 'R'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *config_path = NULL, *log_level = NULL;
+    const char **listen = calloc((size_t)argc, sizeof *listen);
+    size_t n_listen = 0;
+    int check = 0, restore_only = 0, o;
+    log_set_prog("debitd");
+    if (!listen)
+        return 1;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, ":c:tl:fhV", opts, NULL)) != -1) {
+        switch (o) {
+        case 'c': config_path = optarg; break;
+        case 't': check = 1; break;
+        case 'l': listen[n_listen++] = optarg; break;
+        case 'L': log_level = optarg; break;
+        case 'f': break;
+        case 'R': restore_only = 1; break;
+        case 'h': usage(stdout); free(listen); return 0;
+        case 'V': printf("debitd %s (libmicrohttpd %s)\n", DEBIT_VERSION, MHD_get_version()); free(listen); return 0;
+        case ':':
+            fprintf(stderr, "debitd: option %s needs an argument\n", argv[optind - 1]);
+            free(listen);
+            return 2;
+        default:
+            fprintf(stderr, "debitd: unknown option %s (try --help)\n", argv[optind - 1]);
+            free(listen);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "debitd: unexpected argument \"%s\" (try --help)\n", argv[optind]);
+        free(listen);
+        return 2;
+    }
+
+    struct config cfg;
+    char err[1200];
+    int rc = 2;
+    struct server *srv = NULL;
+    struct offload_ctl off = {0};
+    if (config_defaults(&cfg, err, sizeof err) < 0)
+        goto fail;
+    if (config_path && config_load_file(&cfg, config_path, err, sizeof err) < 0)
+        goto fail;
+    /* the command line last, through the same setters */
+    if (n_listen) {
+        config_clear_listeners(&cfg);
+        for (size_t i = 0; i < n_listen; i++)
+            if (config_add_listener_spec(&cfg, listen[i], err + 10, sizeof err - 10) < 0) {
+                memcpy(err, "--listen: ", 10);
+                goto fail;
+            }
+    }
+    if (log_level && config_set_log_level(&cfg, log_level, err + 13, sizeof err - 13) < 0) {
+        memcpy(err, "--log-level: ", 13);
+        goto fail;
+    }
+    if (config_validate(&cfg, err, sizeof err) < 0)
+        goto fail;
+    log_set_level(cfg.log_level);
+    if (check) {
+        config_print(&cfg, stdout);
+        fprintf(stderr, "debitd: the configuration %s is valid\n", cfg.source);
+        config_free(&cfg);
+        free(listen);
+        return 0;
+    }
+
+    if (restore_only) {
+        char note[1200];
+        if (offload_ctl_recover(&cfg, note, sizeof note, err, sizeof err) < 0)
+            goto fail;
+        log_info("%s", note);
+        config_free(&cfg);
+        free(listen);
+        return 0;
+    }
+
+    /* Signals are taken synchronously by sigwait; every thread started after this inherits
+     * the mask. SIGPIPE: sendfile to a closed peer must not kill the process. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    /* the interface's offloads before anything is served: every response reports them */
+    int ost = offload_ctl_start(&off, &cfg, err, sizeof err);
+    if (ost < 0)
+        goto fail;
+    if (ost > 0)
+        log_warn("%s", err);
+    srv = server_new(&cfg, err, sizeof err);
+    if (!srv) {
+        rc = 1;
+        goto fail;
+    }
+    int st = server_start(srv, err, sizeof err);
+    if (st < 0) {
+        rc = st == -1 ? 2 : 1; /* bind errors are configuration errors: exit 2 */
+        goto fail;
+    }
+    log_info("debitd %s ready (pid %d)", DEBIT_VERSION, (int)getpid());
+    int sig = 0;
+    for (;;) {
+        if (sigwait(&set, &sig) != 0)
+            continue;
+        if (sig == SIGHUP) {
+            log_info("SIGHUP ignored (restart debitd to reload its configuration)");
+            continue;
+        }
+        break;
+    }
+    log_info("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    server_free(srv);
+    if (offload_ctl_stop(&off, err, sizeof err) < 0) {
+        log_error("%s", err);
+        rc = 1;
+    } else {
+        rc = 0;
+    }
+    config_free(&cfg);
+    free(listen);
+    log_info("stopped");
+    return rc;
+fail:
+    log_error("%s", err);
+    server_free(srv);
+    if (offload_ctl_stop(&off, err, sizeof err) < 0)
+        log_error("%s", err);
+    config_free(&cfg);
+    free(listen);
+    return rc;
+}

@@ -1,0 +1,88 @@
+/* cb_header: libcurl's header callback. Tracks the latest response (a redirect's headers
+ * come before the final ones): status line, end of headers (start of wget's averaging
+ * window), Content-Length, and every X-Debit-* header, the server's configuration. */
+#include "xfer.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static size_t trim_len(const char *p, size_t n)
+{
+    while (n > 0 && (p[n - 1] == '\r' || p[n - 1] == '\n' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    return n;
+}
+
+static void status_line(struct xfer *x, const char *p, size_t n)
+{
+    /* "HTTP/1.1 404 Not Found" */
+    char line[256];
+    size_t l = n < sizeof line - 1 ? n : sizeof line - 1;
+    memcpy(line, p, l);
+    line[l] = 0;
+    char *sp = strchr(line, ' ');
+    if (!sp)
+        return;
+    x->status = strtol(sp + 1, NULL, 10);
+    char *sp2 = strchr(sp + 1, ' ');
+    snprintf(x->reason, sizeof x->reason, "%s", sp2 ? sp2 + 1 : "");
+    x->expected = -1;
+    json_object_clear(x->debit_headers);
+}
+
+static void header_line(struct xfer *x, const char *p, size_t n)
+{
+    const char *colon = memchr(p, ':', n);
+    if (!colon)
+        return;
+    size_t klen = (size_t)(colon - p);
+    const char *v = colon + 1;
+    size_t vlen = n - klen - 1;
+    while (vlen > 0 && (*v == ' ' || *v == '\t')) {
+        v++;
+        vlen--;
+    }
+    if (klen == 14 && strncasecmp(p, "Content-Length", 14) == 0) {
+        char num[32];
+        size_t l = vlen < sizeof num - 1 ? vlen : sizeof num - 1;
+        memcpy(num, v, l);
+        num[l] = 0;
+        char *end;
+        long long cl = strtoll(num, &end, 10);
+        if (end != num && *end == 0 && cl >= 0)
+            x->expected = cl;
+    } else if (klen > 8 && strncasecmp(p, "X-Debit-", 8) == 0) {
+        char key[128], val[1024];
+        size_t kl = klen < sizeof key - 1 ? klen : sizeof key - 1;
+        size_t vl = vlen < sizeof val - 1 ? vlen : sizeof val - 1;
+        /* Canonical case: "X-Debit-Offload" whatever the server wrote. */
+        for (size_t i = 0; i < kl; i++) {
+            int first = i == 0 || p[i - 1] == '-';
+            key[i] = (char)(first ? toupper((unsigned char)p[i]) : tolower((unsigned char)p[i]));
+        }
+        key[kl] = 0;
+        memcpy(val, v, vl);
+        val[vl] = 0;
+        json_object_set_new(x->debit_headers, key, json_string(val));
+    }
+}
+
+size_t cb_header(char *ptr, size_t size, size_t nitems, void *ud)
+{
+    struct xfer *x = ud;
+    size_t n = size * nitems;
+    double now = xfer_now();
+    x->t_last_data = now;
+    size_t l = trim_len(ptr, n);
+    if (l == 0) {
+        x->t_hdr_end = now; /* blank line: this block's headers are complete */
+    } else if (l > 5 && strncmp(ptr, "HTTP/", 5) == 0) {
+        status_line(x, ptr, l);
+    } else {
+        header_line(x, ptr, l);
+    }
+    return n;
+}

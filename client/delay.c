@@ -1,0 +1,439 @@
+/* delay: see delay.h. The public API, the netem probe, and the delay-line mechanism
+ * (a child process, debit-delayline). The netem mechanism is in delay_netem.c. */
+#include "delay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "delay_int.h"
+
+#define DELAY_MAX_US 10000000u
+#define DEFAULT_QUEUE 7301u
+#define READY_TIMEOUT_MS 5000
+#define STOP_TIMEOUT_MS 3000
+
+static const char *const mech_names[] = { "auto", "netem", "delayline" };
+static const char *const dir_names[] = { "both", "out", "in" };
+
+const char *delay_mechanism_name(enum delay_mechanism m)
+{
+    return (unsigned)m < 3 ? mech_names[m] : "?";
+}
+
+int delay_mechanism_parse(const char *name, enum delay_mechanism *out)
+{
+    for (unsigned i = 0; name && i < 3; i++)
+        if (!strcmp(name, mech_names[i])) { *out = (enum delay_mechanism)i; return 0; }
+    return -1;
+}
+
+const char *delay_dir_name(enum delay_dir dir)
+{
+    return (unsigned)dir < 3 ? dir_names[dir] : "?";
+}
+
+int delay_dir_parse(const char *name, enum delay_dir *out)
+{
+    for (unsigned i = 0; name && i < 3; i++)
+        if (!strcmp(name, dir_names[i])) { *out = (enum delay_dir)i; return 0; }
+    return -1;
+}
+
+void delay_split(const struct delay *d, uint64_t *out_us, uint64_t *in_us)
+{
+    switch (d->dir) {
+    case DELAY_DIR_OUT: *out_us = d->rtt_us; *in_us = 0; break;
+    case DELAY_DIR_IN: *out_us = 0; *in_us = d->rtt_us; break;
+    default: *out_us = d->rtt_us / 2; *in_us = d->rtt_us - d->rtt_us / 2; break;
+    }
+}
+
+/* ---- netem probe --------------------------------------------------------------------- */
+
+int delay_netem_available(char *err, size_t errlen)
+{
+    static int cached = -2;
+    if (cached >= 0) return cached;
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "netem probe: fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        /* Scratch namespace: dies with this child. Raw netlink only: no allocation
+         * after fork in a possibly multi-threaded parent. */
+        if (unshare(CLONE_NEWNET) < 0) _exit(3);
+        struct delay_nlmsg m;
+        if (delay_nl_build_netem_add(&m, 1 /* lo */, 0x10000 /* 1: */, 1000, 1000) < 0) _exit(4);
+        int rc = delay_nl_exec(&m);
+        if (rc == 0) _exit(0);
+        if (rc == -ENOENT || rc == -EOPNOTSUPP) _exit(1);
+        if (rc == -EPERM) _exit(3);
+        _exit(4);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            snprintf(err, errlen, "netem probe: waitpid: %s", strerror(errno));
+            return -1;
+        }
+    }
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : 4;
+    if (code == 0 || code == 1) {
+        cached = code == 0;
+        return cached;
+    }
+    snprintf(err, errlen, code == 3 ? "netem probe: cannot create a scratch network namespace "
+                                      "(needs root: CAP_SYS_ADMIN and CAP_NET_ADMIN)"
+                                    : "netem probe: unexpected netlink error");
+    return -1;
+}
+
+/* ---- handle ---------------------------------------------------------------------------- */
+
+struct delay *delay_new(const char *dev, uint64_t rtt_us, char *err, size_t errlen)
+{
+    if (!dev || !*dev || strlen(dev) >= IF_NAMESIZE || strpbrk(dev, " /")) {
+        snprintf(err, errlen, "delay device '%s' is not a valid interface name", dev ? dev : "");
+        return NULL;
+    }
+    if (rtt_us == 0 || rtt_us > DELAY_MAX_US) {
+        snprintf(err, errlen, "delay must be between 1 us and 10 s");
+        return NULL;
+    }
+    struct delay *d = calloc(1, sizeof *d);
+    if (!d) { snprintf(err, errlen, "out of memory"); return NULL; }
+    snprintf(d->dev, sizeof d->dev, "%s", dev);
+    d->rtt_us = rtt_us;
+    d->dir = DELAY_DIR_BOTH;
+    d->want = DELAY_MECH_AUTO;
+    d->used = DELAY_MECH_AUTO;
+    d->rate_hint = 10000000000ull;
+    d->queue_num = DEFAULT_QUEUE;
+    d->pid = -1;
+    d->out_fd = -1;
+    return d;
+}
+
+static int check_idle(const struct delay *d, char *err, size_t errlen)
+{
+    if (!d->applied) return 0;
+    snprintf(err, errlen, "delay settings cannot change while the delay is applied");
+    return -1;
+}
+
+int delay_set_direction(struct delay *d, enum delay_dir dir, char *err, size_t errlen)
+{
+    if (check_idle(d, err, errlen) < 0) return -1;
+    if ((unsigned)dir > DELAY_DIR_IN) { snprintf(err, errlen, "bad delay direction"); return -1; }
+    d->dir = dir;
+    return 0;
+}
+
+int delay_set_mechanism(struct delay *d, enum delay_mechanism m, char *err, size_t errlen)
+{
+    if (check_idle(d, err, errlen) < 0) return -1;
+    if ((unsigned)m > DELAY_MECH_DELAYLINE) { snprintf(err, errlen, "bad delay mechanism"); return -1; }
+    d->want = m;
+    return 0;
+}
+
+int delay_set_rate_hint(struct delay *d, uint64_t bits_per_s, char *err, size_t errlen)
+{
+    if (check_idle(d, err, errlen) < 0) return -1;
+    if (bits_per_s < 1000) { snprintf(err, errlen, "delay rate hint must be at least 1 kbit/s"); return -1; }
+    d->rate_hint = bits_per_s;
+    return 0;
+}
+
+int delay_set_delayline_path(struct delay *d, const char *path, char *err, size_t errlen)
+{
+    if (check_idle(d, err, errlen) < 0) return -1;
+    if (!path || strlen(path) >= sizeof d->delayline_path) {
+        snprintf(err, errlen, "delay line path too long");
+        return -1;
+    }
+    snprintf(d->delayline_path, sizeof d->delayline_path, "%s", path);
+    return 0;
+}
+
+int delay_set_queue_num(struct delay *d, unsigned queue_num, char *err, size_t errlen)
+{
+    if (check_idle(d, err, errlen) < 0) return -1;
+    if (queue_num > 65535) { snprintf(err, errlen, "queue number must be 0..65535"); return -1; }
+    d->queue_num = queue_num;
+    return 0;
+}
+
+enum delay_mechanism delay_mechanism_used(const struct delay *d) { return d->used; }
+int delay_is_applied(const struct delay *d) { return d->applied != 0; }
+
+int delay_describe(const struct delay *d, char *buf, size_t len)
+{
+    char dur[32];
+    if (d->rtt_us % 1000 == 0) snprintf(dur, sizeof dur, "%llu ms", (unsigned long long)(d->rtt_us / 1000));
+    else snprintf(dur, sizeof dur, "%.3f ms", (double)d->rtt_us / 1000.0);
+    const char *dir = d->dir == DELAY_DIR_BOTH ? "split between both directions"
+                    : d->dir == DELAY_DIR_OUT ? "on outgoing packets" : "on incoming packets";
+    if (d->applied)
+        return snprintf(buf, len, "+%s round trip on %s (%s) via %s", dur, d->dev, dir,
+                        delay_mechanism_name(d->used));
+    return snprintf(buf, len, "+%s round trip on %s (%s), not applied", dur, d->dev, dir);
+}
+
+/* ---- delay line --------------------------------------------------------------------- */
+
+static int is_exec(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+/* Next to the running executable (build/debit -> build/debit-delayline), else PATH. */
+static int find_delayline(struct delay *d, char *err, size_t errlen)
+{
+    if (d->delayline_path[0]) {
+        if (!is_exec(d->delayline_path)) {
+            snprintf(err, errlen, "delay line program %s is not executable", d->delayline_path);
+            return -1;
+        }
+        snprintf(d->exe, sizeof d->exe, "%s", d->delayline_path);
+        return 0;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        size_t dirlen = slash ? (size_t)(slash - self) : 0;
+        if (slash && dirlen + sizeof "/debit-delayline" <= sizeof d->exe) {
+            memcpy(d->exe, self, dirlen);
+            memcpy(d->exe + dirlen, "/debit-delayline", sizeof "/debit-delayline");
+            if (is_exec(d->exe)) return 0;
+        }
+    }
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+    while (*path) {
+        size_t l = strcspn(path, ":");
+        if (l > 0 && l + sizeof "/debit-delayline" <= sizeof d->exe) {
+            snprintf(d->exe, sizeof d->exe, "%.*s/debit-delayline", (int)l, path);
+            if (is_exec(d->exe)) return 0;
+        }
+        path += l;
+        if (*path == ':') path++;
+    }
+    d->exe[0] = '\0';
+    snprintf(err, errlen, "no sch_netem in this kernel and debit-delayline was found neither next "
+             "to this program nor in PATH");
+    return -1;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Wait (bounded) for pid; returns 1 if it ended, 0 if still running after ms. */
+static int wait_pid_ms(pid_t pid, long ms)
+{
+    for (long waited = 0; ; waited += 10) {
+        pid_t r = waitpid(pid, NULL, WNOHANG);
+        if (r == pid || (r < 0 && errno == ECHILD)) return 1;
+        if (waited >= ms) return 0;
+        sleep_ms(10);
+    }
+}
+
+static int delayline_apply(struct delay *d, char *err, size_t errlen)
+{
+    if (find_delayline(d, err, errlen) < 0) return -1;
+    uint64_t out_us, in_us;
+    delay_split(d, &out_us, &in_us);
+    /* debit-delayline holds each packet of the chosen directions for one --delay. For
+     * "both" that is half the round trip each way. */
+    const char *dir = d->dir == DELAY_DIR_OUT ? "out" : d->dir == DELAY_DIR_IN ? "in" : "both";
+    uint64_t hold = d->dir == DELAY_DIR_OUT ? out_us : d->dir == DELAY_DIR_IN ? in_us : d->rtt_us / 2;
+    char delay_arg[32];
+    snprintf(delay_arg, sizeof delay_arg, "%lluus", (unsigned long long)hold);
+    snprintf(d->qnum_arg, sizeof d->qnum_arg, "%u", d->queue_num);
+    d->cleanup_argv[0] = d->exe;
+    d->cleanup_argv[1] = "--cleanup";
+    d->cleanup_argv[2] = "--quiet";
+    d->cleanup_argv[3] = "--queue-num";
+    d->cleanup_argv[4] = d->qnum_arg;
+    d->cleanup_argv[5] = NULL;
+    char *argv[] = { d->exe, "--dev", d->dev, "--delay", delay_arg, "--direction", (char *)dir,
+                     "--queue-num", d->qnum_arg, "--exit-with-parent", "--quiet", NULL };
+
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) < 0) { snprintf(err, errlen, "pipe: %s", strerror(errno)); return -1; }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(pfd[1], 1);
+        dup2(pfd[1], 2);
+        /* The parent may ignore or block signals; the delay line must see SIGTERM. */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        /* Its own process group: a Ctrl-C on the terminal goes to debit, which then stops
+         * the delay line in order (rules out first), instead of both racing. */
+        setpgid(0, 0);
+        execv(d->exe, argv);
+        dprintf(1, "cannot run %s: %s\n", d->exe, strerror(errno));
+        _exit(127);
+    }
+    close(pfd[1]);
+    d->pid = pid;
+    d->out_fd = pfd[0];
+
+    char out[2048];
+    size_t used = 0;
+    long deadline = now_ms() + READY_TIMEOUT_MS;
+    for (;;) {
+        long left = deadline - now_ms();
+        if (left <= 0) {
+            snprintf(err, errlen, "debit-delayline did not become ready within %d s", READY_TIMEOUT_MS / 1000);
+            break;
+        }
+        struct pollfd p = { .fd = d->out_fd, .events = POLLIN };
+        int rc = poll(&p, 1, (int)left);
+        if (rc < 0 && errno == EINTR) continue;
+        if (rc <= 0) continue;
+        ssize_t n = read(d->out_fd, out + used, sizeof out - 1 - used);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            out[used] = '\0';
+            while (used && (out[used - 1] == '\n' || out[used - 1] == ' ')) out[--used] = '\0';
+            for (char *c = out; *c; c++) if (*c == '\n') *c = ' ';
+            snprintf(err, errlen, "debit-delayline failed: %s", used ? out : "exited without a word");
+            break;
+        }
+        used += (size_t)n;
+        out[used] = '\0';
+        if (strstr(out, "debit-delayline: ready")) {
+            d->used = DELAY_MECH_DELAYLINE;
+            return 0;
+        }
+        if (used + 1 >= sizeof out) used = 0; /* keep reading; the ready line is short */
+    }
+    /* Failure: make sure it is gone and left nothing behind. */
+    kill(pid, SIGTERM);
+    if (!wait_pid_ms(pid, STOP_TIMEOUT_MS)) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    close(d->out_fd);
+    d->out_fd = -1;
+    d->pid = -1;
+    return -1;
+}
+
+/* Async-signal-safe: kill, waitpid, nanosleep, fork, execv, write. */
+static int delayline_remove(struct delay *d, char *err, size_t errlen)
+{
+    if (d->pid <= 0) return 0;
+    pid_t pid = d->pid;
+    int ret = 0;
+    kill(pid, SIGTERM);
+    if (!wait_pid_ms(pid, STOP_TIMEOUT_MS)) {
+        kill(pid, SIGKILL);
+        wait_pid_ms(pid, 1000);
+        /* It could not remove its rules: do it here. They fail open (--queue-bypass), so
+         * traffic was not blackholed meanwhile, only no longer delayed. */
+        pid_t c = fork();
+        if (c == 0) {
+            int fd = open("/dev/null", O_WRONLY);
+            if (fd >= 0) { dup2(fd, 1); dup2(fd, 2); }
+            execv(d->exe, d->cleanup_argv);
+            _exit(127);
+        }
+        if (c < 0 || !wait_pid_ms(c, 5000)) {
+            if (c > 0) { kill(c, SIGKILL); wait_pid_ms(c, 1000); }
+            ret = -1;
+            if (err && errlen) {
+                const char *m = "debit-delayline did not stop; its iptables rules may remain "
+                                "(debit-delayline --cleanup removes them)";
+                size_t i = 0;
+                for (; m[i] && i + 1 < errlen; i++) err[i] = m[i];
+                err[i] = '\0';
+            }
+        }
+    }
+    d->pid = -1;
+    return ret;
+}
+
+/* ---- apply / remove ----------------------------------------------------------------- */
+
+int delay_apply(struct delay *d, char *err, size_t errlen)
+{
+    if (d->applied) { snprintf(err, errlen, "delay on %s is already applied", d->dev); return -1; }
+    if (if_nametoindex(d->dev) == 0) {
+        snprintf(err, errlen, "%s: no such network interface in this namespace", d->dev);
+        return -1;
+    }
+    enum delay_mechanism m = d->want;
+    if (m == DELAY_MECH_AUTO) {
+        char perr[256] = "";
+        int have = delay_netem_available(perr, sizeof perr);
+        if (have < 0) { snprintf(err, errlen, "%s", perr); return -1; }
+        m = have ? DELAY_MECH_NETEM : DELAY_MECH_DELAYLINE;
+    }
+    int rc;
+    if (m == DELAY_MECH_NETEM) {
+        rc = delay_netem_apply(d, err, errlen);
+        if (rc == 0) d->used = DELAY_MECH_NETEM;
+    } else {
+        rc = delayline_apply(d, err, errlen);
+    }
+    if (rc == 0) d->applied = 1;
+    return rc;
+}
+
+int delay_remove(struct delay *d, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    if (!d || !d->applied) return 0;
+    /* One remover at a time: a signal handler arriving during a removal returns at once. */
+    if (__atomic_exchange_n(&d->removing, 1, __ATOMIC_SEQ_CST)) return 0;
+    int rc = d->used == DELAY_MECH_NETEM ? delay_netem_remove(d, err, errlen)
+                                         : delayline_remove(d, err, errlen);
+    d->applied = 0;
+    d->removing = 0;
+    return rc;
+}
+
+void delay_free(struct delay *d)
+{
+    if (!d) return;
+    char err[256];
+    delay_remove(d, err, sizeof err);
+    if (d->out_fd >= 0) close(d->out_fd);
+    free(d);
+}

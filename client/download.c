@@ -1,0 +1,225 @@
+/* download: see download.h. */
+#include "download.h"
+
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "xfer.h"
+
+void dl_options_defaults(struct dl_options *o)
+{
+    *o = (struct dl_options){.max_redirects = 20};
+}
+
+/* Set every option; the first failure is reported (an option this libcurl lacks). */
+#define SETOPT(h, opt, val)                                                        \
+    do {                                                                           \
+        CURLcode c_ = curl_easy_setopt((h), (opt), (val));                         \
+        if (c_ != CURLE_OK && !bad)                                                \
+            bad = #opt;                                                            \
+    } while (0)
+
+static const char *setup(CURL *h, const char *url, const struct dl_options *o, struct xfer *x,
+                         char *range, size_t rangelen, char *iface, size_t ifacelen, char *errbuf)
+{
+    const char *bad = NULL;
+    SETOPT(h, CURLOPT_URL, url);
+    SETOPT(h, CURLOPT_ERRORBUFFER, errbuf);
+    SETOPT(h, CURLOPT_NOSIGNAL, 1L);
+    /* A fresh TCP connection per download, closed at its end: slow start every time, as
+     * the seed's wget runs, and a socket whose TCP_INFO describes this download only. */
+    SETOPT(h, CURLOPT_FRESH_CONNECT, 1L);
+    SETOPT(h, CURLOPT_FORBID_REUSE, 1L);
+    SETOPT(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    /* libcurl's largest read buffer (512 KiB): fewer, larger reads. The kernel's receive
+     * buffer is left to autotuning (up to tcp_rmem[2], 32 MiB here) unless --rcvbuf:
+     * SO_RCVBUF would freeze it and is capped by rmem_max (4 MiB here). */
+    SETOPT(h, CURLOPT_BUFFERSIZE, (long)CURL_MAX_READ_SIZE);
+    SETOPT(h, CURLOPT_ACCEPT_ENCODING, NULL); /* identity: count the file's bytes */
+    SETOPT(h, CURLOPT_FOLLOWLOCATION, 1L);
+    SETOPT(h, CURLOPT_MAXREDIRS, o->max_redirects);
+    SETOPT(h, CURLOPT_WRITEFUNCTION, cb_write);
+    SETOPT(h, CURLOPT_WRITEDATA, x);
+    SETOPT(h, CURLOPT_HEADERFUNCTION, cb_header);
+    SETOPT(h, CURLOPT_HEADERDATA, x);
+    SETOPT(h, CURLOPT_NOPROGRESS, 0L);
+    SETOPT(h, CURLOPT_XFERINFOFUNCTION, cb_xferinfo);
+    SETOPT(h, CURLOPT_XFERINFODATA, x);
+    SETOPT(h, CURLOPT_OPENSOCKETFUNCTION, cb_opensocket);
+    SETOPT(h, CURLOPT_OPENSOCKETDATA, x);
+    SETOPT(h, CURLOPT_CLOSESOCKETFUNCTION, cb_closesocket);
+    SETOPT(h, CURLOPT_CLOSESOCKETDATA, x);
+    SETOPT(h, CURLOPT_SOCKOPTFUNCTION, cb_sockopt);
+    SETOPT(h, CURLOPT_SOCKOPTDATA, x);
+    SETOPT(h, CURLOPT_USERAGENT, o->user_agent ? o->user_agent : "debit/" DEBIT_VERSION);
+    if (o->ip_version == 4)
+        SETOPT(h, CURLOPT_IPRESOLVE, (long)CURL_IPRESOLVE_V4);
+    else if (o->ip_version == 6)
+        SETOPT(h, CURLOPT_IPRESOLVE, (long)CURL_IPRESOLVE_V6);
+    if (o->resolve)
+        SETOPT(h, CURLOPT_RESOLVE, o->resolve);
+    if (o->connect_to)
+        SETOPT(h, CURLOPT_CONNECT_TO, o->connect_to);
+    if (o->interface || o->local_address) {
+        /* libcurl's "if!" and "host!" prefixes say which one is meant. */
+        if (o->interface)
+            snprintf(iface, ifacelen, "if!%s", o->interface);
+        else
+            snprintf(iface, ifacelen, "host!%s", o->local_address);
+        SETOPT(h, CURLOPT_INTERFACE, iface);
+    }
+    if (o->connect_timeout_s > 0)
+        SETOPT(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(o->connect_timeout_s * 1000 + 0.5));
+    if (o->max_time_s > 0)
+        SETOPT(h, CURLOPT_TIMEOUT_MS, (long)(o->max_time_s * 1000 + 0.5));
+    if (o->max_bytes) {
+        snprintf(range, rangelen, "0-%llu", (unsigned long long)(o->max_bytes - 1));
+        SETOPT(h, CURLOPT_RANGE, range);
+    }
+    return bad;
+}
+
+static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const char *errbuf, const struct dl_options *o)
+{
+    const char *msg = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+    if (x->interrupted) {
+        result_fail(r, RESULT_ERR_INTERRUPTED, "interrupted");
+        return;
+    }
+    if (x->stalled) {
+        result_fail(r, RESULT_ERR_STALL, "stall: nothing received for %g s (after %llu bytes)", o->stall_s,
+                    (unsigned long long)x->bytes);
+        return;
+    }
+    if (rc == CURLE_WRITE_ERROR && x->max_bytes_hit)
+        rc = CURLE_OK; /* our own stop after --max-bytes */
+    switch (rc) {
+    case CURLE_OK:
+        break;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+        result_fail(r, RESULT_ERR_DNS, "DNS: %s", msg);
+        return;
+    case CURLE_COULDNT_CONNECT:
+        result_fail(r, RESULT_ERR_CONNECT, "connect: %s", msg);
+        return;
+    case CURLE_TOO_MANY_REDIRECTS:
+        result_fail(r, RESULT_ERR_REDIRECT, "redirect loop: %s", msg);
+        return;
+    case CURLE_PARTIAL_FILE:
+        if (x->expected >= 0)
+            result_fail(r, RESULT_ERR_SHORT_BODY, "short body: %llu of %lld bytes, then the server closed the connection",
+                        (unsigned long long)x->bytes, (long long)x->expected);
+        else
+            result_fail(r, RESULT_ERR_SHORT_BODY, "short body: %s", msg);
+        return;
+    case CURLE_OPERATION_TIMEDOUT:
+        if (x->bytes == 0 && x->status == 0 && r->connect_s <= 0)
+            result_fail(r, RESULT_ERR_CONNECT, "connect timeout: %s", msg);
+        else
+            result_fail(r, RESULT_ERR_TIMEOUT, "timeout: %s", msg);
+        return;
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+        result_fail(r, RESULT_ERR_RECV, "receive: %s (after %llu bytes)", msg, (unsigned long long)x->bytes);
+        return;
+    default:
+        result_fail(r, RESULT_ERR_OTHER, "%s", msg);
+        return;
+    }
+    if (x->status >= 400 || x->status < 200) {
+        result_fail(r, RESULT_ERR_HTTP, "HTTP %ld%s%s", x->status, x->reason[0] ? " " : "", x->reason);
+        return;
+    }
+    if (x->status >= 300) {
+        result_fail(r, RESULT_ERR_REDIRECT, "HTTP %ld %s without a usable Location", x->status, x->reason);
+        return;
+    }
+    /* libcurl checks Content-Length itself, but a 206 for --max-bytes must cover the range. */
+    if (!x->max_bytes_hit && x->expected >= 0 && (int64_t)x->bytes != x->expected) {
+        result_fail(r, RESULT_ERR_SHORT_BODY, "short body: %llu of %lld bytes", (unsigned long long)x->bytes,
+                    (long long)x->expected);
+        return;
+    }
+    r->ok = 1;
+    r->err = RESULT_OK;
+}
+
+void dl_perform(const char *url, const struct dl_options *o, const struct dl_hooks *h, struct run_result *r)
+{
+    struct xfer x = {.opt = o, .hooks = h, .expected = -1, .sock = CURL_SOCKET_BAD};
+    char errbuf[CURL_ERROR_SIZE] = "", range[48], iface[256];
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    r->started_at = (double)tv.tv_sec + tv.tv_usec / 1e6;
+    series_init(&x.series, SERIES_INTERVAL_S);
+    x.debit_headers = json_object();
+    CURL *c = curl_easy_init();
+    if (!c || !x.debit_headers) {
+        result_fail(r, RESULT_ERR_OTHER, "out of memory");
+        curl_easy_cleanup(c);
+        json_decref(x.debit_headers);
+        return;
+    }
+    const char *bad = setup(c, url, o, &x, range, sizeof range, iface, sizeof iface, errbuf);
+    if (bad) {
+        result_fail(r, RESULT_ERR_OTHER, "libcurl refused option %s", bad);
+        curl_easy_cleanup(c);
+        json_decref(x.debit_headers);
+        return;
+    }
+    x.t_start = x.t_last_data = x.rate_t = xfer_now();
+    CURLcode rc = curl_easy_perform(c);
+    double t_end = xfer_now();
+
+    curl_off_t us = 0;
+    if (curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &us) == CURLE_OK)
+        r->connect_s = us / 1e6;
+    if (curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME_T, &us) == CURLE_OK)
+        r->ttfb_s = us / 1e6;
+    if (curl_easy_getinfo(c, CURLINFO_TOTAL_TIME_T, &us) == CURLE_OK)
+        r->total_s = us / 1e6;
+    if (r->total_s <= 0)
+        r->total_s = t_end - x.t_start;
+    char *ip = NULL;
+    if (curl_easy_getinfo(c, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK && ip && *ip)
+        r->remote_ip = strdup(ip);
+    char *eff = NULL;
+    if (curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK && eff)
+        r->effective_url = strdup(eff);
+    long code = 0;
+    if (curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code)
+        x.status = code;
+    /* Cleanup closes the socket if libcurl still holds it: TCP_INFO is read there. */
+    curl_easy_cleanup(c);
+
+    r->http_status = x.status;
+    r->bytes = x.bytes;
+    r->content_length = x.expected;
+    r->ranged = x.status == 206;
+    r->tcp = x.tcp;
+    r->server_config = x.debit_headers;
+    x.debit_headers = NULL;
+    classify(r, &x, rc, errbuf, o);
+    r->max_bytes_reached = o->max_bytes && r->ok && r->bytes == o->max_bytes;
+
+    if (x.bytes > 0) {
+        double t0 = x.t_hdr_end > 0 ? x.t_hdr_end : x.t_start;
+        series_finish(&x.series, x.t_last_byte);
+        r->body_s = x.t_last_byte - t0;
+        if (r->body_s > 0)
+            r->avg_mbps = (double)x.bytes * 8 / r->body_s / 1e6;
+        r->peak_mbps = series_peak(&x.series);
+        r->slow_start_s = series_slow_start(&x.series, SERIES_SLOW_START_FRACTION);
+    }
+    if (r->total_s > 0)
+        r->total_mbps = (double)x.bytes * 8 / r->total_s / 1e6;
+    r->series_interval_s = x.series.interval_s;
+    r->series = x.series.mbps;
+    r->nseries = x.series.n;
+    x.series.mbps = NULL;
+    series_free(&x.series);
+}

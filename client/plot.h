@@ -1,0 +1,27 @@
+/* plot: `--plot FILE.png|FILE.svg` — the measurement as a picture, rendered by gnuplot
+ * (Debian: gnuplot-nox). Two panels: (1) grouped bars of the median throughput per latency
+ * scenario (groups) and server × client variant (bars), with min–max whiskers, like the
+ * table; (2) throughput over time (100 ms samples) of each group's median run, where slow
+ * start shows. */
+#ifndef DEBIT_PLOT_H
+#define DEBIT_PLOT_H
+
+#include <stddef.h>
+
+#include "result.h"
+#include "summary.h"
+
+/* Is gnuplot there? Returns 0, or -1 with a message saying how to install it. */
+int plot_check(char *err, size_t errlen);
+
+/* Render rs/s into path (.png or .svg, chosen by the extension). The gnuplot script and
+ * data are written to a temporary directory that is removed afterwards. Returns 0, or -1
+ * with err filled (gnuplot missing or failed: its first error line is quoted). */
+int plot_write(const char *path, const struct result_set *rs, const struct summary *s, char *err, size_t errlen);
+
+/* The gnuplot script for the given data file names (for tests and debugging); writes it
+ * to fp. Returns 0 or -1. */
+int plot_script(FILE *fp, const char *path, const struct result_set *rs, const struct summary *s,
+                const char *bars_dat, const char *series_dat);
+
+#endif

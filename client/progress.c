@@ -1,0 +1,47 @@
+/* progress: see progress.h. */
+#include "progress.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "report.h"
+
+void progress_format(const struct progress *pr, const struct dl_progress *p, char *buf, size_t len)
+{
+    char rate[32], pct[16] = "", eta[32] = "";
+    report_fmt_mbps(p->rate_mbps, rate, sizeof rate);
+    if (p->expected > 0) {
+        double f = (double)p->bytes / (double)p->expected;
+        snprintf(pct, sizeof pct, " %3.0f%%", f * 100);
+        if (p->rate_mbps > 0 && p->bytes < (uint64_t)p->expected) {
+            double left = (double)((uint64_t)p->expected - p->bytes) * 8 / (p->rate_mbps * 1e6);
+            if (left < 3600)
+                snprintf(eta, sizeof eta, "  ETA %.0fs", ceil(left));
+        }
+    } else {
+        snprintf(pct, sizeof pct, " %6.1f MiB", (double)p->bytes / 1048576.0);
+    }
+    snprintf(buf, len, "[run %zu/%zu]%s%s %s%s %s Mb/s%s", pr->step, pr->total, pr->cell ? " " : "",
+             pr->cell ? pr->cell : "", pr->server ? pr->server : "", pct, rate, eta);
+}
+
+void progress_draw(const struct dl_progress *p, void *ud)
+{
+    struct progress *pr = ud;
+    if (!pr || !pr->enabled)
+        return;
+    char line[256];
+    progress_format(pr, p, line, sizeof line);
+    fprintf(pr->out, "\r\033[K%s", line);
+    fflush(pr->out);
+    pr->drawn = 1;
+}
+
+void progress_clear(struct progress *pr)
+{
+    if (pr && pr->drawn) {
+        fputs("\r\033[K", pr->out);
+        fflush(pr->out);
+        pr->drawn = 0;
+    }
+}

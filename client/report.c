@@ -1,0 +1,344 @@
+/* report: see report.h. */
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stats.h"
+
+int report_format_parse(const char *s, enum report_format *f)
+{
+    static const char *const names[] = {"table", "markdown", "csv", "json"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *f = (enum report_format)i;
+            return 0;
+        }
+    return -1;
+}
+
+void report_fmt_mbps(double v, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "-");
+    else if (v >= 99.5)
+        snprintf(buf, len, "%.0f", v);
+    else if (v >= 9.995)
+        snprintf(buf, len, "%.1f", v);
+    else
+        snprintf(buf, len, "%.2f", v);
+}
+
+static void fmt_num(double v, const char *fmtstr, char *buf, size_t len)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, fmtstr, v);
+}
+
+static void fmt_ratio(const struct server_summary *g, char *buf, size_t len)
+{
+    if (g->is_reference)
+        snprintf(buf, len, "reference");
+    else if (!g->has_comparison)
+        snprintf(buf, len, "-");
+    else if (isfinite(g->ci_lo))
+        snprintf(buf, len, "%.3f [%.3f, %.3f]", g->ratio, g->ci_lo, g->ci_hi);
+    else
+        snprintf(buf, len, "%.3f", g->ratio);
+}
+
+static void fmt_p(const struct server_summary *g, char *buf, size_t len)
+{
+    if (!g->has_comparison)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.3g (%s)", g->mw.p, g->mw.method == STATS_MW_EXACT ? "exact" : "normal");
+}
+
+static int same(const char *a, const char *b)
+{
+    return (!a || !b) ? a == b : strcmp(a, b) == 0;
+}
+
+static void write_notes(FILE *out, const struct report_meta *m, const char *bullet)
+{
+    for (size_t i = 0; m && i < m->nnotes; i++)
+        fprintf(out, "%s%s\n", bullet, m->notes[i]);
+}
+
+static void write_table(FILE *out, const struct summary *s, const struct report_meta *m)
+{
+    const char *cur_scn = NULL, *cur_var = NULL;
+    int first = 1;
+    size_t w = 6;
+    for (size_t k = 0; k < s->n; k++)
+        if (strlen(s->rows[k].server) > w)
+            w = strlen(s->rows[k].server);
+    for (size_t k = 0; k < s->n; k++) {
+        const struct server_summary *g = &s->rows[k];
+        if (first || !same(g->scenario, cur_scn) || !same(g->variant, cur_var)) {
+            if (g->scenario || g->variant)
+                fprintf(out, "%s%s%s%s%s\n", first ? "" : "\n", g->scenario ? "scenario " : "",
+                        g->scenario ? g->scenario : "", g->variant ? (g->scenario ? ", " : "") : "",
+                        g->variant ? g->variant : "");
+            fprintf(out, "%-*s  %7s %6s  %11s %11s %11s  %10s %8s  %-26s %s\n", (int)w, "server", "runs ok", "failed",
+                    "median", "min", "max", "slow start", "RTT", "ratio [95% CI]", "p (Mann-Whitney)");
+            first = 0;
+            cur_scn = g->scenario;
+            cur_var = g->variant;
+        }
+        char med[32], mn[32], mx[32], ss[32], rtt[32], ratio[64], p[48];
+        report_fmt_mbps(g->median_mbps, med, sizeof med);
+        report_fmt_mbps(g->min_mbps, mn, sizeof mn);
+        report_fmt_mbps(g->max_mbps, mx, sizeof mx);
+        fmt_num(g->median_slow_start_s, "%.2f s", ss, sizeof ss);
+        fmt_num(g->median_rtt_ms, "%.2f ms", rtt, sizeof rtt);
+        fmt_ratio(g, ratio, sizeof ratio);
+        fmt_p(g, p, sizeof p);
+        char medu[40], mnu[40], mxu[40];
+        snprintf(medu, sizeof medu, "%s%s", med, isfinite(g->median_mbps) ? " Mb/s" : "");
+        snprintf(mnu, sizeof mnu, "%s%s", mn, isfinite(g->min_mbps) ? " Mb/s" : "");
+        snprintf(mxu, sizeof mxu, "%s%s", mx, isfinite(g->max_mbps) ? " Mb/s" : "");
+        fprintf(out, "%-*s  %7u %6u  %11s %11s %11s  %10s %8s  %-26s %s\n", (int)w, g->server, g->runs_ok,
+                g->runs_failed, medu, mnu, mxu, ss, rtt, ratio, p);
+    }
+    fprintf(out, "\nMb/s = 10^6 bit/s. Method: %s.\n", summary_method_note());
+    if (m && m->nnotes) {
+        fprintf(out, "Client settings:\n");
+        write_notes(out, m, "  ");
+    }
+}
+
+/* Distinct values of a label over the summary rows, in order of appearance. */
+static size_t distinct(const struct summary *s, int which, const char **vals, size_t max)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < s->n && n < max; k++) {
+        const struct server_summary *g = &s->rows[k];
+        const char *v = which == 0 ? g->scenario : which == 1 ? g->variant : g->server;
+        size_t i;
+        for (i = 0; i < n; i++)
+            if (same(vals[i], v))
+                break;
+        if (i == n)
+            vals[n++] = v;
+    }
+    return n;
+}
+
+#define MAXLAB 64
+
+/* The seed's layout: rows = scenario, columns = server x client variant. */
+static void write_markdown(FILE *out, const struct summary *s, const struct report_meta *m)
+{
+    const char *scn[MAXLAB], *var[MAXLAB], *srv[MAXLAB];
+    size_t nscn = distinct(s, 0, scn, MAXLAB), nvar = distinct(s, 1, var, MAXLAB), nsrv = distinct(s, 2, srv, MAXLAB);
+    fprintf(out, "Median of %u average throughputs per server, Mb/s (10^6 bit/s, wget's average)%s\n\n",
+            m ? m->runs : 0, m && m->interrupted ? " — interrupted, finished runs only" : "");
+    fprintf(out, "| scenario |");
+    for (size_t v = 0; v < nvar; v++)
+        for (size_t i = 0; i < nsrv; i++) {
+            if (var[v])
+                fprintf(out, " Srv %s (%s) |", srv[i], var[v]);
+            else
+                fprintf(out, " Srv %s |", srv[i]);
+        }
+    fprintf(out, "\n|---|");
+    for (size_t c = 0; c < nvar * nsrv; c++)
+        fprintf(out, "---|");
+    fprintf(out, "\n");
+    for (size_t r = 0; r < nscn; r++) {
+        fprintf(out, "| %s |", scn[r] ? scn[r] : "measured");
+        for (size_t v = 0; v < nvar; v++)
+            for (size_t i = 0; i < nsrv; i++) {
+                const struct server_summary *g = NULL;
+                for (size_t k = 0; k < s->n; k++)
+                    if (same(s->rows[k].scenario, scn[r]) && same(s->rows[k].variant, var[v]) &&
+                        strcmp(s->rows[k].server, srv[i]) == 0)
+                        g = &s->rows[k];
+                char med[32] = "-";
+                if (g)
+                    report_fmt_mbps(g->median_mbps, med, sizeof med);
+                fprintf(out, " %s |", med);
+            }
+        fprintf(out, "\n");
+    }
+    fprintf(out, "\n| %sserver | runs ok | failed | median (Mb/s) | min (Mb/s) | max (Mb/s) | slow start (s) | "
+                 "RTT (ms) | ratio [95%% CI] | p (Mann-Whitney) |\n",
+            nscn > 1 || scn[0] || nvar > 1 || var[0] ? "scenario | client | " : "");
+    fprintf(out, "|%s---|---|---|---|---|---|---|---|---|---|\n", nscn > 1 || scn[0] || nvar > 1 || var[0] ? "---|---|" : "");
+    for (size_t k = 0; k < s->n; k++) {
+        const struct server_summary *g = &s->rows[k];
+        char med[32], mn[32], mx[32], ss[32], rtt[32], ratio[64], p[48];
+        report_fmt_mbps(g->median_mbps, med, sizeof med);
+        report_fmt_mbps(g->min_mbps, mn, sizeof mn);
+        report_fmt_mbps(g->max_mbps, mx, sizeof mx);
+        fmt_num(g->median_slow_start_s, "%.2f", ss, sizeof ss);
+        fmt_num(g->median_rtt_ms, "%.2f", rtt, sizeof rtt);
+        fmt_ratio(g, ratio, sizeof ratio);
+        fmt_p(g, p, sizeof p);
+        fprintf(out, "| ");
+        if (nscn > 1 || scn[0] || nvar > 1 || var[0])
+            fprintf(out, "%s | %s | ", g->scenario ? g->scenario : "-", g->variant ? g->variant : "-");
+        fprintf(out, "%s | %u | %u | %s | %s | %s | %s | %s | %s | %s |\n", g->server, g->runs_ok, g->runs_failed, med,
+                mn, mx, ss, rtt, ratio, p);
+    }
+    fprintf(out, "\nMethod: %s.\n", summary_method_note());
+    if (m && m->nnotes) {
+        fprintf(out, "\nClient settings per cell:\n\n");
+        write_notes(out, m, "- ");
+    }
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+    if (!s)
+        return;
+    if (strpbrk(s, ",\"\n\r")) {
+        fputc('"', out);
+        for (const char *p = s; *p; p++) {
+            if (*p == '"')
+                fputc('"', out);
+            fputc(*p, out);
+        }
+        fputc('"', out);
+    } else {
+        fputs(s, out);
+    }
+}
+
+static void csv_num(FILE *out, double v, const char *f)
+{
+    fputc(',', out);
+    if (isfinite(v))
+        fprintf(out, f, v);
+}
+
+static void write_csv(FILE *out, const struct summary *s)
+{
+    fprintf(out, "scenario,variant,server,url,runs_ok,runs_failed,median_mbps,min_mbps,max_mbps,median_total_mbps,"
+                 "median_slow_start_s,median_rtt_ms,ratio,ci95_low,ci95_high,p_value,p_method\n");
+    for (size_t k = 0; k < s->n; k++) {
+        const struct server_summary *g = &s->rows[k];
+        csv_field(out, g->scenario);
+        fputc(',', out);
+        csv_field(out, g->variant);
+        fputc(',', out);
+        csv_field(out, g->server);
+        fputc(',', out);
+        csv_field(out, g->url);
+        fprintf(out, ",%u,%u", g->runs_ok, g->runs_failed);
+        csv_num(out, g->median_mbps, "%.3f");
+        csv_num(out, g->min_mbps, "%.3f");
+        csv_num(out, g->max_mbps, "%.3f");
+        csv_num(out, g->median_total_mbps, "%.3f");
+        csv_num(out, g->median_slow_start_s, "%.3f");
+        csv_num(out, g->median_rtt_ms, "%.3f");
+        csv_num(out, g->has_comparison ? g->ratio : NAN, "%.6f");
+        csv_num(out, g->has_comparison ? g->ci_lo : NAN, "%.6f");
+        csv_num(out, g->has_comparison ? g->ci_hi : NAN, "%.6f");
+        csv_num(out, g->has_comparison ? g->mw.p : NAN, "%.6g");
+        fputc(',', out);
+        if (g->has_comparison)
+            csv_field(out, g->mw.method == STATS_MW_EXACT ? "exact" : "normal");
+        fputc('\n', out);
+    }
+}
+
+json_t *report_json(const struct result_set *rs, const struct summary *s, const struct report_meta *m)
+{
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_t *runs = json_array();
+    for (size_t i = 0; i < rs->n; i++)
+        json_array_append_new(runs, result_to_json(rs->runs[i]));
+    json_t *o = json_object();
+    json_object_set_new(o, "debit_version", json_string(DEBIT_VERSION));
+    json_object_set_new(o, "generated_at", json_string(when));
+    if (m) {
+        json_object_set_new(o, "order", json_string(m->order ? m->order : ""));
+        json_object_set_new(o, "seed", m->seed_used ? json_integer((json_int_t)m->seed) : json_null());
+        json_object_set_new(o, "runs_per_server", json_integer(m->runs));
+        json_object_set_new(o, "interrupted", json_boolean(m->interrupted));
+        if (m->extra)
+            json_object_update(o, m->extra);
+    }
+    json_object_set_new(o, "unit", json_string("Mb/s = 10^6 bit/s"));
+    json_object_set_new(o, "method", json_string(summary_method_note()));
+    json_object_set_new(o, "runs", runs);
+    json_object_set_new(o, "summary", summary_to_json(s));
+    return o;
+}
+
+int report_write(FILE *out, enum report_format f, const struct result_set *rs, const struct summary *s,
+                 const struct report_meta *m)
+{
+    switch (f) {
+    case REPORT_TABLE:
+        write_table(out, s, m);
+        break;
+    case REPORT_MARKDOWN:
+        write_markdown(out, s, m);
+        break;
+    case REPORT_CSV:
+        write_csv(out, s);
+        break;
+    case REPORT_JSON: {
+        json_t *o = report_json(rs, s, m);
+        int rc = o ? json_dumpf(o, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
+        json_decref(o);
+        if (rc != 0)
+            return -1;
+        fputc('\n', out);
+        break;
+    }
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+int report_write_file(const char *path, enum report_format f, const struct result_set *rs,
+                      const struct summary *s, const struct report_meta *m, char *err, size_t errlen)
+{
+    if (strcmp(path, "-") == 0) {
+        if (report_write(stdout, f, rs, s, m) != 0 || fflush(stdout) != 0) {
+            snprintf(err, errlen, "stdout: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *fp = fopen(tmp, "w");
+    if (!fp) {
+        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    int rc = report_write(fp, f, rs, s, m);
+    if (rc == 0 && fflush(fp) != 0)
+        rc = -1;
+    if (rc == 0 && fsync(fileno(fp)) != 0)
+        rc = -1;
+    int e = errno;
+    if (fclose(fp) != 0 && rc == 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        unlink(tmp);
+    }
+    return rc;
+}

@@ -1,0 +1,47 @@
+/* report: a measurement's results in the four output formats — a console table, the
+ * seed's Markdown table, CSV and JSON — and the atomic file writer behind -o. */
+#ifndef DEBIT_REPORT_H
+#define DEBIT_REPORT_H
+
+#include <stdio.h>
+
+#include "result.h"
+#include "summary.h"
+
+enum report_format {
+    REPORT_TABLE = 0,
+    REPORT_MARKDOWN,
+    REPORT_CSV,
+    REPORT_JSON,
+};
+
+int report_format_parse(const char *s, enum report_format *f);
+
+/* What the outputs say about the measurement as a whole. Strings are borrowed. */
+struct report_meta {
+    const char *order;
+    unsigned long long seed; /* meaningful for random order */
+    int seed_used;
+    unsigned runs;           /* per server and cell */
+    int interrupted;
+    json_t *extra;           /* members merged into the top-level JSON object (borrowed), or NULL */
+    const char *const *notes; /* lines printed under the table and Markdown (client settings per cell) */
+    size_t nnotes;
+};
+
+/* Write rs and its summary s in format f to out. Returns 0 or -1 (write error). */
+int report_write(FILE *out, enum report_format f, const struct result_set *rs, const struct summary *s,
+                 const struct report_meta *m);
+
+/* The whole measurement as one JSON document (new reference). */
+json_t *report_json(const struct result_set *rs, const struct summary *s, const struct report_meta *m);
+
+/* Write to path atomically: PATH.tmp.PID is written, flushed, fsynced and renamed over
+ * path, so a reader never sees half a file. "-" writes to stdout. Returns 0 or -1 (err). */
+int report_write_file(const char *path, enum report_format f, const struct result_set *rs,
+                      const struct summary *s, const struct report_meta *m, char *err, size_t errlen);
+
+/* Format a rate in Mb/s as the seed does: integers from 100 up, else 3 significant digits. */
+void report_fmt_mbps(double mbps, char *buf, size_t len);
+
+#endif

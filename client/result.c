@@ -1,0 +1,182 @@
+/* result: see result.h. */
+#include "result.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const err_names[] = {
+    [RESULT_OK] = "ok",
+    [RESULT_ERR_DNS] = "dns",
+    [RESULT_ERR_CONNECT] = "connect",
+    [RESULT_ERR_HTTP] = "http",
+    [RESULT_ERR_REDIRECT] = "redirect",
+    [RESULT_ERR_SHORT_BODY] = "short_body",
+    [RESULT_ERR_RECV] = "recv",
+    [RESULT_ERR_STALL] = "stall",
+    [RESULT_ERR_TIMEOUT] = "timeout",
+    [RESULT_ERR_INTERRUPTED] = "interrupted",
+    [RESULT_ERR_OTHER] = "other",
+};
+
+const char *result_strerror(enum result_err e)
+{
+    if ((unsigned)e < sizeof err_names / sizeof err_names[0] && err_names[e])
+        return err_names[e];
+    return "unknown";
+}
+
+struct run_result *result_new(void)
+{
+    struct run_result *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->content_length = -1;
+    r->slow_start_s = -1;
+    return r;
+}
+
+void result_free(struct run_result *r)
+{
+    if (!r)
+        return;
+    free(r->server);
+    free(r->url);
+    free(r->effective_url);
+    free(r->server_tcp_error);
+    free(r->scenario);
+    free(r->variant);
+    free(r->error);
+    free(r->remote_ip);
+    free(r->series);
+    json_decref(r->server_config);
+    json_decref(r->server_tcp);
+    free(r);
+}
+
+void result_fail(struct run_result *r, enum result_err e, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    free(r->error);
+    r->error = strdup(buf);
+    r->err = e;
+    r->ok = 0;
+}
+
+/* JSON has no NaN/Inf: those become null. */
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *tcp_json(const struct tcp_summary *t)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                     "rtt_ms", num(t->rtt_ms), "rttvar_ms", num(t->rttvar_ms),
+                     "min_rtt_ms", num(t->min_rtt_ms), "rcv_rtt_ms", num(t->rcv_rtt_ms),
+                     "total_retrans", (json_int_t)t->total_retrans, "lost", (json_int_t)t->lost,
+                     "reordering", (json_int_t)t->reordering, "snd_mss", (json_int_t)t->snd_mss,
+                     "rcv_mss", (json_int_t)t->rcv_mss, "advmss", (json_int_t)t->advmss,
+                     "pmtu", (json_int_t)t->pmtu, "rcv_space", (json_int_t)t->rcv_space,
+                     "rcv_ssthresh", (json_int_t)t->rcv_ssthresh,
+                     "bytes_received", (json_int_t)t->bytes_received,
+                     "data_segs_in", (json_int_t)t->data_segs_in);
+}
+
+json_t *result_to_json(const struct run_result *r)
+{
+    char when[32] = "";
+    time_t sec = (time_t)r->started_at;
+    struct tm tm;
+    if (gmtime_r(&sec, &tm)) {
+        size_t k = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(when + k, sizeof when - k, ".%03dZ", (int)((r->started_at - (double)sec) * 1000));
+    }
+    json_t *series = json_array();
+    for (size_t i = 0; i < r->nseries; i++)
+        json_array_append_new(series, num(r->series[i]));
+    json_t *o = json_object();
+    json_object_set_new(o, "server", json_string(r->server ? r->server : ""));
+    json_object_set_new(o, "url", json_string(r->url ? r->url : ""));
+    if (r->scenario)
+        json_object_set_new(o, "scenario", json_string(r->scenario));
+    if (r->variant)
+        json_object_set_new(o, "variant", json_string(r->variant));
+    json_object_set_new(o, "run", json_integer(r->run));
+    json_object_set_new(o, "seq", json_integer(r->seq));
+    json_object_set_new(o, "started_at", json_string(when));
+    json_object_set_new(o, "ok", json_boolean(r->ok));
+    json_object_set_new(o, "error", str_or_null(r->ok ? NULL : r->error));
+    json_object_set_new(o, "error_kind", r->ok ? json_null() : json_string(result_strerror(r->err)));
+    json_object_set_new(o, "http_status", json_integer(r->http_status));
+    json_object_set_new(o, "remote_ip", str_or_null(r->remote_ip));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
+    json_object_set_new(o, "content_length", r->content_length >= 0 ? json_integer(r->content_length) : json_null());
+    json_object_set_new(o, "max_bytes_reached", json_boolean(r->max_bytes_reached));
+    json_object_set_new(o, "ranged", json_boolean(r->ranged));
+    json_object_set_new(o, "avg_mbps", num(r->avg_mbps));
+    json_object_set_new(o, "total_mbps", num(r->total_mbps));
+    json_object_set_new(o, "peak_mbps", num(r->peak_mbps));
+    json_object_set_new(o, "connect_s", num(r->connect_s));
+    json_object_set_new(o, "ttfb_s", num(r->ttfb_s));
+    json_object_set_new(o, "body_s", num(r->body_s));
+    json_object_set_new(o, "total_s", num(r->total_s));
+    json_object_set_new(o, "slow_start_s", r->slow_start_s >= 0 ? num(r->slow_start_s) : json_null());
+    json_object_set_new(o, "rtt_ms", r->tcp.valid ? num(r->tcp.rtt_ms) : json_null());
+    json_object_set_new(o, "min_rtt_ms", r->tcp.valid ? num(r->tcp.min_rtt_ms) : json_null());
+    json_object_set_new(o, "rcv_rtt_ms", r->tcp.valid ? num(r->tcp.rcv_rtt_ms) : json_null());
+    json_object_set_new(o, "retransmits", r->tcp.valid ? json_integer(r->tcp.total_retrans) : json_null());
+    json_object_set_new(o, "mss", r->tcp.valid ? json_integer(r->tcp.rcv_mss) : json_null());
+    json_object_set_new(o, "tcp_info", r->tcp.valid ? tcp_json(&r->tcp) : json_null());
+    json_object_set_new(o, "server_config", r->server_config ? json_incref(r->server_config) : json_object());
+    if (r->server_tcp)
+        json_object_set(o, "server_tcp", r->server_tcp);
+    if (r->server_tcp_error)
+        json_object_set_new(o, "server_tcp_error", json_string(r->server_tcp_error));
+    if (r->effective_url && r->url && strcmp(r->effective_url, r->url) != 0)
+        json_object_set_new(o, "effective_url", json_string(r->effective_url));
+    json_object_set_new(o, "series_interval_s", num(r->series_interval_s));
+    json_object_set_new(o, "series", series);
+    return o;
+}
+
+void result_set_init(struct result_set *rs)
+{
+    *rs = (struct result_set){0};
+}
+
+void result_set_clear(struct result_set *rs)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        result_free(rs->runs[i]);
+    free(rs->runs);
+    result_set_init(rs);
+}
+
+int result_set_add(struct result_set *rs, struct run_result *r)
+{
+    if (rs->n == rs->cap) {
+        size_t cap = rs->cap ? rs->cap * 2 : 16;
+        struct run_result **p = realloc(rs->runs, cap * sizeof *p);
+        if (!p) {
+            result_free(r);
+            return -1;
+        }
+        rs->runs = p;
+        rs->cap = cap;
+    }
+    rs->runs[rs->n++] = r;
+    return 0;
+}

@@ -1,0 +1,95 @@
+/* result: what one download recorded, and the growing set of a measurement's results.
+ * A run_result owns every string, JSON object and array it points to. */
+#ifndef DEBIT_RESULT_H
+#define DEBIT_RESULT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum result_err {
+    RESULT_OK = 0,
+    RESULT_ERR_DNS,         /* name resolution failed */
+    RESULT_ERR_CONNECT,     /* refused, unreachable, connect timeout */
+    RESULT_ERR_HTTP,        /* 4xx/5xx status */
+    RESULT_ERR_REDIRECT,    /* redirect loop / too many redirects */
+    RESULT_ERR_SHORT_BODY,  /* body shorter than Content-Length (server closed or died) */
+    RESULT_ERR_RECV,        /* connection reset or another receive error */
+    RESULT_ERR_STALL,       /* nothing received for --stall seconds */
+    RESULT_ERR_TIMEOUT,     /* --max-time reached */
+    RESULT_ERR_INTERRUPTED, /* Ctrl-C during the download */
+    RESULT_ERR_OTHER,
+};
+
+/* Short stable name used in JSON ("dns", "connect", "http", ...). */
+const char *result_strerror(enum result_err e);
+
+struct tcp_summary {
+    int valid;
+    double rtt_ms, rttvar_ms, min_rtt_ms, rcv_rtt_ms;
+    uint32_t total_retrans, lost, reordering;
+    uint32_t snd_mss, rcv_mss, advmss, pmtu;
+    uint32_t rcv_space, rcv_ssthresh;
+    uint64_t bytes_received, segs_in, data_segs_in;
+};
+
+struct run_result {
+    /* Identity. */
+    char *server;      /* label */
+    char *url;
+    char *effective_url; /* after redirects, when known */
+    char *scenario;    /* scenario runner cell labels; NULL outside a scenario */
+    char *variant;
+    unsigned run;      /* 1-based run number for this server (within its cell) */
+    unsigned seq;      /* 1-based position in the measurement's order */
+    double started_at; /* wall clock, seconds since the epoch */
+
+    /* Outcome. */
+    int ok;
+    enum result_err err;
+    char *error;       /* human-readable reason, NULL when ok */
+    long http_status;
+    char *remote_ip;
+    int max_bytes_reached; /* stopped on purpose after --max-bytes */
+    int ranged;            /* answered a Range request with 206 */
+
+    /* Sizes and times (seconds from the start of the download unless said otherwise). */
+    uint64_t bytes;          /* body bytes received */
+    int64_t content_length;  /* -1 when unknown */
+    double connect_s, ttfb_s, total_s;
+    double body_s;           /* end of response headers -> last byte (wget's window) */
+
+    /* Throughput, Mb/s (10^6 bit/s). */
+    double avg_mbps;         /* bytes * 8 / body_s: wget's, the default */
+    double total_mbps;       /* bytes * 8 / total_s: curl's speed_download */
+    double peak_mbps;
+    double slow_start_s;     /* -1 when unknown */
+    double series_interval_s;
+    double *series;          /* Mb/s per interval (owned) */
+    size_t nseries;
+
+    struct tcp_summary tcp;  /* receiver TCP_INFO at the end */
+    json_t *server_config;   /* X-Debit-* response headers: object name -> value (owned) */
+    json_t *server_tcp;      /* the server's /transfers/ID record, or NULL (owned) */
+    char *server_tcp_error;  /* why it could not be fetched, or NULL */
+};
+
+struct run_result *result_new(void);
+void result_free(struct run_result *r);
+/* Replace r->error with a formatted reason and mark the run failed with kind e. */
+void result_fail(struct run_result *r, enum result_err e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* One run as a JSON object (new reference, caller owns). */
+json_t *result_to_json(const struct run_result *r);
+
+struct result_set {
+    struct run_result **runs; /* owned */
+    size_t n, cap;
+};
+
+void result_set_init(struct result_set *rs);
+void result_set_clear(struct result_set *rs); /* frees every run */
+/* Takes ownership of r. Returns 0, or -1 on allocation failure (r freed). */
+int result_set_add(struct result_set *rs, struct run_result *r);
+
+#endif

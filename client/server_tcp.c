@@ -1,0 +1,143 @@
+/* server_tcp: see server_tcp.h. */
+#include "server_tcp.h"
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BODY_MAX (1 << 20)
+
+struct body {
+    char *p;
+    size_t n;
+};
+
+static size_t cb_body(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    struct body *b = ud;
+    size_t n = size * nmemb;
+    if (b->n + n > BODY_MAX)
+        return 0;
+    char *q = realloc(b->p, b->n + n + 1);
+    if (!q)
+        return 0;
+    memcpy(q + b->n, ptr, n);
+    b->p = q;
+    b->n += n;
+    b->p[b->n] = 0;
+    return n;
+}
+
+char *server_tcp_url(const char *url, const char *id)
+{
+    CURLU *u = curl_url();
+    char *out = NULL, *esc = NULL, path[512];
+    if (!u || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK)
+        goto done;
+    esc = curl_easy_escape(NULL, id, 0);
+    if (!esc)
+        goto done;
+    snprintf(path, sizeof path, "/transfers/%s", esc);
+    if (curl_url_set(u, CURLUPART_PATH, path, 0) != CURLUE_OK || curl_url_set(u, CURLUPART_QUERY, NULL, 0) != CURLUE_OK ||
+        curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK)
+        goto done;
+    char *s = NULL;
+    if (curl_url_get(u, CURLUPART_URL, &s, 0) == CURLUE_OK) {
+        out = strdup(s);
+        curl_free(s);
+    }
+done:
+    curl_free(esc);
+    curl_url_cleanup(u);
+    return out;
+}
+
+/* One GET. Returns the HTTP status (0 on a transport error) and the body in b. */
+static long get_once(const char *url, const struct dl_options *o, struct body *b, char *err, size_t errlen)
+{
+    CURL *h = curl_easy_init();
+    if (!h)
+        return 0;
+    char errbuf[CURL_ERROR_SIZE] = "", iface[256];
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 2000L);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, cb_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
+    curl_easy_setopt(h, CURLOPT_USERAGENT, o->user_agent ? o->user_agent : "debit/" DEBIT_VERSION);
+    if (o->ip_version == 4)
+        curl_easy_setopt(h, CURLOPT_IPRESOLVE, (long)CURL_IPRESOLVE_V4);
+    else if (o->ip_version == 6)
+        curl_easy_setopt(h, CURLOPT_IPRESOLVE, (long)CURL_IPRESOLVE_V6);
+    if (o->resolve)
+        curl_easy_setopt(h, CURLOPT_RESOLVE, o->resolve);
+    if (o->connect_to)
+        curl_easy_setopt(h, CURLOPT_CONNECT_TO, o->connect_to);
+    if (o->interface || o->local_address) {
+        snprintf(iface, sizeof iface, o->interface ? "if!%s" : "host!%s", o->interface ? o->interface : o->local_address);
+        curl_easy_setopt(h, CURLOPT_INTERFACE, iface);
+    }
+    long code = 0;
+    CURLcode rc = curl_easy_perform(h);
+    if (rc == CURLE_OK)
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    else
+        snprintf(err, errlen, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+    curl_easy_cleanup(h);
+    return code;
+}
+
+int server_tcp_fetch(struct run_result *r, const struct dl_options *o, char *err, size_t errlen)
+{
+    json_t *idj = r->server_config ? json_object_get(r->server_config, "X-Debit-Transfer") : NULL;
+    const char *id = json_string_value(idj);
+    if (!id || !*id)
+        return 0;
+    char *url = server_tcp_url(r->effective_url ? r->effective_url : r->url, id);
+    if (!url) {
+        snprintf(err, errlen, "cannot build the /transfers/ URL");
+        return -1;
+    }
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = -1;
+    for (;;) {
+        struct body b = {0};
+        err[0] = 0;
+        long code = get_once(url, o, &b, err, errlen);
+        json_t *obj = NULL;
+        if (code == 200) {
+            json_error_t je;
+            obj = b.p ? json_loads(b.p, 0, &je) : NULL;
+            if (!json_is_object(obj)) {
+                snprintf(err, errlen, "%s: not a JSON object", url);
+                json_decref(obj);
+                obj = NULL;
+            }
+        } else if (code) {
+            snprintf(err, errlen, "%s: HTTP %ld", url, code);
+        }
+        free(b.p);
+        const char *state = obj ? json_string_value(json_object_get(obj, "state")) : NULL;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+        int again = (code == 404 || (state && strcmp(state, "sending") == 0)) && el < SERVER_TCP_RETRY_S;
+        if (obj && !again) {
+            json_decref(r->server_tcp);
+            r->server_tcp = obj; /* even "sending" after the retries: better than nothing */
+            rc = 1;
+            break;
+        }
+        json_decref(obj);
+        if (!again)
+            break;
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    free(url);
+    return rc;
+}

@@ -1,0 +1,193 @@
+/* summary: see summary.h. */
+#include "summary.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int same(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+static int same_cell(const struct run_result *a, const struct server_summary *s)
+{
+    return same(a->scenario, s->scenario) && same(a->variant, s->variant);
+}
+
+/* Successful averages of one group into a new array (caller frees). */
+static double *group_values(const struct result_set *rs, const struct server_summary *g, size_t *n,
+                            size_t field)
+{
+    double *v = malloc((rs->n ? rs->n : 1) * sizeof *v);
+    *n = 0;
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < rs->n; i++) {
+        const struct run_result *r = rs->runs[i];
+        if (!r->ok || !same_cell(r, g) || strcmp(r->server, g->server) != 0)
+            continue;
+        double x;
+        switch (field) {
+        case 0: x = r->avg_mbps; break;
+        case 1: x = r->total_mbps; break;
+        case 2: x = r->slow_start_s >= 0 ? r->slow_start_s : NAN; break;
+        case 3: x = r->tcp.valid ? r->tcp.rtt_ms : NAN; break;
+        default: x = r->tcp.valid ? r->tcp.min_rtt_ms : NAN; break;
+        }
+        if (!isnan(x))
+            v[(*n)++] = x;
+    }
+    return v;
+}
+
+static double median_of(const struct result_set *rs, const struct server_summary *g, size_t field)
+{
+    size_t n;
+    double *v = group_values(rs, g, &n, field);
+    double m = v ? stats_median(v, n) : NAN;
+    free(v);
+    return m;
+}
+
+int summary_compute(const struct result_set *rs, const struct plan_server *names, size_t nnames, struct summary *out)
+{
+    *out = (struct summary){0};
+    out->rows = calloc(rs->n + nnames + 1, sizeof *out->rows);
+    if (!out->rows)
+        return -1;
+    for (size_t i = 0; i < nnames; i++) {
+        out->rows[out->n].server = names[i].name;
+        out->rows[out->n].url = names[i].url;
+        out->rows[out->n].median_run = SIZE_MAX;
+        out->n++;
+    }
+    for (size_t i = 0; i < rs->n; i++) {
+        const struct run_result *r = rs->runs[i];
+        struct server_summary *g = NULL;
+        for (size_t k = 0; k < out->n; k++)
+            if (same_cell(r, &out->rows[k]) && strcmp(out->rows[k].server, r->server) == 0)
+                g = &out->rows[k];
+        if (!g) {
+            g = &out->rows[out->n++];
+            g->server = r->server;
+            g->scenario = r->scenario;
+            g->variant = r->variant;
+            g->median_run = SIZE_MAX;
+        }
+        g->url = r->url;
+        if (r->ok)
+            g->runs_ok++;
+        else
+            g->runs_failed++;
+    }
+    for (size_t k = 0; k < out->n; k++) {
+        struct server_summary *g = &out->rows[k];
+        size_t n;
+        double *v = group_values(rs, g, &n, 0);
+        if (!v)
+            return -1;
+        g->median_mbps = stats_median(v, n);
+        g->min_mbps = stats_min(v, n);
+        g->max_mbps = stats_max(v, n);
+        free(v);
+        g->median_total_mbps = median_of(rs, g, 1);
+        g->median_slow_start_s = median_of(rs, g, 2);
+        g->median_rtt_ms = median_of(rs, g, 3);
+        g->median_min_rtt_ms = median_of(rs, g, 4);
+        double best = INFINITY;
+        for (size_t i = 0; i < rs->n; i++) {
+            const struct run_result *r = rs->runs[i];
+            if (r->ok && same_cell(r, g) && strcmp(r->server, g->server) == 0 &&
+                fabs(r->avg_mbps - g->median_mbps) < best) {
+                best = fabs(r->avg_mbps - g->median_mbps);
+                g->median_run = i;
+            }
+        }
+    }
+    /* Comparisons against the first server of each cell. */
+    for (size_t k = 0; k < out->n; k++) {
+        struct server_summary *g = &out->rows[k];
+        struct server_summary *ref = NULL;
+        for (size_t j = 0; j < k && !ref; j++)
+            if (same(out->rows[j].scenario, g->scenario) && same(out->rows[j].variant, g->variant))
+                ref = &out->rows[j];
+        if (!ref) {
+            g->is_reference = 1;
+            continue;
+        }
+        size_t na, nb;
+        double *a = group_values(rs, ref, &na, 0);
+        double *b = group_values(rs, g, &nb, 0);
+        if (a && b && na > 0 && nb > 0 && ref->median_mbps > 0) {
+            g->ratio = g->median_mbps / ref->median_mbps;
+            if (stats_bootstrap_ratio_ci(a, na, b, nb, SUMMARY_BOOTSTRAP_RESAMPLES, SUMMARY_CI_LEVEL,
+                                         SUMMARY_BOOTSTRAP_SEED, &g->ci_lo, &g->ci_hi) != 0)
+                g->ci_lo = g->ci_hi = NAN;
+            if (stats_mann_whitney(b, nb, a, na, &g->mw) == 0)
+                g->has_comparison = 1;
+        }
+        free(a);
+        free(b);
+    }
+    return 0;
+}
+
+void summary_free(struct summary *s)
+{
+    if (!s)
+        return;
+    free(s->rows);
+    s->rows = NULL;
+    s->n = 0;
+}
+
+const char *summary_method_note(void)
+{
+    return "avg = body bytes / (last byte - end of headers), as wget; median of successful runs; "
+           "ratio = median / first server's median, 95% CI by percentile bootstrap "
+           "(10000 resamples, seed 1); p = two-sided Mann-Whitney U (exact without ties for n <= 50, "
+           "else normal approximation with tie and continuity correction); "
+           "slow start = first 100 ms interval reaching 90% of the run's peak";
+}
+
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *summary_to_json(const struct summary *s)
+{
+    json_t *a = json_array();
+    for (size_t k = 0; k < s->n; k++) {
+        const struct server_summary *g = &s->rows[k];
+        json_t *o = json_object();
+        json_object_set_new(o, "server", json_string(g->server));
+        json_object_set_new(o, "url", json_string(g->url));
+        if (g->scenario)
+            json_object_set_new(o, "scenario", json_string(g->scenario));
+        if (g->variant)
+            json_object_set_new(o, "variant", json_string(g->variant));
+        json_object_set_new(o, "runs_ok", json_integer(g->runs_ok));
+        json_object_set_new(o, "runs_failed", json_integer(g->runs_failed));
+        json_object_set_new(o, "median_mbps", num(g->median_mbps));
+        json_object_set_new(o, "min_mbps", num(g->min_mbps));
+        json_object_set_new(o, "max_mbps", num(g->max_mbps));
+        json_object_set_new(o, "median_total_mbps", num(g->median_total_mbps));
+        json_object_set_new(o, "median_slow_start_s", num(g->median_slow_start_s));
+        json_object_set_new(o, "median_rtt_ms", num(g->median_rtt_ms));
+        json_object_set_new(o, "median_min_rtt_ms", num(g->median_min_rtt_ms));
+        if (g->has_comparison) {
+            json_object_set_new(o, "ratio", num(g->ratio));
+            json_object_set_new(o, "ratio_ci95", json_pack("[o, o]", num(g->ci_lo), num(g->ci_hi)));
+            json_object_set_new(o, "mann_whitney_u", num(g->mw.u1));
+            json_object_set_new(o, "p_value", num(g->mw.p));
+            json_object_set_new(o, "p_method", json_string(stats_mw_method_name(g->mw.method)));
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}

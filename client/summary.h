@@ -1,0 +1,55 @@
+/* summary: per-server figures of a measurement, from its finished runs. Runs are grouped
+ * by (scenario, variant, server) in order of first appearance; within a (scenario,
+ * variant) cell, every server after the first is compared to the first: ratio of medians
+ * with a seeded bootstrap percentile 95% CI and a two-sided Mann-Whitney U p-value, both
+ * over the runs' wget-style averages (avg_mbps). Failed runs are counted, never averaged. */
+#ifndef DEBIT_SUMMARY_H
+#define DEBIT_SUMMARY_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "plan.h"
+#include "result.h"
+#include "stats.h"
+
+#define SUMMARY_BOOTSTRAP_RESAMPLES 10000
+#define SUMMARY_BOOTSTRAP_SEED 1
+#define SUMMARY_CI_LEVEL 0.95
+
+struct server_summary {
+    const char *server;   /* borrowed from the first run of the group */
+    const char *url;
+    const char *scenario; /* NULL outside a scenario */
+    const char *variant;
+    unsigned runs_ok, runs_failed;
+    double median_mbps, min_mbps, max_mbps; /* NAN when no run succeeded */
+    double median_total_mbps;
+    double median_slow_start_s;
+    double median_rtt_ms, median_min_rtt_ms;
+    size_t median_run;      /* index in the result set of the run closest to the median, or SIZE_MAX */
+    int is_reference;       /* first server of its cell */
+    int has_comparison;     /* ratio, CI and p below are set */
+    double ratio, ci_lo, ci_hi;
+    struct stats_mw mw;
+};
+
+struct summary {
+    struct server_summary *rows; /* owned */
+    size_t n;
+};
+
+/* Compute the summary of rs (which must outlive it, as must `names`). The first `nnames`
+ * rows are the servers `names` outside any scenario, in that order, even without a
+ * finished run (an early Ctrl-C still lists every server); then the groups as they
+ * appear in rs. Returns 0 or -1 (allocation). */
+int summary_compute(const struct result_set *rs, const struct plan_server *names, size_t nnames, struct summary *out);
+void summary_free(struct summary *s);
+
+/* One line describing the methods, for every output format. */
+const char *summary_method_note(void);
+
+/* The summary rows as a JSON array (new reference). */
+json_t *summary_to_json(const struct summary *s);
+
+#endif

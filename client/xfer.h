@@ -1,0 +1,55 @@
+/* xfer: state shared by one download and its libcurl callbacks (cb_*.c). Internal to the
+ * client's download module. */
+#ifndef DEBIT_XFER_H
+#define DEBIT_XFER_H
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <stdint.h>
+
+#include "download.h"
+#include "result.h"
+#include "series.h"
+
+struct xfer {
+    const struct dl_options *opt;
+    const struct dl_hooks *hooks;
+
+    double t_start;       /* monotonic seconds at curl_easy_perform */
+    double t_hdr_end;     /* end of the last response header block */
+    double t_last_byte;   /* last body byte */
+    double t_last_data;   /* last time anything (header or body) arrived: stall detection */
+    double t_progress;    /* last progress hook call */
+    double rate_t;        /* rate window start */
+    uint64_t rate_bytes;  /* bytes at rate_t */
+    double rate_mbps;
+
+    uint64_t bytes;       /* body bytes counted */
+    int64_t expected;     /* Content-Length of the final response, else -1 */
+    long status;          /* status of the latest response */
+    char reason[128];     /* its reason phrase */
+    json_t *debit_headers; /* X-Debit-* of the latest response (owned) */
+
+    int max_bytes_hit;
+    int stalled;
+    int interrupted;
+
+    curl_socket_t sock;   /* the latest socket opened (CURL_SOCKET_BAD when none) */
+    struct tcp_summary tcp;
+
+    struct series series;
+};
+
+double xfer_now(void); /* CLOCK_MONOTONIC in seconds */
+
+size_t cb_write(char *ptr, size_t size, size_t nmemb, void *ud);
+size_t cb_header(char *ptr, size_t size, size_t nitems, void *ud);
+int cb_xferinfo(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
+curl_socket_t cb_opensocket(void *ud, curlsocktype purpose, struct curl_sockaddr *addr);
+int cb_closesocket(void *ud, curl_socket_t fd);
+int cb_sockopt(void *ud, curl_socket_t fd, curlsocktype purpose);
+
+/* Receiver TCP_INFO of fd into t (t->valid set when the connection carried data). */
+void xfer_read_tcp_info(int fd, struct tcp_summary *t);
+
+#endif

@@ -1,0 +1,303 @@
+/* offload state files: see offload.h ("crash recovery") and docs/offload.md.
+ *
+ * Format: a line-oriented text file, so that an operator can read it and `ethtool -K` by
+ * hand if everything else fails:
+ *   # debit offload state ...
+ *   version 1
+ *   interface veth0
+ *   ifindex 7
+ *   netns 4026532291
+ *   pid 1234
+ *   pid_start 5678
+ *   saved_at 1764472800
+ *   bit tso tx-tcp-segmentation requested=1 active=1 fixed=0
+ *   ...                     (one line per tso/gso/gro kernel bit) */
+#include "offload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STATE_VERSION 1
+
+static enum offload_err sfail(enum offload_err e, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static enum offload_err sfail(enum offload_err e, char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return e;
+}
+
+static unsigned long long netns_inode(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+/* Field 22 of /proc/PID/stat: start time in clock ticks after boot; 0 if unknown. It
+ * tells a live owner from an unrelated process that reused the pid. */
+static unsigned long long pid_start_time(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
+    if (!p)
+        return 0;
+    p++;
+    for (int field = 3; field < 22 && p; field++) { /* p is before field 3 */
+        p = strchr(p + 1, ' ');
+    }
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* mkdir -p of PATH's parent directory. */
+static int make_parent_dirs(const char *path, char *err, size_t errlen)
+{
+    char dir[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: path too long", path), -1;
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = 0;
+    for (char *p = dir + 1; ; p++) {
+        if (*p == '/' || *p == 0) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+                sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot create directory %s: %s", path, dir,
+                      strerror(errno));
+                return -1;
+            }
+            *p = c;
+            if (!c)
+                break;
+        }
+    }
+    return 0;
+}
+
+enum offload_err offload_state_save(const char *path, const struct offload_state *before,
+                                    char *err, size_t errlen)
+{
+    if (!path || !*path)
+        return sfail(OFFLOAD_ERR_ARG, err, errlen, "empty offload state file path");
+    if (make_parent_dirs(path, err, errlen) < 0)
+        return OFFLOAD_ERR_STATE_FILE;
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
+        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: path too long", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+    fchmod(fd, 0644); /* readable by operators whatever the umask: it holds no secret */
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: %s", tmp, strerror(e));
+    }
+    fprintf(f, "# debit offload state: the interface's offloads before debit changed them.\n"
+               "# Removed when they are restored; if it outlives its process, `debitd --restore-offload`\n"
+               "# (or the next start) puts them back.\n");
+    fprintf(f, "version %d\ninterface %s\nifindex %d\nnetns %llu\npid %d\npid_start %llu\nsaved_at %lld\n",
+            STATE_VERSION, before->ifname, before->ifindex, netns_inode(), (int)getpid(),
+            pid_start_time(getpid()), (long long)time(NULL));
+    for (int fe = 0; fe < OFFLOAD_SETTABLE; fe++) {
+        const struct offload_feature_state *fs = &before->f[fe];
+        for (unsigned b = 0; b < fs->nbits; b++)
+            fprintf(f, "bit %s %s requested=%d active=%d fixed=%d\n", offload_feature_name((enum offload_feature)fe),
+                    fs->bits[b].name, fs->bits[b].requested, fs->bits[b].active, fs->bits[b].fixed);
+    }
+    int bad = ferror(f);
+    if (fflush(f) != 0 || fsync(fd) != 0)
+        bad = 1;
+    int e = errno;
+    if (fclose(f) != 0)
+        bad = 1;
+    if (bad) {
+        unlink(tmp);
+        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: write failed: %s", tmp, strerror(e));
+    }
+    if (rename(tmp, path) < 0) {
+        e = errno;
+        unlink(tmp);
+        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot rename into place: %s", path, strerror(e));
+    }
+    /* Make the rename itself durable: a crash right after must still find the file. */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return OFFLOAD_OK;
+}
+
+static void recompute(struct offload_feature_state *fs)
+{
+    unsigned active = 0, fixed = 0;
+    for (unsigned b = 0; b < fs->nbits; b++) {
+        active += fs->bits[b].active;
+        fixed += fs->bits[b].fixed;
+    }
+    fs->known = fs->nbits > 0;
+    fs->on = active > 0;
+    fs->partial = active > 0 && active < fs->nbits;
+    fs->fixed = fs->nbits > 0 && fixed == fs->nbits;
+}
+
+enum offload_err offload_state_load(const char *path, struct offload_state *st,
+                                    struct offload_saved_info *info, char *err, size_t errlen)
+{
+    struct offload_saved_info i0;
+    if (!info)
+        info = &i0;
+    memset(st, 0, sizeof *st);
+    memset(info, 0, sizeof *info);
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        if (errno == ENOENT)
+            return sfail(OFFLOAD_ERR_NO_STATE, err, errlen, "%s: no saved offload state", path);
+        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    }
+    char line[256];
+    int lineno = 0, version = 0, have_if = 0;
+    enum offload_err e = OFFLOAD_OK;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        size_t n = strlen(line);
+        if (n && line[n - 1] == '\n')
+            line[--n] = 0;
+        else if (!feof(f)) {
+            e = sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: line too long", path, lineno);
+            break;
+        }
+        if (line[0] == '#' || line[0] == 0)
+            continue;
+        char key[32], a[64], b[64];
+        int ireq, iact, ifix;
+        long long v;
+        if (sscanf(line, "bit %31s %63s requested=%d active=%d fixed=%d", a, b, &ireq, &iact, &ifix) == 5) {
+            enum offload_feature fe;
+            if (offload_feature_parse(a, &fe) < 0 || fe >= OFFLOAD_SETTABLE || strlen(b) >= OFFLOAD_BIT_NAME_LEN) {
+                e = sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: bad feature line", path, lineno);
+                break;
+            }
+            struct offload_feature_state *fs = &st->f[fe];
+            if (fs->nbits >= OFFLOAD_MAX_BITS) {
+                e = sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: too many bits for %s", path, lineno, a);
+                break;
+            }
+            struct offload_bit *bit = &fs->bits[fs->nbits++];
+            memcpy(bit->name, b, strlen(b) + 1); /* length checked above */
+            bit->requested = ireq != 0;
+            bit->active = iact != 0;
+            bit->fixed = ifix != 0;
+        } else if (sscanf(line, "interface %63s", a) == 1 && strncmp(line, "interface ", 10) == 0) {
+            if (strlen(a) >= IF_NAMESIZE) {
+                e = sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: interface name too long", path, lineno);
+                break;
+            }
+            memcpy(st->ifname, a, strlen(a) + 1); /* length checked above */
+            have_if = 1;
+        } else if (sscanf(line, "%31s %lld", key, &v) == 2) {
+            if (strcmp(key, "version") == 0)
+                version = (int)v;
+            else if (strcmp(key, "ifindex") == 0)
+                st->ifindex = (int)v;
+            else if (strcmp(key, "netns") == 0)
+                info->netns = (unsigned long long)v;
+            else if (strcmp(key, "pid") == 0)
+                info->pid = (pid_t)v;
+            else if (strcmp(key, "pid_start") == 0)
+                info->pid_start = (unsigned long long)v;
+            else if (strcmp(key, "saved_at") == 0)
+                info->saved_at = v;
+            /* unknown numeric keys: written by a newer version, ignored */
+        } else {
+            e = sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: cannot parse '%s'", path, lineno, line);
+            break;
+        }
+    }
+    fclose(f);
+    if (e)
+        return e;
+    if (version != STATE_VERSION)
+        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: unsupported state file version %d", path, version);
+    if (!have_if)
+        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: no interface line", path);
+    for (int fe = 0; fe < OFFLOAD_NFEATURES; fe++)
+        recompute(&st->f[fe]);
+    return OFFLOAD_OK;
+}
+
+enum offload_err offload_state_remove(const char *path, char *err, size_t errlen)
+{
+    if (unlink(path) < 0 && errno != ENOENT)
+        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot remove: %s", path, strerror(errno));
+    return OFFLOAD_OK;
+}
+
+enum offload_err offload_state_recover(const char *path, struct offload_state *restored,
+                                       char *err, size_t errlen)
+{
+    struct offload_state saved;
+    struct offload_saved_info info;
+    enum offload_err e = offload_state_load(path, &saved, &info, err, errlen);
+    if (e)
+        return e;
+    if (info.pid > 0 && info.pid != getpid() && (kill(info.pid, 0) == 0 || errno == EPERM)) {
+        unsigned long long start = pid_start_time(info.pid);
+        if (start == 0 || info.pid_start == 0 || start == info.pid_start)
+            return sfail(OFFLOAD_ERR_STATE_OWNER, err, errlen,
+                         "%s: offload state of %s belongs to process %d, which is still running; not touching it",
+                         path, saved.ifname, (int)info.pid);
+    }
+    unsigned long long ns = netns_inode();
+    if (info.netns && ns && info.netns != ns)
+        return sfail(OFFLOAD_ERR_STATE_STALE, err, errlen,
+                     "%s: saved in another network namespace (net:[%llu], this is net:[%llu]); left in place",
+                     path, info.netns, ns);
+    int idx = (int)if_nametoindex(saved.ifname);
+    if (idx == 0 || (saved.ifindex && idx != saved.ifindex)) {
+        char e2[256];
+        offload_state_remove(path, e2, sizeof e2);
+        if (idx == 0)
+            return sfail(OFFLOAD_ERR_STATE_STALE, err, errlen,
+                         "%s: interface %s no longer exists; stale state file removed", path, saved.ifname);
+        return sfail(OFFLOAD_ERR_STATE_STALE, err, errlen,
+                     "%s: interface %s was recreated (index %d, saved %d); stale state file removed", path,
+                     saved.ifname, idx, saved.ifindex);
+    }
+    e = offload_restore(&saved, restored, err, errlen);
+    if (e)
+        return e;
+    return offload_state_remove(path, err, errlen);
+}

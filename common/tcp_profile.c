@@ -1,0 +1,340 @@
+/* tcp_profile: see tcp_profile.h. */
+#include "tcp_profile.h"
+#include "cfg.h"
+#include "units.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef SO_MAX_PACING_RATE
+#define SO_MAX_PACING_RATE 47
+#endif
+
+#define CC_AVAILABLE "/proc/sys/net/ipv4/tcp_available_congestion_control"
+#define CC_ALLOWED "/proc/sys/net/ipv4/tcp_allowed_congestion_control"
+#define CC_DEFAULT "/proc/sys/net/ipv4/tcp_congestion_control"
+
+/* SO_SNDBUF stores twice the value; INT_MAX / 2 keeps that from overflowing. */
+#define SNDBUF_MIN 4096ULL
+#define SNDBUF_MAX ((uint64_t)INT_MAX / 2)
+#define LOWAT_MAX ((uint64_t)INT_MAX)
+/* One byte per second is the kernel's floor for a non-zero pacing rate. */
+#define PACING_MIN_BPS 8ULL
+
+static int efmt(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int efmt(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+void tcp_profile_defaults(struct tcp_profile *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+int tcp_profile_is_default(const struct tcp_profile *p)
+{
+    return !p->congestion[0] && !p->pacing_rate_bps && !p->sndbuf && !p->notsent_lowat;
+}
+
+static int read_line(const char *path, char *buf, size_t len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return efmt(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    if (!fgets(buf, (int)len, f)) {
+        fclose(f);
+        return efmt(err, errlen, "cannot read %s: empty", path);
+    }
+    fclose(f);
+    buf[strcspn(buf, "\n")] = 0;
+    return 0;
+}
+
+int tcp_cc_available(char *buf, size_t len, char *err, size_t errlen)
+{
+    return read_line(CC_AVAILABLE, buf, len, err, errlen);
+}
+
+int tcp_cc_default(char *buf, size_t len, char *err, size_t errlen)
+{
+    return read_line(CC_DEFAULT, buf, len, err, errlen);
+}
+
+static int word_in_list(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; *p;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        size_t w = strcspn(p, " \t");
+        if (w == n && n && strncmp(p, word, n) == 0)
+            return 1;
+        p += w;
+    }
+    return 0;
+}
+
+int tcp_cc_is_available(const char *name)
+{
+    char list[512], e[128];
+    return name && tcp_cc_available(list, sizeof list, e, sizeof e) == 0 && word_in_list(list, name);
+}
+
+int tcp_profile_set_congestion(struct tcp_profile *p, const char *name, char *err, size_t errlen)
+{
+    if (!name || !*name) {
+        p->congestion[0] = 0;
+        return 0;
+    }
+    if (strlen(name) >= TCP_PROFILE_CC_LEN)
+        return efmt(err, errlen, "'%s' is too long for a congestion control name (max %d characters)", name,
+                    TCP_PROFILE_CC_LEN - 1);
+    char list[512];
+    if (tcp_cc_available(list, sizeof list, err, errlen) < 0)
+        return -1;
+    if (!word_in_list(list, name))
+        return efmt(err, errlen, "'%s' is not available (available: %s)", name, list);
+    snprintf(p->congestion, sizeof p->congestion, "%s", name);
+    return 0;
+}
+
+static int set_units(const char *s, enum units_err (*parse)(const char *, uint64_t *), uint64_t min,
+                     uint64_t max, const char *what, const char *example, uint64_t *out, char *err, size_t errlen)
+{
+    uint64_t v;
+    enum units_err e = parse(s ? s : "", &v);
+    if (e != UNITS_OK)
+        return efmt(err, errlen, "'%s' is not a %s (%s; e.g. \"%s\")", s ? s : "", what, units_strerror(e), example);
+    if (v != 0 && (v < min || v > max))
+        return efmt(err, errlen, "'%s' is out of range (0 for the kernel default, or %llu to %llu)", s,
+                    (unsigned long long)min, (unsigned long long)max);
+    *out = v;
+    return 0;
+}
+
+int tcp_profile_set_pacing_rate(struct tcp_profile *p, const char *rate, char *err, size_t errlen)
+{
+    /* bytes/s in a u64 setsockopt: any bit rate that fits a u64 fits once divided by 8. */
+    return set_units(rate, units_parse_rate, PACING_MIN_BPS, UINT64_MAX, "rate", "500Mbit",
+                     &p->pacing_rate_bps, err, errlen);
+}
+
+int tcp_profile_set_sndbuf(struct tcp_profile *p, const char *size, char *err, size_t errlen)
+{
+    return set_units(size, units_parse_size, SNDBUF_MIN, SNDBUF_MAX, "size", "4MiB", &p->sndbuf, err, errlen);
+}
+
+int tcp_profile_set_notsent_lowat(struct tcp_profile *p, const char *size, char *err, size_t errlen)
+{
+    return set_units(size, units_parse_size, 1, LOWAT_MAX, "size", "128KiB", &p->notsent_lowat, err, errlen);
+}
+
+/* A number or a string with units, passed to SETTER as text so that both config and
+ * command line go through the same validation. */
+static int cfg_member(const config_setting_t *group, const char *name,
+                      int (*setter)(struct tcp_profile *, const char *, char *, size_t), struct tcp_profile *p,
+                      char *err, size_t errlen)
+{
+    const config_setting_t *s = config_setting_get_member(group, name);
+    if (!s)
+        return 0;
+    char text[64], msg[400];
+    switch (config_setting_type(s)) {
+    case CONFIG_TYPE_STRING:
+        snprintf(text, sizeof text, "%s", config_setting_get_string(s));
+        if (strlen(config_setting_get_string(s)) >= sizeof text)
+            return cfg_error(err, errlen, s, "value too long");
+        break;
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64: {
+        long long v = config_setting_get_int64(s);
+        if (v < 0)
+            return cfg_error(err, errlen, s, "%lld is negative", v);
+        snprintf(text, sizeof text, "%lld", v);
+        break;
+    }
+    default:
+        return cfg_error(err, errlen, s, "expected a number or a string with a unit");
+    }
+    if (setter(p, text, msg, sizeof msg) < 0)
+        return cfg_error(err, errlen, s, "%s", msg);
+    return 0;
+}
+
+int tcp_profile_from_cfg(const config_setting_t *group, struct tcp_profile *p, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"congestion", "pacing_rate", "sndbuf", "notsent_lowat", NULL};
+    if (!group)
+        return 0;
+    if (!config_setting_is_group(group))
+        return cfg_error(err, errlen, group, "expected a group { congestion = ...; pacing_rate = ...; }");
+    if (cfg_check_keys(group, keys, err, errlen) < 0)
+        return -1;
+    const char *cc;
+    int r = cfg_get_string(group, "congestion", &cc, err, errlen);
+    if (r < 0)
+        return -1;
+    if (r > 0) {
+        char msg[600];
+        if (tcp_profile_set_congestion(p, cc, msg, sizeof msg) < 0)
+            return cfg_error(err, errlen, config_setting_get_member(group, "congestion"), "%s", msg);
+    }
+    if (cfg_member(group, "pacing_rate", tcp_profile_set_pacing_rate, p, err, errlen) < 0 ||
+        cfg_member(group, "sndbuf", tcp_profile_set_sndbuf, p, err, errlen) < 0 ||
+        cfg_member(group, "notsent_lowat", tcp_profile_set_notsent_lowat, p, err, errlen) < 0)
+        return -1;
+    return 0;
+}
+
+static int apply_congestion(int fd, const char *cc, char *err, size_t errlen)
+{
+    if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, (socklen_t)strlen(cc)) == 0)
+        return 0;
+    int e = errno;
+    if (e == EPERM) {
+        char allowed[512] = "?", ignored[128];
+        read_line(CC_ALLOWED, allowed, sizeof allowed, ignored, sizeof ignored);
+        return efmt(err, errlen,
+                    "TCP_CONGESTION %s: not permitted: without CAP_NET_ADMIN only "
+                    "net.ipv4.tcp_allowed_congestion_control (%s) may be used; run as root",
+                    cc, allowed);
+    }
+    if (e == ENOENT)
+        return efmt(err, errlen, "TCP_CONGESTION %s: the kernel has no such algorithm", cc);
+    return efmt(err, errlen, "TCP_CONGESTION %s: %s", cc, strerror(e));
+}
+
+static int apply_sndbuf(int fd, uint64_t bytes, char *err, size_t errlen)
+{
+    int v = (int)bytes;
+    /* SO_SNDBUFFORCE ignores net.core.wmem_max (212992 by default, far below a
+     * bandwidth-delay product); without CAP_NET_ADMIN fall back and check for a clamp. */
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof v) == 0)
+        return 0;
+    if (errno != EPERM)
+        return efmt(err, errlen, "SO_SNDBUFFORCE %d: %s", v, strerror(errno));
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v) < 0)
+        return efmt(err, errlen, "SO_SNDBUF %d: %s", v, strerror(errno));
+    int got = 0;
+    socklen_t gl = sizeof got;
+    if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &got, &gl) < 0)
+        return efmt(err, errlen, "SO_SNDBUF: read back: %s", strerror(errno));
+    if ((uint64_t)got < 2 * bytes) {
+        char max[64] = "?", ignored[128];
+        read_line("/proc/sys/net/core/wmem_max", max, sizeof max, ignored, sizeof ignored);
+        return efmt(err, errlen,
+                    "SO_SNDBUF %d: clamped to %d by net.core.wmem_max=%s (run as root for SO_SNDBUFFORCE, "
+                    "or raise the sysctl)",
+                    v, got / 2, max);
+    }
+    return 0;
+}
+
+int tcp_profile_apply(int fd, const struct tcp_profile *p, char *err, size_t errlen)
+{
+    if (p->congestion[0] && apply_congestion(fd, p->congestion, err, errlen) < 0)
+        return -1;
+    if (p->pacing_rate_bps) {
+        uint64_t bytes = p->pacing_rate_bps / 8;
+        if (bytes == 0)
+            bytes = 1;
+        /* A u64 value has been accepted since Linux 4.20; older kernels take a u32. */
+        if (setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &bytes, sizeof bytes) < 0) {
+            uint32_t b32 = bytes > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)bytes;
+            if (errno != EINVAL || setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &b32, sizeof b32) < 0)
+                return efmt(err, errlen, "SO_MAX_PACING_RATE %llu bytes/s: %s", (unsigned long long)bytes,
+                            strerror(errno));
+        }
+    }
+    if (p->sndbuf && apply_sndbuf(fd, p->sndbuf, err, errlen) < 0)
+        return -1;
+    if (p->notsent_lowat) {
+        int v = (int)p->notsent_lowat;
+        if (setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, sizeof v) < 0)
+            return efmt(err, errlen, "TCP_NOTSENT_LOWAT %d: %s", v, strerror(errno));
+    }
+    return 0;
+}
+
+int tcp_profile_probe(const struct tcp_profile *p, int family, char *err, size_t errlen)
+{
+    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+    if (fd < 0)
+        return efmt(err, errlen, "cannot create a TCP socket: %s", strerror(errno));
+    int r = tcp_profile_apply(fd, p, err, errlen);
+    if (r == 0 && p->congestion[0]) {
+        char got[TCP_PROFILE_CC_LEN + 1] = "";
+        socklen_t gl = TCP_PROFILE_CC_LEN;
+        if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, got, &gl) < 0)
+            r = efmt(err, errlen, "TCP_CONGESTION: read back: %s", strerror(errno));
+        else if (strncmp(got, p->congestion, TCP_PROFILE_CC_LEN) != 0)
+            r = efmt(err, errlen, "TCP_CONGESTION: asked for %s, socket uses %s", p->congestion, got);
+    }
+    if (r == 0 && p->pacing_rate_bps) {
+        uint64_t got = 0;
+        socklen_t gl = sizeof got;
+        uint64_t want = p->pacing_rate_bps / 8 ? p->pacing_rate_bps / 8 : 1;
+        if (getsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &got, &gl) < 0)
+            r = efmt(err, errlen, "SO_MAX_PACING_RATE: read back: %s", strerror(errno));
+        else if (gl == sizeof got && got != want)
+            r = efmt(err, errlen, "SO_MAX_PACING_RATE: asked for %llu bytes/s, socket has %llu",
+                     (unsigned long long)want, (unsigned long long)got);
+    }
+    if (r == 0 && p->notsent_lowat) {
+        int got = 0;
+        socklen_t gl = sizeof got;
+        if (getsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &got, &gl) < 0)
+            r = efmt(err, errlen, "TCP_NOTSENT_LOWAT: read back: %s", strerror(errno));
+        else if ((uint64_t)got != p->notsent_lowat)
+            r = efmt(err, errlen, "TCP_NOTSENT_LOWAT: asked for %llu, socket has %d",
+                     (unsigned long long)p->notsent_lowat, got);
+    }
+    close(fd);
+    return r;
+}
+
+int tcp_profile_format(const struct tcp_profile *p, char *buf, size_t len)
+{
+    char pacing[32], sndbuf[32];
+    if (p->pacing_rate_bps)
+        units_format_rate_tc(p->pacing_rate_bps, pacing, sizeof pacing);
+    else
+        snprintf(pacing, sizeof pacing, "unlimited");
+    if (p->sndbuf)
+        snprintf(sndbuf, sizeof sndbuf, "%llu", (unsigned long long)p->sndbuf);
+    else
+        snprintf(sndbuf, sizeof sndbuf, "auto");
+    return snprintf(buf, len, "cc=%s pacing=%s sndbuf=%s", p->congestion[0] ? p->congestion : "default", pacing,
+                    sndbuf);
+}
+
+static json_t *uint_or_null(uint64_t v)
+{
+    return v ? json_integer((json_int_t)v) : json_null();
+}
+
+json_t *tcp_profile_to_json(const struct tcp_profile *p)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "congestion", p->congestion[0] ? json_string(p->congestion) : json_null());
+    /* json_int_t is signed: a rate beyond INT64_MAX bit/s is not a real configuration. */
+    json_object_set_new(o, "pacing_rate_bps",
+                        uint_or_null(p->pacing_rate_bps > INT64_MAX ? INT64_MAX : p->pacing_rate_bps));
+    json_object_set_new(o, "sndbuf_bytes", uint_or_null(p->sndbuf));
+    json_object_set_new(o, "notsent_lowat_bytes", uint_or_null(p->notsent_lowat));
+    return o;
+}

@@ -1,0 +1,46 @@
+/* queue: the NFQUEUE side of the delay line (nfnetlink_queue over libmnl). Each queued
+ * packet's metadata is read (NFQNL_COPY_META: no payload crosses to userspace), its id
+ * held in a FIFO (hold.h) for the delay, then released with one batched ACCEPT verdict per
+ * wake-up. NFQA_CFG_F_GSO keeps GSO/GRO packets whole, so a 64 KB aggregate costs one
+ * message instead of 45. */
+#ifndef DEBIT_DELAYLINE_QUEUE_H
+#define DEBIT_DELAYLINE_QUEUE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hold.h"
+
+struct queue_opts {
+    unsigned queue_num;
+    uint64_t delay_ns;
+    uint32_t maxlen;     /* kernel queue length and ring capacity (packets) */
+    uint32_t rcvbuf;     /* netlink socket receive buffer (bytes) */
+    int fail_open;       /* accept, undelayed, what overflows the queue instead of dropping */
+};
+
+/* Bind the queue and configure it. Fails (EBUSY) when another program owns that queue
+ * number. Returns NULL with err filled. Owned by the caller: queue_close(). */
+struct queue *queue_open(const struct queue_opts *o, char *err, size_t errlen);
+
+/* Hold and release packets until *stop becomes non-zero. SIGINT/SIGTERM must be blocked by
+ * the caller: they are unblocked only while waiting (ppoll), so a stop request is never
+ * lost. Returns 0 on a stop request, -1 on a socket error (err filled). */
+int queue_run(struct queue *q, volatile sig_atomic_t *stop, char *err, size_t errlen);
+
+/* Accept every held packet now, unbind, close. NULL is fine. */
+void queue_close(struct queue *q);
+
+const struct hold_stats *queue_stats(const struct queue *q);
+/* Packets accepted at once, undelayed, because the ring was full or out of order. */
+uint64_t queue_immediate(const struct queue *q);
+/* Packets whose delay ran from the kernel's arrival timestamp (NFQA_TIMESTAMP) rather
+ * than from the moment this program read them. */
+uint64_t queue_stamped(const struct queue *q);
+/* The kernel's counters for this queue from /proc/net/netfilter/nfnetlink_queue:
+ * dropped because the queue was full, and because the socket could not take them.
+ * Returns 0, or -1 when the queue is not listed. */
+int queue_kernel_drops(unsigned queue_num, uint64_t *queue_dropped, uint64_t *user_dropped);
+
+#endif

@@ -1,0 +1,458 @@
+#!/usr/bin/env bash
+# lab/lab.sh — a one-machine replica of the seed experiment's network, in namespaces.
+#
+#   client ──(c: GRO on, latency scenarios)── router ──(tbf 1 Gbit/s toward the client)
+#                                               ├── s1: debitd, TSO/GSO on  ("ovh")
+#                                               └── s2: debitd, TSO/GSO off ("degrouptest")
+#
+# Commands (as root; every name carries a per-run prefix; addresses in 198.18.0.0/15):
+#   lab/lab.sh up DIR [options]     build it, start both servers, write DIR/lab.env
+#   lab/lab.sh down DIR             stop every process, remove every namespace (idempotent)
+#   lab/lab.sh delay DIR DUR|off [--direction both|out|in] [--mechanism auto|netem|delayline]
+#                                   add DUR of round-trip delay at the client (or remove it)
+#   lab/lab.sh exec DIR NODE CMD... run CMD in a node's namespace (NODE: c, r, s1, s2)
+#   lab/lab.sh status DIR           topology, qdiscs, offloads, delay in force
+#   lab/lab.sh run [DIR] [up options] [--delay DUR] -- CMD...
+#                                   up, CMD in the client namespace (LAB_* exported), down;
+#                                   torn down on exit, error and Ctrl-C; exits with CMD's status
+#   lab/lab.sh demo                 up, the scenario file etc/lab-experiment.conf, down
+#   lab/lab.sh check                can this machine run the lab? (prints why not)
+# Options of `up`:
+#   --rate RATE        bottleneck rate, tc syntax (default 1gbit)
+#   --ram SIZE         debitd's content region (default 1GiB; the tests use less)
+#   --base-delay DUR   extra base RTT (the seed's "natural ping"), via the delay line or
+#                      netem on the router (default 0: the veths' own ~0.05 ms)
+#   --port N           servers' HTTP port (default 80)
+# Anything `up` creates is recorded in DIR, so that `down DIR` removes it even after a
+# Ctrl-C or a failed `up` (up tears down what it built when it fails or is interrupted).
+# Source it (`. lab/lab.sh` with LAB_SOURCE=1) to get the lab_* functions in a script.
+set -u
+
+LAB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+: "${DEBIT_BUILD:=$LAB_TOP/${BUILD:-build}}"
+LAB_DEBITD=${LAB_DEBITD:-$DEBIT_BUILD/debitd}
+LAB_DELAYLINE=${LAB_DELAYLINE:-$DEBIT_BUILD/debit-delayline}
+LAB_QUEUE=7302    # NFQUEUE numbers: client delay 7302, router base delay 7303
+
+lab_die() { echo "lab: $*" >&2; exit 2; }
+lab_log() { [ -n "${LAB_QUIET:-}" ] || echo "lab: $*" >&2; }
+
+# Parse a duration (10ms, 500us, 0.03s, 0) into microseconds.
+lab_us() {
+  awk -v s="$1" 'BEGIN {
+    if (s == "0" || s == "off") { print 0; exit 0 }
+    if (match(s, /^[0-9]+(\.[0-9]+)?/) == 0) exit 1
+    v = substr(s, 1, RLENGTH); u = substr(s, RLENGTH + 1)
+    if (u == "us") f = 1; else if (u == "ms") f = 1000; else if (u == "s" || u == "") f = 1000000; else exit 1
+    printf "%d\n", v * f + 0.5 }'
+}
+
+lab_check() {
+  local missing=()
+  [ "$(id -u)" -eq 0 ] || { echo "lab: needs root (network namespaces, tc, iptables)"; return 1; }
+  for c in ip tc iptables ethtool curl awk; do command -v "$c" >/dev/null 2>&1 || missing+=("$c"); done
+  [ ${#missing[@]} -eq 0 ] || { echo "lab: missing commands: ${missing[*]} (run tools/deps)"; return 1; }
+  [ -x "$LAB_DEBITD" ] || { echo "lab: $LAB_DEBITD not built (make)"; return 1; }
+  local probe="dblprobe$$"
+  ip netns add "$probe" 2>/dev/null || { echo "lab: cannot create network namespaces"; return 1; }
+  ip -n "$probe" link add t0 type veth peer name t1 2>/dev/null; local veth=$?
+  ip -n "$probe" link add i0 type ifb 2>/dev/null; local ifb=$?
+  ip -n "$probe" link set t0 up 2>/dev/null
+  ip netns exec "$probe" tc qdisc add dev t0 root tbf rate 1gbit burst 256kb latency 20ms 2>/dev/null; local tbf=$?
+  ip netns exec "$probe" tc qdisc add dev lo root netem delay 1ms 2>/dev/null; local netem=$?
+  ip netns exec "$probe" iptables -w -t mangle -A POSTROUTING -o t0 -j NFQUEUE --queue-num 1 --queue-bypass 2>/dev/null; local nfq=$?
+  ip netns del "$probe"
+  [ $veth -eq 0 ] || { echo "lab: the kernel cannot create veth pairs"; return 1; }
+  [ $tbf -eq 0 ] || { echo "lab: the kernel has no tbf qdisc (sch_tbf) for the bottleneck"; return 1; }
+  if [ $netem -eq 0 ]; then echo "lab: ok (latency via netem${ifb:+, ifb $([ $ifb -eq 0 ] && echo yes || echo no)})"
+  elif [ $nfq -eq 0 ] && [ -x "$LAB_DELAYLINE" ]; then echo "lab: ok (no sch_netem: latency via debit-delayline)"
+  else echo "lab: neither sch_netem nor iptables NFQUEUE + $LAB_DELAYLINE: no latency scenarios"; return 1; fi
+}
+
+lab_netem_available() {
+  local probe="dblprobe$$" rc
+  ip netns add "$probe" 2>/dev/null || return 1
+  ip netns exec "$probe" tc qdisc add dev lo root netem delay 1ms 2>/dev/null; rc=$?
+  ip netns del "$probe"
+  return $rc
+}
+
+lab_load() { # DIR: sources DIR/lab.env
+  [ -f "$1/lab.env" ] || lab_die "$1/lab.env: no lab there (lab/lab.sh up $1 first)"
+  # shellcheck disable=SC1091
+  . "$1/lab.env"
+}
+
+lab_ns() { # NODE -> namespace name
+  case $1 in
+    c|client) echo "$LAB_NS_C" ;; r|router) echo "$LAB_NS_R" ;;
+    s1) echo "$LAB_NS_S1" ;; s2) echo "$LAB_NS_S2" ;;
+    *) lab_die "unknown node '$1' (c, r, s1, s2)" ;;
+  esac
+}
+
+# Start CMD in the background inside namespace NS; its PID goes to DIR/pids with a label.
+# In a session of its own: a Ctrl-C at the terminal reaches the measurement, not the
+# servers and delay lines, which `down` then stops in order.
+lab_spawn() { # DIR LABEL NS LOG CMD...
+  local dir=$1 label=$2 ns=$3 log=$4; shift 4
+  setsid ip netns exec "$ns" "$@" >"$log" 2>&1 </dev/null &
+  local pid=$!
+  echo "$pid $label" >>"$dir/pids"
+  echo "$pid"
+}
+
+lab_tune_ns() { # NS: TCP buffers for +30 ms at 1 Gbit/s, no cached metrics
+  ip netns exec "$1" sysctl -q -w net.ipv4.tcp_rmem="4096 131072 67108864" \
+    net.ipv4.tcp_wmem="4096 16384 67108864" net.ipv4.tcp_no_metrics_save=1 >/dev/null
+}
+
+lab_server_conf() { # FILE ADDR PORT RAM OFFLOAD_OFF(0|1) STATEFILE
+  local off=""
+  [ "$5" = 1 ] && off="offload = { interface = \"eth0\"; tso = false; gso = false; restore = true; state_file = \"$6\"; };"
+  cat >"$1" <<CONF
+# debitd in the lab (generated by lab/lab.sh)
+listen = ( { address = "$2"; port = $3; } );
+ram = "$4";
+files = (
+  { path = "/ram/1GiB.dat"; size = "1GiB"; },
+  { path = "/files/1Gio.dat"; size = "1Gio"; },
+  { path = "/files/256Mio.dat"; size = "256Mio"; },
+  { path = "/files/100Mio.dat"; size = "100Mio"; },
+  { path = "/files/32Mio.dat"; size = "32Mio"; },
+  { path = "/files/10Mio.dat"; size = "10Mio"; }
+);
+log = { level = "warn"; access = "off"; };
+$off
+CONF
+}
+
+lab_wait_http() { # NS URL TRIES(x0.1 s)
+  local i
+  for ((i = 0; i < $3; i++)); do
+    ip netns exec "$1" curl -s -o /dev/null --max-time 1 "$2" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+lab_offload_state() { # NS DEV -> "tso=on gso=off gro=on"
+  ip netns exec "$1" ethtool -k "$2" 2>/dev/null | awk '
+    /^tcp-segmentation-offload:/ {t=$2} /^generic-segmentation-offload:/ {g=$2}
+    /^generic-receive-offload:/ {r=$2} END {printf "tso=%s gso=%s gro=%s\n", t, g, r}'
+}
+
+lab_up() {
+  local dir=$1; shift
+  local rate=1gbit ram=1GiB base=0 port=80
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --rate) rate=$2; shift 2 ;;
+      --ram) ram=$2; shift 2 ;;
+      --base-delay) base=$2; shift 2 ;;
+      --port) port=$2; shift 2 ;;
+      *) lab_die "up: unknown option '$1'" ;;
+    esac
+  done
+  [ "$(id -u)" -eq 0 ] || lab_die "up: needs root (network namespaces, tc, iptables)"
+  [ -x "$LAB_DEBITD" ] || lab_die "up: $LAB_DEBITD is not built (run make)"
+  local base_us; base_us=$(lab_us "$base") || lab_die "up: --base-delay '$base' is not a duration"
+  mkdir -p "$dir" || lab_die "up: cannot create $dir"
+  dir=$(cd "$dir" && pwd)
+  [ -f "$dir/lab.env" ] && lab_die "up: $dir already holds a lab (lab/lab.sh down $dir first)"
+  local id; id=$(printf '%04x%02x' $(( $$ & 0xffff )) $(( RANDOM & 0xff )))
+  local p="dbl$id"
+  : >"$dir/pids"
+  # The env file is written first, so that down works on a half-built lab.
+  cat >"$dir/lab.env" <<ENV
+# lab/lab.sh environment (source it)
+LAB_DIR=$dir
+LAB_ID=$id
+LAB_NS_C=${p}c
+LAB_NS_R=${p}r
+LAB_NS_S1=${p}s1
+LAB_NS_S2=${p}s2
+LAB_C_DEV=eth0
+LAB_C_ADDR=198.18.3.2
+LAB_S1_ADDR=198.18.1.2
+LAB_S2_ADDR=198.18.2.2
+LAB_S1_NAME=ovh
+LAB_S2_NAME=degrouptest
+LAB_S1_URL=http://198.18.1.2:$port
+LAB_S2_URL=http://198.18.2.2:$port
+LAB_PORT=$port
+LAB_RATE=$rate
+LAB_RAM=$ram
+LAB_BASE_DELAY_US=$base_us
+ENV
+  lab_load "$dir"
+  # Interrupted while building: take down what exists, then let the caller's traps (if
+  # any, e.g. `run`/`demo`) do the rest.
+  local saved; saved=$(trap -p INT TERM)
+  trap 'lab_down "$LAB_DIR" >/dev/null 2>&1; exit 130' INT
+  trap 'lab_down "$LAB_DIR" >/dev/null 2>&1; exit 143' TERM
+  if ! lab_build "$dir" "$rate" "$ram" "$base_us" "$port"; then
+    lab_down "$dir" >/dev/null 2>&1
+    trap - INT TERM; eval "$saved"
+    lab_die "up: failed (everything it built was removed)"
+  fi
+  trap - INT TERM; eval "$saved"
+  lab_log "up: client $LAB_NS_C, router $LAB_NS_R, servers $LAB_NS_S1 ($LAB_S1_URL) and $LAB_NS_S2 ($LAB_S2_URL); env in $dir/lab.env"
+}
+
+lab_build() { # DIR RATE RAM BASE_US PORT
+  local dir=$1 rate=$2 ram=$3 base_us=$4 port=$5 n
+  for n in "$LAB_NS_C" "$LAB_NS_R" "$LAB_NS_S1" "$LAB_NS_S2"; do
+    ip netns add "$n" || return 1
+    echo "$n" >>"$dir/netns"
+    ip -n "$n" link set lo up || return 1
+  done
+  # veth pairs, created directly inside their namespaces (nothing in the root namespace).
+  ip link add eth0 netns "$LAB_NS_S1" type veth peer name s1 netns "$LAB_NS_R" || return 1
+  ip link add eth0 netns "$LAB_NS_S2" type veth peer name s2 netns "$LAB_NS_R" || return 1
+  ip link add eth0 netns "$LAB_NS_C" type veth peer name c netns "$LAB_NS_R" || return 1
+  ip -n "$LAB_NS_S1" addr add 198.18.1.2/24 dev eth0 && ip -n "$LAB_NS_R" addr add 198.18.1.1/24 dev s1 &&
+  ip -n "$LAB_NS_S2" addr add 198.18.2.2/24 dev eth0 && ip -n "$LAB_NS_R" addr add 198.18.2.1/24 dev s2 &&
+  ip -n "$LAB_NS_C" addr add 198.18.3.2/24 dev eth0 && ip -n "$LAB_NS_R" addr add 198.18.3.1/24 dev c || return 1
+  for n in "$LAB_NS_S1" "$LAB_NS_S2" "$LAB_NS_C"; do ip -n "$n" link set eth0 up || return 1; done
+  for d in s1 s2 c; do ip -n "$LAB_NS_R" link set "$d" up || return 1; done
+  ip -n "$LAB_NS_S1" route add default via 198.18.1.1 &&
+  ip -n "$LAB_NS_S2" route add default via 198.18.2.1 &&
+  ip -n "$LAB_NS_C" route add default via 198.18.3.1 || return 1
+  ip netns exec "$LAB_NS_R" sysctl -q -w net.ipv4.ip_forward=1 >/dev/null || return 1
+  for n in "$LAB_NS_C" "$LAB_NS_S1" "$LAB_NS_S2"; do lab_tune_ns "$n" || return 1; done
+  # GRO where packets arrive, so that the delay line and the router handle 64 KB
+  # aggregates instead of 1500-byte packets (veth GRO is off by default).
+  ip netns exec "$LAB_NS_C" ethtool -K eth0 gro on >/dev/null 2>&1
+  for d in s1 s2 c; do ip netns exec "$LAB_NS_R" ethtool -K "$d" gro on >/dev/null 2>&1; done
+  # The bottleneck, toward the client (downloads). burst >= 64 KB or tbf splits GSO packets.
+  ip netns exec "$LAB_NS_R" tc qdisc add dev c root tbf rate "$rate" burst 256kb latency 20ms || return 1
+  if [ "$base_us" -gt 0 ]; then lab_base_delay "$dir" "$base_us" || return 1; fi
+
+  lab_server_conf "$dir/s1.conf" 198.18.1.2 "$port" "$ram" 0 ""
+  lab_server_conf "$dir/s2.conf" 198.18.2.2 "$port" "$ram" 1 "$dir/s2-offload.state"
+  lab_spawn "$dir" debitd-s1 "$LAB_NS_S1" "$dir/s1.log" "$LAB_DEBITD" -c "$dir/s1.conf" >/dev/null
+  lab_spawn "$dir" debitd-s2 "$LAB_NS_S2" "$dir/s2.log" "$LAB_DEBITD" -c "$dir/s2.conf" >/dev/null
+  lab_wait_http "$LAB_NS_C" "$LAB_S1_URL/files/10Mio.dat.sha256" 150 || { lab_log "s1 did not answer: $(tail -3 "$dir/s1.log")"; return 1; }
+  lab_wait_http "$LAB_NS_C" "$LAB_S2_URL/files/10Mio.dat.sha256" 150 || { lab_log "s2 did not answer: $(tail -3 "$dir/s2.log")"; return 1; }
+  # debitd sets s2's offloads from its config; check, and say so if it did not.
+  local st; st=$(lab_offload_state "$LAB_NS_S2" eth0)
+  case $st in
+    *"tso=off gso=off"*) ;;
+    *) lab_log "warning: debitd left s2's offloads at '$st'; setting tso/gso off with ethtool"
+       ip netns exec "$LAB_NS_S2" ethtool -K eth0 tso off gso off >/dev/null 2>&1 ;;
+  esac
+  return 0
+}
+
+# The seed's "natural ping": a constant base RTT added at the router, on what it sends to
+# the servers (requests, ACKs: few packets), so that the client's own scenarios add to it.
+lab_base_delay() { # DIR US
+  local dir=$1 us=$2
+  if lab_netem_available; then
+    ip netns exec "$LAB_NS_R" tc qdisc add dev s1 root netem delay "${us}us" limit 100000 &&
+    ip netns exec "$LAB_NS_R" tc qdisc add dev s2 root netem delay "${us}us" limit 100000
+    return
+  fi
+  local d pid q=$((LAB_QUEUE + 1))
+  for d in s1 s2; do
+    q=$((q + 1))
+    pid=$(lab_spawn "$dir" "delayline-base-$d" "$LAB_NS_R" "$dir/base-$d.log" "$LAB_DELAYLINE" \
+      --dev "$d" --delay "${us}us" --direction out --queue-num $q --no-ipv6)
+    lab_wait_ready "$dir/base-$d.log" "$pid" || return 1
+  done
+}
+
+lab_wait_ready() { # LOG PID: bounded wait for the delay line's readiness line
+  local i
+  for ((i = 0; i < 100; i++)); do
+    grep -q 'debit-delayline: ready' "$1" 2>/dev/null && return 0
+    kill -0 "$2" 2>/dev/null || { lab_log "delay line failed: $(tail -2 "$1")"; return 1; }
+    sleep 0.05
+  done
+  lab_log "delay line not ready after 5 s"
+  return 1
+}
+
+lab_delay() { # DIR DUR|off [--direction D] [--mechanism M]
+  local dir=$1 dur=$2; shift 2
+  local direction=both mech=auto
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --direction) direction=$2; shift 2 ;;
+      --mechanism) mech=$2; shift 2 ;;
+      *) lab_die "delay: unknown option '$1'" ;;
+    esac
+  done
+  case $direction in both|in|out) ;; *) lab_die "delay: --direction: '$direction' is not both, in or out" ;; esac
+  case $mech in auto|netem|delayline) ;; *) lab_die "delay: --mechanism: '$mech' is not auto, netem or delayline" ;; esac
+  lab_load "$dir"
+  local us; us=$(lab_us "$dur") || lab_die "delay: '$dur' is not a duration (10ms, 500us, off)"
+  lab_delay_off "$dir"
+  [ "$us" -eq 0 ] && { echo "delay: off"; return 0; }
+  if [ "$mech" = auto ]; then
+    if lab_netem_available; then mech=netem; else mech=delayline; fi
+  fi
+  local out_us=$us in_us=0
+  case $direction in
+    both) out_us=$((us / 2)); in_us=$((us - us / 2)) ;;
+    in) out_us=0; in_us=$us ;;
+  esac
+  if [ "$mech" = netem ]; then
+    # As tc users do: netem on the egress root; ingress redirected to an IFB with netem.
+    local ns=$LAB_NS_C
+    if [ $out_us -gt 0 ]; then
+      ip netns exec "$ns" tc qdisc replace dev eth0 root netem delay "${out_us}us" limit 100000 ||
+        lab_die "delay: netem failed (no sch_netem? try --mechanism delayline)"
+    fi
+    if [ $in_us -gt 0 ]; then
+      ip -n "$ns" link add ifb0 type ifb && ip -n "$ns" link set ifb0 up &&
+      ip netns exec "$ns" tc qdisc add dev ifb0 root netem delay "${in_us}us" limit 100000 &&
+      ip netns exec "$ns" tc qdisc add dev eth0 handle ffff: ingress &&
+      ip netns exec "$ns" tc filter add dev eth0 parent ffff: protocol all u32 match u32 0 0 \
+        action mirred egress redirect dev ifb0 || { lab_delay_off "$dir"; lab_die "delay: IFB + netem failed"; }
+    fi
+    echo "netem $us" >"$dir/delay"
+  else
+    [ -x "$LAB_DELAYLINE" ] || lab_die "delay: $LAB_DELAYLINE is not built (make)"
+    local hold=$us
+    [ "$direction" = both ] && hold=$((us / 2))
+    local pid
+    pid=$(lab_spawn "$dir" delayline-client "$LAB_NS_C" "$dir/delayline.log" "$LAB_DELAYLINE" \
+      --dev eth0 --delay "${hold}us" --direction "$direction" --queue-num $LAB_QUEUE --no-ipv6)
+    lab_wait_ready "$dir/delayline.log" "$pid" || { lab_delay_off "$dir"; lab_die "delay: the delay line did not start"; }
+    echo "delayline $us $pid" >"$dir/delay"
+  fi
+  echo "delay: +$((us / 1000)).$(printf '%03d' $((us % 1000))) ms round trip on the client ($direction) via $mech"
+}
+
+lab_delay_off() { # DIR (env loaded)
+  local dir=$1
+  [ -f "$dir/delay" ] || return 0
+  local mech us pid
+  read -r mech us pid <"$dir/delay"
+  if [ "$mech" = netem ]; then
+    # Ingress first: a mirred redirect to a vanished IFB would blackhole the client.
+    ip netns exec "$LAB_NS_C" tc qdisc del dev eth0 ingress 2>/dev/null
+    ip -n "$LAB_NS_C" link del ifb0 2>/dev/null
+    ip netns exec "$LAB_NS_C" tc qdisc del dev eth0 root 2>/dev/null
+  elif [ -n "${pid:-}" ]; then
+    lab_stop_pid "$pid"
+    sed -i "/^$pid /d" "$dir/pids"
+    # If it had to be killed, its rules fail open; remove them anyway.
+    ip netns exec "$LAB_NS_C" "$LAB_DELAYLINE" --cleanup --quiet --queue-num $LAB_QUEUE --no-ipv6 >/dev/null 2>&1
+  fi
+  rm -f "$dir/delay"
+}
+
+lab_stop_pid() { # PID: TERM, bounded wait, KILL
+  local pid=$1 i
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null
+  for ((i = 0; i < 20; i++)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
+}
+
+lab_down() { # DIR: idempotent; order per docs: processes, ingress qdiscs, namespaces
+  local dir=$1
+  [ -f "$dir/lab.env" ] || { echo "lab: nothing to take down in $dir"; return 0; }
+  lab_load "$dir"
+  lab_delay_off "$dir"
+  local pid label n p
+  if [ -f "$dir/pids" ]; then
+    while read -r pid label; do [ -n "$pid" ] && lab_stop_pid "$pid"; done <"$dir/pids"
+  fi
+  if [ -f "$dir/netns" ]; then
+    while read -r n; do
+      # Anything else still running in there (by PID, never by name) keeps the netns alive.
+      for p in $(ip netns pids "$n" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+    done <"$dir/netns"
+    while read -r n; do
+      ip netns exec "$n" tc qdisc del dev eth0 ingress 2>/dev/null
+      ip netns del "$n" 2>/dev/null
+    done <"$dir/netns"
+  fi
+  rm -f "$dir/lab.env" "$dir/pids" "$dir/netns" "$dir/delay"
+  lab_log "down: $dir"
+}
+
+lab_status() {
+  lab_load "$1"
+  echo "client  $LAB_NS_C  eth0 $LAB_C_ADDR  $(lab_offload_state "$LAB_NS_C" eth0)"
+  echo "router  $LAB_NS_R  bottleneck: $(ip netns exec "$LAB_NS_R" tc qdisc show dev c | head -1)"
+  echo "s1      $LAB_NS_S1  $LAB_S1_URL ($LAB_S1_NAME)  $(lab_offload_state "$LAB_NS_S1" eth0)"
+  echo "s2      $LAB_NS_S2  $LAB_S2_URL ($LAB_S2_NAME)  $(lab_offload_state "$LAB_NS_S2" eth0)"
+  if [ -f "$1/delay" ]; then echo "delay   $(cat "$1/delay")"; else echo "delay   none"; fi
+}
+
+lab_run() {
+  local dir="" delay="" upopts=()
+  if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then dir=$1; shift; fi
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+    case $1 in
+      --delay) delay=$2; shift 2 ;;
+      --rate|--ram|--base-delay|--port) upopts+=("$1" "$2"); shift 2 ;;
+      *) lab_die "run: unknown option '$1'" ;;
+    esac
+  done
+  [ "${1:-}" = "--" ] && shift
+  [ $# -gt 0 ] || lab_die "usage: lab/lab.sh run [DIR] [up options] [--delay DUR] -- CMD..."
+  local tmp=""
+  if [ -z "$dir" ]; then dir=$(mktemp -d /tmp/debit-lab.XXXXXX); tmp=$dir; fi
+  # EXIT covers errors and normal ends; INT/TERM turn into an exit (so EXIT runs once).
+  trap 'lab_down "$dir" >/dev/null 2>&1; [ -n "$tmp" ] && rm -rf "$tmp"' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  lab_up "$dir" "${upopts[@]+"${upopts[@]}"}" || exit 2
+  if [ -n "$delay" ]; then lab_delay "$dir" "$delay" >&2 || exit 2; fi
+  lab_load "$dir"
+  local rc=0
+  ( set -a; . "$dir/lab.env"; set +a; exec ip netns exec "$LAB_NS_C" "$@" ) || rc=$?
+  exit $rc
+}
+
+# The seed experiment in the lab: up, `debit --scenario etc/lab-experiment.conf` in the
+# client namespace (it applies each latency and client-offload setting to eth0 itself),
+# the seed-style table on stdout, the runs (JSON lines) and plot kept, down — also on
+# Ctrl-C (debit then prints the table of the finished runs and exits 130).
+#   LAB_SCENARIO=FILE   another scenario file;  LAB_OUT=DIR  where results go
+lab_demo() {
+  [ "$(id -u)" -eq 0 ] || lab_die "demo: needs root (network namespaces, tc, iptables)"
+  local conf=${LAB_SCENARIO:-$LAB_TOP/etc/lab-experiment.conf}
+  [ -r "$conf" ] || lab_die "demo: cannot read $conf"
+  conf=$(cd "$(dirname "$conf")" && pwd)/$(basename "$conf")
+  [ -x "$DEBIT_BUILD/debit" ] || lab_die "demo: $DEBIT_BUILD/debit is not built (make)"
+  local out=${LAB_OUT:-$(mktemp -d /tmp/debit-demo.XXXXXX)}
+  mkdir -p "$out" || lab_die "demo: cannot create $out"
+  out=$(cd "$out" && pwd)
+  local dir="$out/lab"
+  trap 'lab_down "$dir" >/dev/null 2>&1' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  lab_up "$dir" || exit 2
+  lab_load "$dir"
+  echo "lab: $(lab_check 2>/dev/null | sed 's/^lab: //')" >&2
+  echo "lab: running $conf in the client namespace ($LAB_NS_C); Ctrl-C stops and cleans up" >&2
+  ip netns exec "$LAB_NS_C" "$DEBIT_BUILD/debit" --scenario "$conf" --format markdown \
+    --jsonl "$out/runs.jsonl" --plot "$out/plot.png" | tee -i "$out/table.md"   # -i: survive Ctrl-C, keep the final table
+  local rc=${PIPESTATUS[0]}
+  echo "lab: table in $out/table.md, every run as JSON in $out/runs.jsonl, plot in $out/plot.png" >&2
+  exit $rc
+}
+
+if [ -z "${LAB_SOURCE:-}" ]; then
+  cmd=${1:-}; [ $# -gt 0 ] && shift
+  case $cmd in
+    up) [ $# -ge 1 ] || lab_die "usage: lab/lab.sh up DIR [options]"; lab_up "$@" ;;
+    down) [ $# -eq 1 ] || lab_die "usage: lab/lab.sh down DIR"; lab_down "$1" ;;
+    delay) [ $# -ge 2 ] || lab_die "usage: lab/lab.sh delay DIR DUR|off [--direction D] [--mechanism M]"; lab_delay "$@" ;;
+    exec) [ $# -ge 3 ] || lab_die "usage: lab/lab.sh exec DIR NODE CMD..."
+          lab_load "$1"; ns=$(lab_ns "$2"); shift 2; exec ip netns exec "$ns" "$@" ;;
+    status) [ $# -eq 1 ] || lab_die "usage: lab/lab.sh status DIR"; lab_status "$1" ;;
+    run) lab_run "$@" ;;
+    demo) lab_demo ;;
+    check) lab_check ;;
+    -h|--help|help|"") sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//; /^set -u/d' ;;
+    *) lab_die "unknown command '$cmd' (see lab/lab.sh --help)" ;;
+  esac
+fi

@@ -1,0 +1,295 @@
+/* config: see config.h. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libconfig.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cfg.h"
+#include "units.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s);
+    if (!d)
+        abort(); /* out of memory while reading a config: nothing sensible to do */
+    return d;
+}
+
+int config_clear_listeners(struct config *c)
+{
+    for (size_t i = 0; i < c->n_listen; i++)
+        free(c->listen[i].address);
+    free(c->listen);
+    c->listen = NULL;
+    c->n_listen = 0;
+    return 0;
+}
+
+static void clear_files(struct config *c)
+{
+    for (size_t i = 0; i < c->n_files; i++)
+        free(c->files[i].path);
+    free(c->files);
+    c->files = NULL;
+    c->n_files = 0;
+}
+
+void config_free(struct config *c)
+{
+    if (!c)
+        return;
+    config_clear_listeners(c);
+    clear_files(c);
+    free(c->source);
+    free(c->upload_path);
+    free(c->access_log);
+    free(c->offload.interface);
+    free(c->offload.state_file);
+    memset(c, 0, sizeof *c);
+}
+
+int config_add_listener(struct config *c, const char *address, uint64_t port, char *err, size_t errlen)
+{
+    struct listen_cfg l = {0};
+    if (port < 1 || port > 65535)
+        return fail(err, errlen, "port %llu is out of range [1, 65535]", (unsigned long long)port);
+    struct sockaddr_in *s4 = (struct sockaddr_in *)&l.sa;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&l.sa;
+    if (inet_pton(AF_INET, address, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)port);
+        l.salen = sizeof *s4;
+    } else if (inet_pton(AF_INET6, address, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
+        l.salen = sizeof *s6;
+    } else {
+        return fail(err, errlen, "\"%s\" is not a numeric IPv4 or IPv6 address (\"::\" = every address, "
+                    "IPv4 and IPv6)", address);
+    }
+    if (c->n_listen >= CONFIG_MAX_LISTENERS)
+        return fail(err, errlen, "more than %d listeners", CONFIG_MAX_LISTENERS);
+    for (size_t i = 0; i < c->n_listen; i++)
+        if (c->listen[i].salen == l.salen && memcmp(&c->listen[i].sa, &l.sa, l.salen) == 0)
+            return fail(err, errlen, "%s port %llu is already listed", address, (unsigned long long)port);
+    struct listen_cfg *n = realloc(c->listen, (c->n_listen + 1) * sizeof *n);
+    if (!n)
+        abort();
+    c->listen = n;
+    l.address = xstrdup(address);
+    l.port = (uint16_t)port;
+    tcp_profile_defaults(&l.tcp);
+    c->listen[c->n_listen++] = l;
+    return 0;
+}
+
+int config_add_listener_spec(struct config *c, const char *spec, char *err, size_t errlen)
+{
+    char addr[INET6_ADDRSTRLEN + 2];
+    const char *port_s;
+    if (spec[0] == '[') {
+        const char *close = strchr(spec, ']');
+        if (!close || close[1] != ':' || (size_t)(close - spec - 1) >= sizeof addr)
+            return fail(err, errlen, "\"%s\": expected [IPV6]:PORT", spec);
+        memcpy(addr, spec + 1, (size_t)(close - spec - 1));
+        addr[close - spec - 1] = 0;
+        port_s = close + 2;
+    } else {
+        const char *colon = strrchr(spec, ':');
+        if (!colon) {
+            strcpy(addr, "::");
+            port_s = spec;
+        } else {
+            if (strchr(spec, ':') != colon)
+                return fail(err, errlen, "\"%s\": write an IPv6 address in brackets: [ADDR]:PORT", spec);
+            if ((size_t)(colon - spec) >= sizeof addr)
+                return fail(err, errlen, "\"%s\": address too long", spec);
+            memcpy(addr, spec, (size_t)(colon - spec));
+            addr[colon - spec] = 0;
+            port_s = colon + 1;
+        }
+    }
+    uint64_t port;
+    enum units_err e = units_parse_uint(port_s, 1, 65535, &port);
+    if (e != UNITS_OK)
+        return fail(err, errlen, "\"%s\": port \"%s\": %s (expected 1 to 65535)", spec, port_s, units_strerror(e));
+    return config_add_listener(c, addr, port, err, errlen);
+}
+
+static int is_reserved(const char *p)
+{
+    return strcmp(p, "/status") == 0 || strcmp(p, "/transfers") == 0 || strncmp(p, "/transfers/", 11) == 0;
+}
+
+/* a is a folder prefix of b: b = a + "/" + ... */
+static int is_folder_of(const char *a, const char *b)
+{
+    size_t n = strlen(a);
+    return strncmp(a, b, n) == 0 && b[n] == '/';
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Shared by files and the upload path: what makes an URL path acceptable. */
+static int check_path_syntax(const char *path, char *err, size_t errlen)
+{
+    if (path[0] != '/')
+        return fail(err, errlen, "\"%s\" must start with '/'", path);
+    if (path[1] == 0 || path[strlen(path) - 1] == '/')
+        return fail(err, errlen, "\"%s\" names a folder, not a file", path);
+    if (strstr(path, "//") || strstr(path, "/./") || strstr(path, "/../") || ends_with(path, "/..") ||
+        ends_with(path, "/."))
+        return fail(err, errlen, "\"%s\": empty, '.' or '..' path segment", path);
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        if (*p <= ' ' || *p == 0x7f || *p == '?' || *p == '#' || *p == '%' || *p == '"' || *p == '<' ||
+            *p == '>' || *p == '\\')
+            return fail(err, errlen, "\"%s\": character '%c' is not allowed in a path", path,
+                        *p > ' ' ? *p : '?');
+    if (is_reserved(path))
+        return fail(err, errlen, "\"%s\" is reserved for debitd's own pages (/status, /transfers/)", path);
+    return 0;
+}
+
+static int check_against_file(const char *path, const char *other, char *err, size_t errlen)
+{
+    char sha[1100];
+    if (strcmp(path, other) == 0)
+        return fail(err, errlen, "duplicate path \"%s\"", path);
+    if (is_folder_of(path, other) || is_folder_of(other, path))
+        return fail(err, errlen, "\"%s\" and \"%s\": a path cannot be both a file and a folder", path, other);
+    snprintf(sha, sizeof sha, "%s.sha256", other);
+    if (strcmp(path, sha) == 0)
+        return fail(err, errlen, "\"%s\" collides with the checksum of \"%s\"", path, other);
+    snprintf(sha, sizeof sha, "%s.sha256", path);
+    if (strcmp(other, sha) == 0)
+        return fail(err, errlen, "the checksum of \"%s\" collides with \"%s\"", path, other);
+    return 0;
+}
+
+int config_add_file(struct config *c, const char *path, uint64_t size, char *err, size_t errlen)
+{
+    if (strlen(path) > 1024)
+        return fail(err, errlen, "path longer than 1024 bytes");
+    if (check_path_syntax(path, err, errlen) < 0)
+        return -1;
+    if (size > CONFIG_MAX_FILE_SIZE)
+        return fail(err, errlen, "size %llu is larger than the 16 TiB limit", (unsigned long long)size);
+    if (c->n_files >= CONFIG_MAX_FILES)
+        return fail(err, errlen, "more than %d files", CONFIG_MAX_FILES);
+    for (size_t i = 0; i < c->n_files; i++)
+        if (check_against_file(path, c->files[i].path, err, errlen) < 0)
+            return -1;
+    if (c->upload_path && check_against_file(path, c->upload_path, err, errlen) < 0)
+        return -1;
+    struct file_cfg *n = realloc(c->files, (c->n_files + 1) * sizeof *n);
+    if (!n)
+        abort();
+    c->files = n;
+    c->files[c->n_files].path = xstrdup(path);
+    c->files[c->n_files].size = size;
+    c->n_files++;
+    return 0;
+}
+
+int config_set_upload(struct config *c, const char *path, uint64_t max_size, char *err, size_t errlen)
+{
+    if (path && path[0]) {
+        if (check_path_syntax(path, err, errlen) < 0)
+            return -1;
+        for (size_t i = 0; i < c->n_files; i++)
+            if (check_against_file(path, c->files[i].path, err, errlen) < 0)
+                return -1;
+    }
+    free(c->upload_path);
+    c->upload_path = path && path[0] ? xstrdup(path) : NULL;
+    c->upload_max = max_size;
+    return 0;
+}
+
+int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen)
+{
+    enum log_level l;
+    if (log_level_parse(name, &l) < 0)
+        return fail(err, errlen, "unknown level \"%s\" (expected error, warn, info or debug)", name);
+    c->log_level = l;
+    return 0;
+}
+
+int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen)
+{
+    if (n > 1024)
+        return fail(err, errlen, "%llu threads is out of range [0, 1024] (0 = one per CPU)", (unsigned long long)n);
+    c->threads = (unsigned)n;
+    return 0;
+}
+
+int config_defaults(struct config *c, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    c->source = xstrdup("(defaults)");
+    c->seed = 1;
+    c->upload_max = 10ULL << 30;
+    c->max_connections = 10000;
+    c->idle_timeout = 30;
+    c->log_level = LOG_LEVEL_INFO;
+    c->access_log = xstrdup("-");
+    c->transfers_keep = 1024;
+    c->offload.restore = 1;
+    c->offload.required = 1;
+    c->offload.state_file = xstrdup(CONFIG_OFFLOAD_STATE_FILE);
+    if (config_add_listener(c, "::", 8080, err, errlen) < 0 ||
+        config_add_file(c, "/ram/1GiB.dat", 1ULL << 30, err, errlen) < 0 ||
+        config_add_file(c, "/files/1Gio.dat", 1ULL << 30, err, errlen) < 0 ||
+        config_set_upload(c, "/upload", 10ULL << 30, err, errlen) < 0)
+        return -1;
+    return 0;
+}
+
+unsigned config_threads_effective(const struct config *c)
+{
+    if (c->threads)
+        return c->threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+uint64_t config_region_size(const struct config *c)
+{
+    uint64_t max = 0;
+    for (size_t i = 0; i < c->n_files; i++)
+        if (c->files[i].size > max)
+            max = c->files[i].size;
+    return c->ram && c->ram < max ? c->ram : max;
+}
+
+int config_validate(const struct config *c, char *err, size_t errlen)
+{
+    if (c->n_listen == 0)
+        return fail(err, errlen, "%s: listen: at least one listener is needed", c->source);
+    uint64_t region = config_region_size(c);
+    for (size_t i = 0; i < c->n_files; i++)
+        if (region && c->files[i].size / region > 65536)
+            return fail(err, errlen, "%s: ram: %llu bytes is too small for \"%s\" (%llu bytes would repeat "
+                        "it more than 65536 times)", c->source, (unsigned long long)c->ram, c->files[i].path,
+                        (unsigned long long)c->files[i].size);
+    return 0;
+}

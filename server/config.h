@@ -1,0 +1,98 @@
+/* config: debitd's settings. Defaults come from config_defaults(), then the libconfig file
+ * (config_load_file), then the command line; all three go through the same setters, which
+ * validate and fill a caller's error buffer (config errors read "FILE:LINE: setting: reason").
+ * The struct owns every string and array it points to; config_free releases them. */
+#ifndef DEBITD_CONFIG_H
+#define DEBITD_CONFIG_H
+
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "log.h"
+#include "offload.h"
+#include "tcp_profile.h"
+
+#define CONFIG_MAX_LISTENERS 64
+#define CONFIG_MAX_FILES 1024
+#define CONFIG_MAX_FILE_SIZE (1ULL << 44) /* 16 TiB: beyond that a typo is likelier */
+
+struct listen_cfg {
+    char *address;              /* as written ("::", "127.0.0.1") */
+    uint16_t port;
+    struct sockaddr_storage sa; /* resolved numeric address */
+    socklen_t salen;
+    struct tcp_profile tcp;     /* applied on every accepted socket */
+};
+
+struct file_cfg {
+    char *path; /* URL path, starts with '/', never ends with '/' */
+    uint64_t size;
+};
+
+#define CONFIG_OFFLOAD_STATE_FILE "/run/debitd/offload.state"
+
+/* offload = { interface; tso; gso; gro; restore; required; state_file; } */
+struct offload_cfg {
+    char *interface;          /* NULL = debitd does not manage offloads */
+    struct offload_wish wish; /* tso/gso/gro: LEAVE when absent */
+    int restore;              /* put the original state back on exit (default true) */
+    int required;             /* failure to apply is fatal (default true), else a warning */
+    char *state_file;         /* crash-recovery record of the original state */
+};
+
+struct config {
+    char *source; /* file the settings came from, or "(defaults)" */
+    struct listen_cfg *listen;
+    size_t n_listen;
+    unsigned threads; /* per listener; 0 = one per online CPU */
+    uint64_t seed;
+    uint64_t ram; /* cap of the shared content region; 0 = as large as the largest file */
+    struct file_cfg *files;
+    size_t n_files;
+    char *upload_path; /* NULL = no upload sink */
+    uint64_t upload_max;
+    unsigned max_connections; /* per listener, 0 = MHD's default (FD_SETSIZE-bound) */
+    unsigned per_ip;          /* 0 = unlimited */
+    unsigned idle_timeout;    /* seconds, 0 = never */
+    enum log_level log_level;
+    char *access_log; /* "-" = stderr, "off", or a file path (appended) */
+    unsigned transfers_keep; /* ring size of /transfers/ID records */
+    struct offload_cfg offload;
+};
+
+/* Fill *c with the built-in defaults (one listener [::]:8080, the seed's two files). */
+int config_defaults(struct config *c, char *err, size_t errlen);
+/* Release everything *c owns and zero it. */
+void config_free(struct config *c);
+
+/* Read FILE over the current settings: the file's listeners and files replace the current
+ * ones; other keys override one by one. Returns 0, or -1 with "FILE:LINE: setting: reason". */
+int config_load_file(struct config *c, const char *path, char *err, size_t errlen);
+
+/* Setters shared by the file parser and the command line. */
+int config_clear_listeners(struct config *c);
+int config_add_listener(struct config *c, const char *address, uint64_t port, char *err, size_t errlen);
+/* "ADDR:PORT", "[V6ADDR]:PORT" or "PORT" (= [::]:PORT), as in nginx's listen. */
+int config_add_listener_spec(struct config *c, const char *spec, char *err, size_t errlen);
+int config_add_file(struct config *c, const char *path, uint64_t size, char *err, size_t errlen);
+int config_set_upload(struct config *c, const char *path, uint64_t max_size, char *err, size_t errlen);
+int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen);
+int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen);
+
+/* Cross-checks that need the whole configuration (paths that collide with each other or
+ * with /status, /transfers/, the upload path, NAME.sha256, a file that is also a folder).
+ * Returns 0 or -1 with a message naming the settings. */
+int config_validate(const struct config *c, char *err, size_t errlen);
+
+/* Effective worker threads per listener (threads, or the CPU count). */
+unsigned config_threads_effective(const struct config *c);
+/* Size of the shared content region: min(largest file, ram) (ram = 0: largest file). */
+uint64_t config_region_size(const struct config *c);
+
+/* Write the effective settings in the config file's own syntax (what `debitd -t` prints). */
+void config_print(const struct config *c, FILE *out);
+
+#endif

@@ -1,0 +1,354 @@
+/* config_file: the libconfig front end of config.h (config_load_file) and its printer
+ * (config_print). Every error names FILE:LINE and the setting's full path. */
+#include "config.h"
+
+#include <libconfig.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "units.h"
+
+/* Wrap a setter's plain reason into "FILE:LINE: setting: reason". */
+static int at(const config_setting_t *s, char *err, size_t errlen)
+{
+    char reason[1024];
+    snprintf(reason, sizeof reason, "%s", err);
+    return cfg_error(err, errlen, s, "%s", reason);
+}
+
+static const config_setting_t *need_type(const config_setting_t *s, int type, const char *what,
+                                         char *err, size_t errlen)
+{
+    if (!s)
+        return NULL;
+    if (config_setting_type(s) != type) {
+        cfg_error(err, errlen, s, "expected %s", what);
+        return NULL;
+    }
+    return s;
+}
+
+static int parse_listen(struct config *c, const config_setting_t *list, char *err, size_t errlen)
+{
+    if (!need_type(list, CONFIG_TYPE_LIST, "a list of groups: ( { address = \"::\"; port = 8080; } )", err, errlen))
+        return -1;
+    static const char *const keys[] = {"address", "port", "tcp", NULL};
+    config_clear_listeners(c);
+    int n = config_setting_length(list);
+    if (n == 0)
+        return cfg_error(err, errlen, list, "at least one listener is needed");
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+        if (!need_type(g, CONFIG_TYPE_GROUP, "a group { address = \"::\"; port = 8080; }", err, errlen) ||
+            cfg_check_keys(g, keys, err, errlen) < 0)
+            return -1;
+        const char *addr = "::";
+        uint64_t port = 0;
+        if (cfg_get_string(g, "address", &addr, err, errlen) < 0)
+            return -1;
+        int r = cfg_get_uint(g, "port", 1, 65535, &port, err, errlen);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            return cfg_error(err, errlen, g, "port is missing");
+        const config_setting_t *where = config_setting_get_member(g, "address");
+        if (config_add_listener(c, addr, port, err, errlen) < 0)
+            return at(where ? where : g, err, errlen);
+        if (tcp_profile_from_cfg(config_setting_get_member(g, "tcp"), &c->listen[c->n_listen - 1].tcp, err,
+                                 errlen) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void clear_files(struct config *c)
+{
+    for (size_t i = 0; i < c->n_files; i++)
+        free(c->files[i].path);
+    free(c->files);
+    c->files = NULL;
+    c->n_files = 0;
+}
+
+static int parse_files(struct config *c, const config_setting_t *list, char *err, size_t errlen)
+{
+    if (!need_type(list, CONFIG_TYPE_LIST, "a list of groups: ( { path = \"/ram/1GiB.dat\"; size = \"1GiB\"; } )",
+                   err, errlen))
+        return -1;
+    static const char *const keys[] = {"path", "size", NULL};
+    clear_files(c);
+    int n = config_setting_length(list);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
+        if (!need_type(g, CONFIG_TYPE_GROUP, "a group { path = \"/ram/1GiB.dat\"; size = \"1GiB\"; }", err, errlen) ||
+            cfg_check_keys(g, keys, err, errlen) < 0)
+            return -1;
+        const char *path = NULL;
+        uint64_t size = 0;
+        int r = cfg_get_string(g, "path", &path, err, errlen);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            return cfg_error(err, errlen, g, "path is missing");
+        r = cfg_get_size(g, "size", &size, err, errlen);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            return cfg_error(err, errlen, g, "size is missing");
+        if (size > CONFIG_MAX_FILE_SIZE)
+            return cfg_error(err, errlen, config_setting_get_member(g, "size"),
+                             "%llu bytes is larger than the 16 TiB limit", (unsigned long long)size);
+        if (config_add_file(c, path, size, err, errlen) < 0)
+            return at(config_setting_get_member(g, "path"), err, errlen);
+    }
+    return 0;
+}
+
+static int parse_upload(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"path", "max_size", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { path = \"/upload\"; max_size = \"10GiB\"; }", err, errlen) ||
+        cfg_check_keys(g, keys, err, errlen) < 0)
+        return -1;
+    const char *path = c->upload_path ? c->upload_path : "/upload";
+    uint64_t max = c->upload_max;
+    if (cfg_get_string(g, "path", &path, err, errlen) < 0 || cfg_get_size(g, "max_size", &max, err, errlen) < 0)
+        return -1;
+    char *copy = strdup(path); /* path may point into c->upload_path, which the setter frees */
+    int r = copy ? config_set_upload(c, copy, max, err, errlen) : -1;
+    free(copy);
+    if (r < 0)
+        return at(config_setting_get_member(g, "path") ? config_setting_get_member(g, "path") : g, err, errlen);
+    return 0;
+}
+
+static int parse_limits(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"connections", "per_ip", "idle_timeout", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { connections = 10000; per_ip = 0; idle_timeout = 30; }", err, errlen) ||
+        cfg_check_keys(g, keys, err, errlen) < 0)
+        return -1;
+    uint64_t v;
+    int r;
+    if ((r = cfg_get_uint(g, "connections", 1, 1000000, &v, err, errlen)) < 0)
+        return -1;
+    if (r)
+        c->max_connections = (unsigned)v;
+    if ((r = cfg_get_uint(g, "per_ip", 0, 1000000, &v, err, errlen)) < 0)
+        return -1;
+    if (r)
+        c->per_ip = (unsigned)v;
+    if ((r = cfg_get_duration(g, "idle_timeout", &v, err, errlen)) < 0)
+        return -1;
+    if (r) {
+        const config_setting_t *s = config_setting_get_member(g, "idle_timeout");
+        if (v % 1000000 != 0)
+            return cfg_error(err, errlen, s, "must be whole seconds (libmicrohttpd's resolution)");
+        if (v / 1000000 > 86400)
+            return cfg_error(err, errlen, s, "more than one day");
+        c->idle_timeout = (unsigned)(v / 1000000);
+    }
+    return 0;
+}
+
+static int parse_log(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"level", "access", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { level = \"info\"; access = \"-\"; }", err, errlen) ||
+        cfg_check_keys(g, keys, err, errlen) < 0)
+        return -1;
+    const char *s;
+    int r;
+    if ((r = cfg_get_string(g, "level", &s, err, errlen)) < 0)
+        return -1;
+    if (r && config_set_log_level(c, s, err, errlen) < 0)
+        return at(config_setting_get_member(g, "level"), err, errlen);
+    if ((r = cfg_get_string(g, "access", &s, err, errlen)) < 0)
+        return -1;
+    if (r) {
+        if (!s[0])
+            return cfg_error(err, errlen, config_setting_get_member(g, "access"),
+                             "empty (use \"-\" for stderr, \"off\", or a file path)");
+        free(c->access_log);
+        c->access_log = strdup(s);
+    }
+    return 0;
+}
+
+static int parse_offload(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"interface", "tso", "gso", "gro", "restore", "required", "state_file", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { interface = \"eth0\"; tso = false; gso = false; }", err, errlen) ||
+        cfg_check_keys(g, keys, err, errlen) < 0)
+        return -1;
+    const char *s;
+    int r = cfg_get_string(g, "interface", &s, err, errlen);
+    if (r < 0)
+        return -1;
+    if (r == 0)
+        return cfg_error(err, errlen, g, "interface is missing");
+    if (!s[0] || strlen(s) >= IF_NAMESIZE || strchr(s, '/') || strchr(s, ' '))
+        return cfg_error(err, errlen, config_setting_get_member(g, "interface"),
+                         "\"%s\" is not a valid interface name", s);
+    free(c->offload.interface);
+    c->offload.interface = strdup(s);
+    static const char *const feats[] = {"tso", "gso", "gro"};
+    for (int i = 0; i < OFFLOAD_SETTABLE; i++) {
+        int on;
+        if ((r = cfg_get_bool(g, feats[i], &on, err, errlen)) < 0)
+            return -1;
+        c->offload.wish.want[i] = r == 0 ? OFFLOAD_LEAVE : on ? OFFLOAD_ON : OFFLOAD_OFF;
+    }
+    if (cfg_get_bool(g, "restore", &c->offload.restore, err, errlen) < 0 ||
+        cfg_get_bool(g, "required", &c->offload.required, err, errlen) < 0)
+        return -1;
+    if ((r = cfg_get_string(g, "state_file", &s, err, errlen)) < 0)
+        return -1;
+    if (r) {
+        if (s[0] != '/')
+            return cfg_error(err, errlen, config_setting_get_member(g, "state_file"), "must be an absolute path");
+        free(c->offload.state_file);
+        c->offload.state_file = strdup(s);
+    }
+    return 0;
+}
+
+int config_load_file(struct config *c, const char *path, char *err, size_t errlen)
+{
+    config_t lc;
+    config_init(&lc);
+    int ret = -1;
+    if (cfg_load(&lc, path, err, errlen) < 0)
+        goto out;
+    const config_setting_t *root = config_root_setting(&lc);
+    static const char *const keys[] = {"listen", "threads", "seed", "ram", "files", "upload",
+                                       "limits", "log", "transfers", "offload", NULL};
+    if (cfg_check_keys(root, keys, err, errlen) < 0)
+        goto out;
+    free(c->source);
+    c->source = strdup(path);
+    const config_setting_t *s;
+    uint64_t v;
+    int r;
+    if ((s = config_setting_get_member(root, "listen")) && parse_listen(c, s, err, errlen) < 0)
+        goto out;
+    if ((r = cfg_get_uint(root, "threads", 0, 1024, &v, err, errlen)) < 0)
+        goto out;
+    if (r)
+        c->threads = (unsigned)v;
+    if ((r = cfg_get_uint(root, "seed", 0, INT64_MAX, &v, err, errlen)) < 0)
+        goto out;
+    if (r)
+        c->seed = v;
+    if ((r = cfg_get_size(root, "ram", &v, err, errlen)) < 0)
+        goto out;
+    if (r) {
+        if (v != 0 && v < 4096) {
+            cfg_error(err, errlen, config_setting_get_member(root, "ram"),
+                      "%llu bytes is too small (at least 4KiB, or 0 for no cap)", (unsigned long long)v);
+            goto out;
+        }
+        c->ram = v;
+    }
+    if ((r = cfg_get_uint(root, "transfers", 1, 1000000, &v, err, errlen)) < 0)
+        goto out;
+    if (r)
+        c->transfers_keep = (unsigned)v;
+    /* upload before files, so that a file that collides with it names the file's line; the
+     * file's list replaces the defaults, so drop them first */
+    if (config_setting_get_member(root, "files"))
+        clear_files(c);
+    if ((s = config_setting_get_member(root, "upload")) && parse_upload(c, s, err, errlen) < 0)
+        goto out;
+    if ((s = config_setting_get_member(root, "files")) && parse_files(c, s, err, errlen) < 0)
+        goto out;
+    if ((s = config_setting_get_member(root, "limits")) && parse_limits(c, s, err, errlen) < 0)
+        goto out;
+    if ((s = config_setting_get_member(root, "log")) && parse_log(c, s, err, errlen) < 0)
+        goto out;
+    if ((s = config_setting_get_member(root, "offload")) && parse_offload(c, s, err, errlen) < 0)
+        goto out;
+    ret = 0;
+out:
+    config_destroy(&lc);
+    return ret;
+}
+
+/* A size as the config file would spell it: an exact binary unit when there is one, else
+ * bytes, with libconfig's L suffix beyond 32 bits (it does not widen by itself). */
+static const char *fmt_size(uint64_t v, char *buf, size_t len)
+{
+    static const char *const unit[] = {"TiB", "GiB", "MiB", "KiB"};
+    for (int i = 0; i < 4 && v; i++) {
+        uint64_t m = 1ULL << (10 * (4 - i));
+        if (v % m == 0) {
+            snprintf(buf, len, "\"%llu%s\"", (unsigned long long)(v / m), unit[i]);
+            return buf;
+        }
+    }
+    snprintf(buf, len, "%llu%s", (unsigned long long)v, v > INT32_MAX ? "L" : "");
+    return buf;
+}
+
+void config_print(const struct config *c, FILE *out)
+{
+    char b1[48];
+    char buf[64];
+    fprintf(out, "# effective settings of debitd %s, from %s\n", DEBIT_VERSION, c->source);
+    fprintf(out, "listen = (\n");
+    for (size_t i = 0; i < c->n_listen; i++) {
+        const struct tcp_profile *t = &c->listen[i].tcp;
+        fprintf(out, "  { address = \"%s\"; port = %u;", c->listen[i].address, c->listen[i].port);
+        if (!tcp_profile_is_default(t)) {
+            fprintf(out, " tcp = {");
+            if (t->congestion[0])
+                fprintf(out, " congestion = \"%s\";", t->congestion);
+            if (t->pacing_rate_bps) {
+                units_format_rate_tc(t->pacing_rate_bps, b1, sizeof b1);
+                fprintf(out, " pacing_rate = \"%s\";", b1);
+            }
+            if (t->sndbuf)
+                fprintf(out, " sndbuf = %s;", fmt_size(t->sndbuf, b1, sizeof b1));
+            if (t->notsent_lowat)
+                fprintf(out, " notsent_lowat = %s;", fmt_size(t->notsent_lowat, b1, sizeof b1));
+            fprintf(out, " };");
+        }
+        fprintf(out, " }%s\n", i + 1 < c->n_listen ? "," : "");
+    }
+    fprintf(out, ");\n");
+    fprintf(out, "threads = %u; # %u worker thread(s) per listener\n", c->threads, config_threads_effective(c));
+    fprintf(out, "seed = %llu%s;\n", (unsigned long long)c->seed, c->seed > INT32_MAX ? "L" : "");
+    units_format_size(config_region_size(c), buf, sizeof buf);
+    fprintf(out, "ram = %s; # content region: %s\n", fmt_size(c->ram, b1, sizeof b1), buf);
+    fprintf(out, "files = (\n");
+    uint64_t region = config_region_size(c);
+    for (size_t i = 0; i < c->n_files; i++) {
+        units_format_size(c->files[i].size, buf, sizeof buf);
+        fprintf(out, "  { path = \"%s\"; size = %s; }%s # %llu bytes%s\n", c->files[i].path,
+                fmt_size(c->files[i].size, b1, sizeof b1), i + 1 < c->n_files ? "," : "",
+                (unsigned long long)c->files[i].size, c->files[i].size > region ? ", repeats the region" : "");
+    }
+    fprintf(out, ");\n");
+    if (c->upload_path)
+        fprintf(out, "upload = { path = \"%s\"; max_size = %s; };\n", c->upload_path,
+                fmt_size(c->upload_max, b1, sizeof b1));
+    else
+        fprintf(out, "# upload: none\n");
+    fprintf(out, "limits = { connections = %u; per_ip = %u; idle_timeout = %u; };\n", c->max_connections,
+            c->per_ip, c->idle_timeout);
+    fprintf(out, "log = { level = \"%s\"; access = \"%s\"; };\n", log_level_name(c->log_level), c->access_log);
+    fprintf(out, "transfers = %u;\n", c->transfers_keep);
+    if (c->offload.interface) {
+        static const char *const v[] = {"", "true", "false"};
+        fprintf(out, "offload = { interface = \"%s\";", c->offload.interface);
+        static const char *const feats[] = {"tso", "gso", "gro"};
+        for (int i = 0; i < OFFLOAD_SETTABLE; i++)
+            if (c->offload.wish.want[i] != OFFLOAD_LEAVE)
+                fprintf(out, " %s = %s;", feats[i], v[c->offload.wish.want[i]]);
+        fprintf(out, " restore = %s; required = %s; state_file = \"%s\"; };\n", c->offload.restore ? "true" : "false",
+                c->offload.required ? "true" : "false", c->offload.state_file);
+    } else {
+        fprintf(out, "# offload: not managed (no offload.interface)\n");
+    }
+}

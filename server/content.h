@@ -1,0 +1,39 @@
+/* content: the bytes every file is made of. One region of pseudo-random, incompressible
+ * bytes, generated from the seed at start into a memfd, shared by all files: a file of size S
+ * is the first S bytes of the region, or, when S exceeds the region (the `ram` cap), the
+ * region repeated. Byte i of the region depends only on (seed, i), so generation is split
+ * across threads and two runs with the same seed serve identical bytes.
+ * SHA-256 digests are computed on first demand and cached. Thread-safe after content_new. */
+#ifndef DEBITD_CONTENT_H
+#define DEBITD_CONTENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct content;
+
+/* Build a region of SIZE bytes from SEED with up to THREADS threads (0 = one per CPU).
+ * Returns NULL with a reason in err. The caller owns the result (content_free). */
+struct content *content_new(uint64_t seed, uint64_t size, unsigned threads, char *err, size_t errlen);
+void content_free(struct content *c);
+
+uint64_t content_region_size(const struct content *c);
+/* The memfd holding the region (owned by content; dup() it to hand it to a response). */
+int content_fd(const struct content *c);
+/* The region mapped read-only (owned by content), for iovec responses and hashing. */
+const unsigned char *content_map(const struct content *c);
+/* Seconds the generation took. */
+double content_gen_seconds(const struct content *c);
+
+/* Fill buf with byte i of every position [off, off+len) of the region, without the region
+ * (the generator itself, used by tests to check determinism). */
+void content_generate(uint64_t seed, uint64_t off, unsigned char *buf, size_t len);
+
+/* Hex SHA-256 (64 chars + NUL) of the first SIZE bytes of the (repeated) region, computed once
+ * per size and cached; concurrent callers for the same size wait for one computation.
+ * Returns 0, or -1 with err. */
+int content_sha256(struct content *c, uint64_t size, char hex[65], char *err, size_t errlen);
+/* The cached digest for SIZE, if it was computed already: 1 and hex filled, else 0. */
+int content_sha256_cached(struct content *c, uint64_t size, char hex[65]);
+
+#endif

@@ -1,0 +1,19 @@
+/* http: libmicrohttpd callbacks (kept apart from the rest, like curl's tool_cb_*.c). The
+ * cls of every callback is the struct listener the connection arrived on. */
+#ifndef DEBITD_HTTP_H
+#define DEBITD_HTTP_H
+
+#include <microhttpd.h>
+#include <stdarg.h>
+
+#include "server.h"
+
+enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                            const char *version, const char *upload_data, size_t *upload_data_size,
+                            void **req_cls);
+void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe);
+void http_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                     enum MHD_ConnectionNotificationCode toe);
+void http_mhd_log(void *cls, const char *fmt, va_list ap);
+
+#endif

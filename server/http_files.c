@@ -1,0 +1,158 @@
+/* http_files: file bodies (sendfile from a dup()ed memfd, or an iovec over the mapped region
+ * when a file repeats it), Range/If-Range, and the .sha256 answers. */
+#include "http_internal.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "range.h"
+
+void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size_t len)
+{
+    uint64_t region = content_region_size(s->content);
+    /* the bytes depend on the seed, and on the region size only when the file repeats it */
+    snprintf(buf, len, "\"%llx-%llx-%llx\"", (unsigned long long)s->cfg->seed,
+             (unsigned long long)(f->size > region ? region : 0), (unsigned long long)f->size);
+}
+
+/* An iovec response over the repeated region: one kernel copy per byte (sendmsg). */
+static struct MHD_Response *iovec_response(const struct content *c, uint64_t off, uint64_t len)
+{
+    uint64_t region = content_region_size(c);
+    const unsigned char *map = content_map(c);
+    uint64_t pieces = len / region + 2;
+    struct MHD_IoVec *iov = calloc((size_t)pieces, sizeof *iov);
+    if (!iov)
+        return NULL;
+    unsigned n = 0;
+    uint64_t pos = off, end = off + len;
+    while (pos < end) {
+        uint64_t in = pos % region;
+        uint64_t take = region - in;
+        if (take > end - pos)
+            take = end - pos;
+        iov[n].iov_base = map + in;
+        iov[n].iov_len = (size_t)take;
+        n++;
+        pos += take;
+    }
+    /* MHD copies the vector; the region outlives every response (freed after MHD stops) */
+    struct MHD_Response *resp = MHD_create_response_from_iovec(iov, n, NULL, NULL);
+    free(iov);
+    return resp;
+}
+
+static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64_t len)
+{
+    if (len == 0)
+        return MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    if (off + len > content_region_size(s->content))
+        return iovec_response(s->content, off, len);
+    /* One fd per response: MHD serialises responses that share an fd on a mutex. */
+    int fd = dup(content_fd(s->content));
+    if (fd < 0) {
+        log_warn("dup of the content memfd: %s", strerror(errno));
+        return NULL;
+    }
+    struct MHD_Response *resp = MHD_create_response_from_fd_at_offset64(len, fd, off);
+    if (!resp)
+        close(fd);
+    return resp;
+}
+
+static void client_name(struct MHD_Connection *conn, char *buf, size_t len)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    buf[0] = 0;
+    if (!ci || !ci->client_addr)
+        return;
+    char host[64];
+    if (ci->client_addr->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)ci->client_addr;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        snprintf(buf, len, "%s:%u", host, ntohs(a->sin_port));
+    } else if (ci->client_addr->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ci->client_addr;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        snprintf(buf, len, "[%s]:%u", host, ntohs(a->sin6_port));
+    }
+}
+
+static int conn_socket(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return ci ? ci->connect_fd : -1;
+}
+
+enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struct req *r,
+                          const struct file_cfg *f, int head)
+{
+    struct server *s = l->srv;
+    char etag[96], cr[96];
+    http_etag(s, f, etag, sizeof etag);
+    const char *range_h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
+    const char *if_range = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
+    struct range rg = {0, 0};
+    enum range_kind k = RANGE_NONE;
+    if (range_h && range_if_range_ok(if_range, etag, s->last_modified))
+        k = range_parse(range_h, f->size, &rg);
+    if (k == RANGE_UNSATISFIABLE) {
+        snprintf(cr, sizeof cr, "bytes */%llu", (unsigned long long)f->size);
+        return http_reply_text(l, conn, 416, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
+    }
+    uint64_t off = 0, len = f->size;
+    unsigned status = 200;
+    if (k == RANGE_ONE) {
+        off = rg.first;
+        len = rg.last - rg.first + 1;
+        status = 206;
+    }
+    struct MHD_Response *resp = body_response(s, off, len);
+    if (!resp)
+        return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    http_headers_file(l, conn, resp, etag);
+    if (status == 206) {
+        snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)rg.first,
+                 (unsigned long long)rg.last, (unsigned long long)f->size);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
+    }
+    if (!head) {
+        char remote[80], id[TRANSFER_ID_LEN];
+        client_name(conn, remote, sizeof remote);
+        struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status};
+        r->kind = REQ_FILE;
+        r->sock = conn_socket(conn);
+        r->body_len = len;
+        r->acked0 = http_tcp_bytes_acked(r->sock);
+        r->seq = transfers_begin(s->transfers, &ts, id);
+        MHD_add_response_header(resp, "X-Debit-Transfer", id);
+    }
+    return http_reply(l, conn, status, resp);
+}
+
+enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn, const struct file_cfg *f)
+{
+    char hex[65], err[256], body[1200];
+    if (content_sha256(l->srv->content, f->size, hex, err, sizeof err) < 0) {
+        log_error("%s.sha256: %s", f->path, err);
+        return http_reply_text(l, conn, 500, NULL, NULL);
+    }
+    /* the sha256sum format, so that `sha256sum -c` can check a download named like the file */
+    const char *base = strrchr(f->path, '/') + 1;
+    int n = snprintf(body, sizeof body, "%s  %s\n", hex, base);
+    struct MHD_Response *resp = MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+        return MHD_NO;
+    http_headers_common(resp);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store, no-transform");
+    return http_reply(l, conn, 200, resp);
+}

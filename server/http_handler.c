@@ -1,0 +1,246 @@
+/* http_handler: the libmicrohttpd entry points: routing, connection and completion
+ * notifications, and the small reply helpers every route uses. */
+#include "http.h"
+#include "http_internal.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "tcp_profile.h"
+
+double http_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void http_headers_common(struct MHD_Response *resp)
+{
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_SERVER, "debitd/" DEBIT_VERSION);
+}
+
+enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsigned status,
+                           struct MHD_Response *resp)
+{
+    if (!resp)
+        return MHD_NO;
+    struct server *s = l->srv;
+    if (status < 300)
+        s->status_2xx++;
+    else if (status >= 400 && status < 500)
+        s->status_4xx++;
+    else if (status >= 500)
+        s->status_5xx++;
+    enum MHD_Result r = MHD_queue_response(conn, status, resp);
+    MHD_destroy_response(resp);
+    return r;
+}
+
+static const char *reason(unsigned status)
+{
+    const char *p = MHD_get_reason_phrase_for(status);
+    return p && p[0] ? p : "Error";
+}
+
+enum MHD_Result http_reply_text(struct listener *l, struct MHD_Connection *conn, unsigned status,
+                                const char *name, const char *value)
+{
+    char body[128];
+    int n = snprintf(body, sizeof body, "%u %s\n", status, reason(status));
+    struct MHD_Response *resp = MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+        return MHD_NO;
+    http_headers_common(resp);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (name)
+        MHD_add_response_header(resp, name, value);
+    return http_reply(l, conn, status, resp);
+}
+
+enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j)
+{
+    char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9)) : NULL;
+    json_decref(j);
+    if (!text)
+        return http_reply_text(l, conn, 500, NULL, NULL);
+    size_t n = strlen(text);
+    char *body = realloc(text, n + 2); /* a trailing newline, as curl users expect */
+    if (!body) {
+        free(text);
+        return MHD_NO;
+    }
+    body[n] = '\n';
+    struct MHD_Response *resp = MHD_create_response_from_buffer(n + 1, body, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(body);
+        return MHD_NO;
+    }
+    http_headers_common(resp);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    return http_reply(l, conn, status, resp);
+}
+
+static const struct file_cfg *find_file(const struct config *c, const char *path, size_t len)
+{
+    for (size_t i = 0; i < c->n_files; i++)
+        if (strlen(c->files[i].path) == len && memcmp(c->files[i].path, path, len) == 0)
+            return &c->files[i];
+    return NULL;
+}
+
+/* FOLDER (ending with '/') holds at least one file, or is the root. */
+static int is_folder(const struct config *c, const char *folder)
+{
+    if (strcmp(folder, "/") == 0)
+        return 1;
+    size_t n = strlen(folder);
+    for (size_t i = 0; i < c->n_files; i++)
+        if (strncmp(c->files[i].path, folder, n) == 0)
+            return 1;
+    return 0;
+}
+
+static int is_get_or_head(const char *method)
+{
+    return strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+}
+
+static enum MHD_Result route(struct listener *l, struct MHD_Connection *conn, const char *url,
+                             const char *method, struct req *r, const char *upload_data,
+                             size_t *upload_data_size)
+{
+    const struct config *c = l->srv->cfg;
+    if (c->upload_path && strcmp(url, c->upload_path) == 0) {
+        if (strcmp(method, MHD_HTTP_METHOD_POST) != 0 && strcmp(method, MHD_HTTP_METHOD_PUT) != 0)
+            return http_reply_text(l, conn, 405, MHD_HTTP_HEADER_ALLOW, "POST, PUT");
+        return http_upload(l, conn, r, upload_data, upload_data_size);
+    }
+    const struct file_cfg *f = find_file(c, url, strlen(url));
+    size_t ulen = strlen(url);
+    const struct file_cfg *sha = NULL;
+    if (!f && ulen > 7 && strcmp(url + ulen - 7, ".sha256") == 0)
+        sha = find_file(c, url, ulen - 7);
+    int status_page = strcmp(url, "/status") == 0;
+    int transfer = strncmp(url, "/transfers/", 11) == 0;
+    int folder = url[ulen - 1] == '/' && is_folder(c, url);
+    char slash[1100];
+    int folder_noslash = 0;
+    if (!f && !sha && !status_page && !transfer && !folder && ulen + 2 < sizeof slash) {
+        snprintf(slash, sizeof slash, "%s/", url);
+        folder_noslash = is_folder(c, slash);
+    }
+    if (!f && !sha && !status_page && !transfer && !folder && !folder_noslash)
+        return http_reply_text(l, conn, 404, NULL, NULL);
+    if (!is_get_or_head(method))
+        return http_reply_text(l, conn, 405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    int head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    if (f)
+        return http_file(l, conn, r, f, head);
+    if (sha)
+        return http_file_sha256(l, conn, sha);
+    if (status_page)
+        return http_status(l, conn);
+    if (transfer)
+        return http_transfer(l, conn, url + 11);
+    if (folder)
+        return http_index(l, conn, url);
+    /* like a web server's directory: /files -> /files/ */
+    return http_reply_text(l, conn, 301, MHD_HTTP_HEADER_LOCATION, slash);
+}
+
+enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                            const char *version, const char *upload_data, size_t *upload_data_size,
+                            void **req_cls)
+{
+    struct listener *l = cls;
+    const struct config *c = l->srv->cfg;
+    (void)version;
+    struct req *r = *req_cls;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (!r)
+            return MHD_NO;
+        r->sock = -1;
+        *req_cls = r;
+        l->srv->requests++;
+        /* Answer on the next call: MHD closes the connection after a response queued in the
+         * first one (it cannot know whether a body follows). Only the upload sink answers at
+         * once, to refuse an announced body that is too large before it is sent. */
+        if (c->upload_path && url && strcmp(url, c->upload_path) == 0 &&
+            (strcmp(method, MHD_HTTP_METHOD_POST) == 0 || strcmp(method, MHD_HTTP_METHOD_PUT) == 0))
+            return http_upload(l, conn, r, upload_data, upload_data_size);
+        return MHD_YES;
+    }
+    if (r->kind == REQ_UPLOAD)
+        return http_upload(l, conn, r, upload_data, upload_data_size);
+    if (*upload_data_size) { /* a body sent where none is expected: drop it, answer at the end */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (!url || url[0] != '/')
+        return http_reply_text(l, conn, 400, NULL, NULL);
+    return route(l, conn, url, method, r, upload_data, upload_data_size);
+}
+
+void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe)
+{
+    struct listener *l = cls;
+    struct req *r = *req_cls;
+    (void)conn;
+    if (!r)
+        return;
+    *req_cls = NULL;
+    if (r->kind == REQ_FILE && r->seq) {
+        int ok = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK;
+        uint64_t bytes = r->body_len;
+        if (!ok) { /* what the peer acknowledged, headers included: an upper bound */
+            uint64_t acked = http_tcp_bytes_acked(r->sock) - r->acked0;
+            bytes = acked < bytes ? acked : bytes;
+        }
+        l->srv->bytes_sent += bytes;
+        json_t *tcp = http_tcp_info_json(r->sock);
+        json_t *entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, tcp);
+        server_access_log(l->srv, entry);
+        json_decref(entry);
+    }
+    free(r);
+}
+
+void http_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                     enum MHD_ConnectionNotificationCode toe)
+{
+    struct listener *l = cls;
+    (void)socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        l->srv->active++;
+        l->srv->connections++;
+        if (!tcp_profile_is_default(&l->cfg->tcp)) {
+            const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+            char err[512];
+            /* probed at start, so a failure here is rare: say it once, keep serving */
+            if (ci && tcp_profile_apply(ci->connect_fd, &l->cfg->tcp, err, sizeof err) < 0 && !l->tcp_warned++)
+                log_warn("%s: TCP profile not applied on an accepted socket: %s", l->name, err);
+        }
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        l->srv->active--;
+    }
+}
+
+void http_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    struct listener *l = cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+        msg[--n] = 0;
+    log_warn("%s: libmicrohttpd: %s", l->name, msg);
+}

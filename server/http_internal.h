@@ -1,0 +1,70 @@
+/* http_internal: what the http_*.c callback files share (request context, reply helpers).
+ * Not used outside server/http_*.c. */
+#ifndef DEBITD_HTTP_INTERNAL_H
+#define DEBITD_HTTP_INTERNAL_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <stdint.h>
+
+#include "server.h"
+
+enum req_kind {
+    REQ_OTHER = 0,
+    REQ_FILE,   /* a file body (GET), with a transfer record */
+    REQ_UPLOAD, /* a body being discarded */
+};
+
+/* Per-request context (MHD's req_cls), owned by the request: freed in http_completed. */
+struct req {
+    enum req_kind kind;
+    /* REQ_FILE */
+    uint64_t seq;       /* transfer record */
+    uint64_t body_len;  /* bytes the response body carries */
+    uint64_t acked0;    /* tcpi_bytes_acked when the response started */
+    int sock;           /* the connection's socket */
+    /* REQ_UPLOAD */
+    uint64_t up_bytes;
+    double up_t0;
+    int up_rejected;
+};
+
+double http_now(void);
+
+/* Queue RESP with STATUS and release our reference; counts the status class. */
+enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsigned status,
+                           struct MHD_Response *resp);
+/* A short text/plain answer ("404 Not Found\n"), with Server and extra header NAME: VALUE
+ * (NAME may be NULL). */
+enum MHD_Result http_reply_text(struct listener *l, struct MHD_Connection *conn, unsigned status,
+                                const char *name, const char *value);
+/* A JSON answer (J is stolen), Cache-Control: no-store. */
+enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j);
+/* Server header, on every response. */
+void http_headers_common(struct MHD_Response *resp);
+/* Everything a file (or .sha256) response carries: type, cache, ranges, validators, and the
+ * X-Debit-* headers that describe the serving configuration (the one place they are added). */
+void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct MHD_Response *resp,
+                       const char *etag);
+
+/* Routes (http_files.c, http_pages.c, http_upload.c). */
+enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struct req *r,
+                          const struct file_cfg *f, int head);
+enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn, const struct file_cfg *f);
+enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, const char *folder);
+enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn);
+enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id);
+enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, struct req *r,
+                            const char *upload_data, size_t *upload_data_size);
+
+/* Sender-side TCP state of SOCK (http_report.c): tcpi_bytes_acked, and the TCP_INFO as a
+ * new JSON object (NULL if unreadable). */
+uint64_t http_tcp_bytes_acked(int sock);
+json_t *http_tcp_info_json(int sock);
+/* The listener's live configuration as /status shows it (new object). */
+json_t *http_listener_json(struct listener *l);
+
+/* The strong ETag of a file (quoted), from seed, region and size: stable across restarts. */
+void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size_t len);
+
+#endif

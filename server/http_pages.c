@@ -1,0 +1,197 @@
+/* http_pages: the pages that are not files: the HTML index of / and of each folder (like a
+ * mirror's directory listing), /status (JSON) and /transfers/ID (JSON). */
+#include "http_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "units.h"
+
+struct buf {
+    char *p;
+    size_t len, cap;
+    int oom;
+};
+
+static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(struct buf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->p && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+}
+
+/* Config paths exclude < > " and controls; & and ' still need escaping in HTML. */
+static void bescape(struct buf *b, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '&')
+            bprintf(b, "&amp;");
+        else if (s[i] == '\'')
+            bprintf(b, "&#39;");
+        else
+            bprintf(b, "%c", s[i]);
+    }
+}
+
+struct entry {
+    const char *name;
+    size_t len;
+    const struct file_cfg *file; /* NULL: a subfolder */
+};
+
+static int entry_cmp(const void *a, const void *b)
+{
+    const struct entry *x = a, *y = b;
+    if (!x->file != !y->file)
+        return x->file ? 1 : -1; /* folders first, as in most mirrors */
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->name, y->name, n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, const char *folder)
+{
+    const struct config *c = l->srv->cfg;
+    size_t flen = strlen(folder);
+    struct entry *e = calloc(c->n_files + 1, sizeof *e);
+    size_t n = 0;
+    if (!e)
+        return MHD_NO;
+    for (size_t i = 0; i < c->n_files; i++) {
+        const char *p = c->files[i].path;
+        if (strncmp(p, folder, flen) != 0)
+            continue;
+        const char *rest = p + flen, *slash = strchr(rest, '/');
+        struct entry x = {rest, slash ? (size_t)(slash - rest) + 1 : strlen(rest), slash ? NULL : &c->files[i]};
+        int dup = 0;
+        for (size_t j = 0; j < n && !x.file; j++)
+            dup |= !e[j].file && e[j].len == x.len && memcmp(e[j].name, x.name, x.len) == 0;
+        if (!dup)
+            e[n++] = x;
+    }
+    qsort(e, n, sizeof *e, entry_cmp);
+    struct buf b = {0};
+    bprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Index of ");
+    bescape(&b, folder, flen);
+    bprintf(&b, "</title></head>\n<body>\n<h1>Index of ");
+    bescape(&b, folder, flen);
+    bprintf(&b, "</h1><hr><pre>\n");
+    if (strcmp(folder, "/") != 0)
+        bprintf(&b, "<a href=\"../\">../</a>\n");
+    for (size_t i = 0; i < n; i++) {
+        bprintf(&b, "<a href=\"");
+        bescape(&b, e[i].name, e[i].len);
+        bprintf(&b, "\">");
+        bescape(&b, e[i].name, e[i].len);
+        bprintf(&b, "</a>");
+        if (e[i].file) {
+            char human[32];
+            units_format_size(e[i].file->size, human, sizeof human);
+            int pad = 40 - (int)e[i].len;
+            bprintf(&b, "%*s %20llu  %-10s <a href=\"", pad > 1 ? pad : 1, "",
+                    (unsigned long long)e[i].file->size, human);
+            bescape(&b, e[i].name, e[i].len);
+            bprintf(&b, ".sha256\">sha256</a>");
+        }
+        bprintf(&b, "\n");
+    }
+    bprintf(&b, "</pre><hr><p>debitd/%s &mdash; <a href=\"/status\">status</a></p>\n</body></html>\n",
+            DEBIT_VERSION);
+    free(e);
+    if (b.oom) {
+        free(b.p);
+        return MHD_NO;
+    }
+    struct MHD_Response *resp = MHD_create_response_from_buffer(b.len, b.p, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(b.p);
+        return MHD_NO;
+    }
+    http_headers_common(resp);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    return http_reply(l, conn, 200, resp);
+}
+
+enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
+{
+    struct server *s = l->srv;
+    const struct config *c = s->cfg;
+    uint64_t region = content_region_size(s->content);
+    json_t *listeners = json_array();
+    for (size_t i = 0; i < s->n_listeners; i++)
+        json_array_append_new(listeners, http_listener_json(&s->listeners[i]));
+    json_t *files = json_array();
+    for (size_t i = 0; i < c->n_files; i++) {
+        const struct file_cfg *f = &c->files[i];
+        char hex[65], etag[96];
+        http_etag(s, f, etag, sizeof etag);
+        int repeats = f->size > region;
+        json_array_append_new(files, json_pack("{s:s, s:I, s:s, s:b, s:s, s:o}", "path", f->path,
+                                               "size", (json_int_t)f->size, "etag", etag,
+                                               "repeats_region", repeats, "send_path", repeats ? "iovec" : "sendfile",
+                                               "sha256", content_sha256_cached(s->content, f->size, hex)
+                                                             ? json_string(hex) : json_null()));
+    }
+    char started[48];
+    time_t st = (time_t)s->start_wall;
+    struct tm tm;
+    gmtime_r(&st, &tm);
+    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_t *j = json_pack(
+        "{s:s, s:i, s:f, s:s, s:s, s:i,"
+        " s:{s:I, s:I, s:I, s:f, s:s},"
+        " s:o, s:o, s:o,"
+        " s:{s:I, s:i, s:i},"
+        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+        "version", DEBIT_VERSION, "pid", (int)getpid(), "uptime_s", server_uptime(s), "started", started,
+        "kernel", s->kernel, "threads_per_listener", (int)config_threads_effective(c),
+        "content", "seed", (json_int_t)c->seed, "region_bytes", (json_int_t)region, "ram_cap",
+        (json_int_t)c->ram, "generated_in_s", content_gen_seconds(s->content), "backing", "memfd",
+        "listeners", listeners, "files", files,
+        "upload", c->upload_path ? json_pack("{s:s, s:I}", "path", c->upload_path, "max_size",
+                                             (json_int_t)c->upload_max)
+                                 : json_null(),
+        "limits", "connections", (json_int_t)c->max_connections, "per_ip", (int)c->per_ip, "idle_timeout_s",
+        (int)c->idle_timeout,
+        "counters", "requests", (json_int_t)s->requests, "bytes_sent", (json_int_t)s->bytes_sent,
+        "active_connections", (json_int_t)s->active, "connections", (json_int_t)s->connections,
+        "transfers", (json_int_t)transfers_count(s->transfers), "uploads", (json_int_t)s->uploads,
+        "upload_bytes", (json_int_t)s->upload_bytes, "responses_2xx", (json_int_t)s->status_2xx,
+        "responses_4xx", (json_int_t)s->status_4xx, "responses_5xx", (json_int_t)s->status_5xx);
+    return http_reply_json(l, conn, 200, j);
+}
+
+enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id)
+{
+    json_t *j = transfers_get(l->srv->transfers, id);
+    if (!j)
+        return http_reply_json(l, conn, 404, json_pack("{s:s, s:s}", "id", id, "error", "unknown or evicted transfer"));
+    return http_reply_json(l, conn, 200, j);
+}

@@ -1,0 +1,185 @@
+/* http_report: what debitd tells clients about how it serves: the headers of every file
+ * response (one function adds them all), the per-listener part of /status, and the sender's
+ * TCP_INFO of a finished transfer. Values are read back from the live socket and interface,
+ * never copied from the configuration. */
+#include "http_internal.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "offload.h"
+#include "tcp_info.h"
+#include "tcp_profile.h"
+
+uint64_t http_tcp_bytes_acked(int sock)
+{
+    struct tcp_info_sample ti;
+    char err[128];
+    if (sock < 0 || tcp_info_read(sock, &ti, err, sizeof err) < 0)
+        return 0;
+    return ti.bytes_acked;
+}
+
+json_t *http_tcp_info_json(int sock)
+{
+    struct tcp_info_sample ti;
+    char err[128];
+    if (sock < 0 || tcp_info_read(sock, &ti, err, sizeof err) < 0)
+        return NULL;
+    return tcp_info_to_json(&ti);
+}
+
+/* The profile really in force on SOCK, read back option by option. */
+static void live_profile(const struct listener *l, int sock, struct tcp_profile *p)
+{
+    tcp_profile_defaults(p);
+    if (sock < 0)
+        return;
+    char cc[TCP_PROFILE_CC_LEN] = "";
+    socklen_t len = sizeof cc;
+    if (getsockopt(sock, IPPROTO_TCP, TCP_CONGESTION, cc, &len) == 0) {
+        cc[sizeof cc - 1] = 0;
+        memcpy(p->congestion, cc, sizeof cc);
+    }
+    unsigned long rate = 0;
+    len = sizeof rate;
+    /* ~0 (or ~0U from a 32-bit setter) means unlimited */
+    if (getsockopt(sock, SOL_SOCKET, SO_MAX_PACING_RATE, &rate, &len) == 0 && rate != ~0UL && rate != 0xFFFFFFFFUL)
+        p->pacing_rate_bps = (uint64_t)rate * 8;
+    if (l->cfg->tcp.sndbuf) { /* fixed by us: the kernel reports twice what was set */
+        int v = 0;
+        len = sizeof v;
+        if (getsockopt(sock, SOL_SOCKET, SO_SNDBUF, &v, &len) == 0 && v > 0)
+            p->sndbuf = (uint64_t)v / 2;
+    }
+    if (l->cfg->tcp.notsent_lowat) {
+        int v = 0;
+        len = sizeof v;
+        if (getsockopt(sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, &len) == 0 && v > 0)
+            p->notsent_lowat = (uint64_t)v;
+    }
+}
+
+/* Name of the interface that holds address SS ("lo", "veth0"); "" if none (or unspecified). */
+static void interface_of(const struct sockaddr_storage *ss, char *ifname, size_t len)
+{
+    ifname[0] = 0;
+    struct in_addr v4 = {0};
+    int is_v4 = ss->ss_family == AF_INET;
+    const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)ss;
+    if (ss->ss_family == AF_INET6) {
+        if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) { /* IPv4 client on a dual-stack listener */
+            memcpy(&v4, &a6->sin6_addr.s6_addr[12], 4);
+            is_v4 = 1;
+        } else if (IN6_IS_ADDR_UNSPECIFIED(&a6->sin6_addr)) {
+            return;
+        }
+    } else if (is_v4) {
+        v4 = ((const struct sockaddr_in *)ss)->sin_addr;
+        if (v4.s_addr == htonl(INADDR_ANY))
+            return;
+    } else {
+        return;
+    }
+    struct ifaddrs *ifa = NULL;
+    if (getifaddrs(&ifa) < 0)
+        return;
+    for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
+        if (!i->ifa_addr)
+            continue;
+        int match = 0;
+        if (is_v4 && i->ifa_addr->sa_family == AF_INET)
+            match = ((const struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == v4.s_addr;
+        else if (!is_v4 && i->ifa_addr->sa_family == AF_INET6)
+            match = memcmp(&((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, &a6->sin6_addr, 16) == 0;
+        if (match) {
+            snprintf(ifname, len, "%s", i->ifa_name);
+            break;
+        }
+    }
+    freeifaddrs(ifa);
+}
+
+static void local_interface(int sock, char *ifname, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    ifname[0] = 0;
+    if (sock >= 0 && getsockname(sock, (struct sockaddr *)&ss, &sl) == 0)
+        interface_of(&ss, ifname, len);
+}
+
+/* "tso=off gso=off gro=on" of the interface that serves: the configured offload interface,
+ * else the one holding the connection's local address. "" when unreadable. */
+static void offload_header(const struct server *s, int sock, char *buf, size_t len, char *ifname, size_t iflen)
+{
+    struct offload_state st;
+    char err[256];
+    buf[0] = 0;
+    if (s->cfg->offload.interface)
+        snprintf(ifname, iflen, "%s", s->cfg->offload.interface);
+    else
+        local_interface(sock, ifname, iflen);
+    if (!ifname[0] || offload_get(ifname, &st, err, sizeof err) != OFFLOAD_OK)
+        return;
+    offload_format(&st, buf, len);
+}
+
+void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct MHD_Response *resp,
+                       const char *etag)
+{
+    struct server *s = l->srv;
+    http_headers_common(resp);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store, no-transform");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, s->last_modified);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    int sock = ci ? ci->connect_fd : -1;
+    char buf[256], ifname[IF_NAMESIZE + 1];
+    offload_header(s, sock, buf, sizeof buf, ifname, sizeof ifname);
+    if (buf[0]) {
+        MHD_add_response_header(resp, "X-Debit-Offload", buf);
+        MHD_add_response_header(resp, "X-Debit-Interface", ifname);
+    }
+    struct tcp_profile p;
+    live_profile(l, sock, &p);
+    tcp_profile_format(&p, buf, sizeof buf);
+    MHD_add_response_header(resp, "X-Debit-Tcp", buf);
+    MHD_add_response_header(resp, "X-Debit-Kernel", s->kernel);
+}
+
+json_t *http_listener_json(struct listener *l)
+{
+    struct server *s = l->srv;
+    json_t *o = json_pack("{s:s, s:s, s:i, s:o}", "name", l->name, "address", l->cfg->address, "port",
+                          (int)l->cfg->port, "tcp", tcp_profile_to_json(&l->cfg->tcp));
+    char cc[64], err[128];
+    if (!l->cfg->tcp.congestion[0] && tcp_cc_default(cc, sizeof cc, err, sizeof err) == 0)
+        json_object_set_new(json_object_get(o, "tcp"), "congestion_default", json_string(cc));
+    char hdr[160];
+    tcp_profile_format(&l->cfg->tcp, hdr, sizeof hdr);
+    json_object_set_new(o, "x_debit_tcp", json_string(hdr));
+    /* the offload state of the interface this listener serves through */
+    char ifname[IF_NAMESIZE + 1] = "";
+    if (s->cfg->offload.interface)
+        snprintf(ifname, sizeof ifname, "%s", s->cfg->offload.interface);
+    else /* a listener on one address serves through that address's interface */
+        interface_of(&l->cfg->sa, ifname, sizeof ifname);
+    json_object_set_new(o, "interface", ifname[0] ? json_string(ifname) : json_null());
+    struct offload_state st;
+    if (ifname[0] && offload_get(ifname, &st, err, sizeof err) == OFFLOAD_OK) {
+        json_object_set_new(o, "offload", offload_to_json(&st));
+        offload_format(&st, hdr, sizeof hdr);
+        json_object_set_new(o, "x_debit_offload", json_string(hdr));
+    } else {
+        json_object_set_new(o, "offload", json_null());
+    }
+    return o;
+}

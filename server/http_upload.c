@@ -1,0 +1,59 @@
+/* http_upload: the upload sink. POST or PUT bodies (chunked or not) are counted and
+ * discarded; the answer is {"bytes": N, "seconds": T}. A body over max_size gets 413 and the
+ * connection is closed: at once when Content-Length announces it, else when the body ends
+ * (at most UPLOAD_DRAIN_MAX bytes later; a longer body has its connection cut). */
+#include "http_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static enum MHD_Result too_large(struct listener *l, struct MHD_Connection *conn, struct req *r)
+{
+    r->up_rejected = 1;
+    /* "Connection: close" makes MHD close after the answer instead of reading the rest */
+    return http_reply_text(l, conn, 413, MHD_HTTP_HEADER_CONNECTION, "close");
+}
+
+/* A body without Content-Length (chunked) that goes over the limit can only be answered
+ * once it is complete (MHD accepts a response only before or after the body). Up to this many
+ * further bytes are drained for the 413; beyond that the connection is cut. */
+#define UPLOAD_DRAIN_MAX (64ULL << 20)
+
+enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, struct req *r,
+                            const char *upload_data, size_t *upload_data_size)
+{
+    (void)upload_data;
+    struct server *s = l->srv;
+    uint64_t max = s->cfg->upload_max;
+    if (r->kind != REQ_UPLOAD) { /* first call: headers only */
+        r->kind = REQ_UPLOAD;
+        r->up_t0 = http_now();
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        char *end = NULL;
+        if (cl) {
+            unsigned long long v = strtoull(cl, &end, 10);
+            if (end != cl && *end == 0 && v > max)
+                return too_large(l, conn, r);
+        }
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        uint64_t n = *upload_data_size;
+        *upload_data_size = 0;
+        if (r->up_rejected) {
+            r->up_bytes += n;
+            return r->up_bytes - max > UPLOAD_DRAIN_MAX ? MHD_NO : MHD_YES;
+        }
+        r->up_bytes += n;
+        s->upload_bytes += n;
+        if (r->up_bytes > max)
+            r->up_rejected = 1;
+        return MHD_YES;
+    }
+    if (r->up_rejected)
+        return too_large(l, conn, r);
+    s->uploads++;
+    double secs = http_now() - r->up_t0;
+    return http_reply_json(l, conn, 200, json_pack("{s:I, s:f}", "bytes", (json_int_t)r->up_bytes, "seconds", secs));
+}

@@ -1,0 +1,106 @@
+/* offload_ctl: see offload_ctl.h. */
+#include "offload_ctl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "offload.h"
+#include "offload_session.h"
+
+int offload_ctl_start(struct offload_ctl *ctl, const struct config *cfg, char *err, size_t errlen)
+{
+    const struct offload_cfg *o = &cfg->offload;
+    memset(ctl, 0, sizeof *ctl);
+    if (!o->interface)
+        return 0;
+    char msg[1024] = "", note[512] = "", now[128] = "", was[128] = "";
+    enum offload_err e;
+    struct offload_state before, after;
+    if (offload_wish_empty(&o->wish)) { /* only reported, never changed */
+        e = offload_get(o->interface, &after, msg, sizeof msg);
+        if (e == OFFLOAD_OK) {
+            offload_format(&after, now, sizeof now);
+            log_info("offload: %s: %s (not changed: no tso/gso/gro in the configuration)", o->interface, now);
+            return 0;
+        }
+    } else if (o->restore) {
+        ctl->session = offload_session_new();
+        if (!ctl->session) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        e = offload_session_begin(ctl->session, o->interface, &o->wish, o->state_file, note, sizeof note, msg,
+                                  sizeof msg);
+        if (note[0])
+            log_warn("offload: %s", note);
+        if (e == OFFLOAD_OK) {
+            offload_format(offload_session_before(ctl->session), was, sizeof was);
+            offload_format(offload_session_after(ctl->session), now, sizeof now);
+        }
+    } else {
+        e = offload_apply(o->interface, &o->wish, &before, &after, msg, sizeof msg);
+        if (e == OFFLOAD_OK) {
+            offload_format(&before, was, sizeof was);
+            offload_format(&after, now, sizeof now);
+        }
+    }
+    if (e != OFFLOAD_OK) {
+        offload_session_free(ctl->session);
+        ctl->session = NULL;
+        snprintf(err, errlen, "%s: offload: %s: %s%s", cfg->source, o->interface, msg,
+                 o->required ? "" : " (continuing: offload.required = false)");
+        return o->required ? -1 : 1;
+    }
+    ctl->applied = 1;
+    log_info("offload: %s: %s, verified (was %s; %s)", o->interface, now, was,
+             o->restore ? "restored at exit, state saved in the state file" : "left so at exit: restore = false");
+    return 0;
+}
+
+int offload_ctl_stop(struct offload_ctl *ctl, char *err, size_t errlen)
+{
+    if (!ctl->session)
+        return 0;
+    char msg[1024];
+    enum offload_err e = offload_session_end(ctl->session, msg, sizeof msg);
+    int ret = 0;
+    if (e != OFFLOAD_OK) {
+        snprintf(err, errlen, "offload: restore failed: %s (the state file is kept: `debitd --restore-offload` "
+                 "retries)", msg);
+        ret = -1;
+    } else {
+        const struct offload_state *b = offload_session_before(ctl->session);
+        char was[128] = "";
+        if (b)
+            offload_format(b, was, sizeof was);
+        log_info("offload: %s restored", was[0] ? was : "original state");
+    }
+    offload_session_free(ctl->session);
+    ctl->session = NULL;
+    return ret;
+}
+
+int offload_ctl_recover(const struct config *cfg, char *note, size_t notelen, char *err, size_t errlen)
+{
+    const struct offload_cfg *o = &cfg->offload;
+    char msg[1024];
+    struct offload_state st;
+    if (!o->interface) {
+        snprintf(note, notelen, "no offload.interface in %s: nothing to restore", cfg->source);
+        return 0;
+    }
+    enum offload_err e = offload_state_recover(o->state_file, &st, msg, sizeof msg);
+    if (e == OFFLOAD_ERR_NO_STATE) {
+        snprintf(note, notelen, "%s: no saved state: nothing to restore", o->state_file);
+        return 0;
+    }
+    if (e != OFFLOAD_OK) {
+        snprintf(err, errlen, "%s: %s", o->state_file, msg);
+        return -1;
+    }
+    char now[128];
+    offload_format(&st, now, sizeof now);
+    snprintf(note, notelen, "%s restored to %s (from %s)", st.ifname, now, o->state_file);
+    return 0;
+}

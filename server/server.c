@@ -1,0 +1,242 @@
+/* server: see server.h. */
+#include "server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "http.h"
+#include "log.h"
+#include "tcp_profile.h"
+#include "units.h"
+
+static double clock_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double server_uptime(const struct server *s)
+{
+    return clock_s(CLOCK_MONOTONIC) - s->start_mono;
+}
+
+static void listener_name(const struct listen_cfg *l, char *buf, size_t len)
+{
+    if (l->sa.ss_family == AF_INET6)
+        snprintf(buf, len, "[%s]:%u", l->address, l->port);
+    else
+        snprintf(buf, len, "%s:%u", l->address, l->port);
+}
+
+struct server *server_new(struct config *cfg, char *err, size_t errlen)
+{
+    struct server *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->cfg = cfg;
+    s->start_mono = clock_s(CLOCK_MONOTONIC);
+    s->start_wall = clock_s(CLOCK_REALTIME);
+    struct utsname u;
+    snprintf(s->kernel, sizeof s->kernel, "%s", uname(&u) == 0 ? u.release : "unknown");
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(s->last_modified, sizeof s->last_modified, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+
+    if (!cfg->access_log || strcmp(cfg->access_log, "off") == 0) {
+        s->access = NULL;
+    } else if (strcmp(cfg->access_log, "-") == 0) {
+        s->access = stderr;
+    } else {
+        s->access = fopen(cfg->access_log, "ae");
+        if (!s->access) {
+            snprintf(err, errlen, "%s: log.access: cannot open \"%s\": %s", cfg->source, cfg->access_log,
+                     strerror(errno));
+            goto fail;
+        }
+    }
+    s->transfers = transfers_new(cfg->transfers_keep);
+    if (!s->transfers) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    s->listeners = calloc(cfg->n_listen, sizeof *s->listeners);
+    if (!s->listeners) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    s->n_listeners = cfg->n_listen;
+    for (size_t i = 0; i < cfg->n_listen; i++) {
+        s->listeners[i].srv = s;
+        s->listeners[i].cfg = &cfg->listen[i];
+        s->listeners[i].fd = -1;
+        listener_name(&cfg->listen[i], s->listeners[i].name, sizeof s->listeners[i].name);
+    }
+    return s;
+fail:
+    server_free(s);
+    return NULL;
+}
+
+static int open_listener(struct listener *l, char *err, size_t errlen)
+{
+    const struct listen_cfg *c = l->cfg;
+    int fd = socket(c->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "listen %s: socket: %s", l->name, strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (c->sa.ss_family == AF_INET6) {
+        /* "::" serves IPv4 too (dual stack); a specific IPv6 address only itself */
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&c->sa;
+        int v6only = !IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr);
+        if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only) < 0) {
+            snprintf(err, errlen, "listen %s: IPV6_V6ONLY: %s", l->name, strerror(errno));
+            close(fd);
+            return -1;
+        }
+    }
+    if (bind(fd, (const struct sockaddr *)&c->sa, c->salen) < 0) {
+        int e = errno;
+        snprintf(err, errlen, "listen %s: cannot bind: %s%s", l->name, strerror(e),
+                 e == EADDRINUSE ? " (another process listens on this port)"
+                 : e == EADDRNOTAVAIL ? " (no interface has this address)"
+                 : e == EACCES ? " (ports below 1024 need CAP_NET_BIND_SERVICE)" : "");
+        close(fd);
+        return -1;
+    }
+    if (listen(fd, 4096) < 0) {
+        snprintf(err, errlen, "listen %s: listen: %s", l->name, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    l->fd = fd;
+    return 0;
+}
+
+int server_start(struct server *s, char *err, size_t errlen)
+{
+    const struct config *cfg = s->cfg;
+    unsigned threads = config_threads_effective(cfg);
+    /* bind everything first, so that a port in use fails before anything is served; and
+     * check each TCP profile on a scratch socket (an algorithm EPERM, a clamped buffer) */
+    for (size_t i = 0; i < s->n_listeners; i++) {
+        struct listener *l = &s->listeners[i];
+        char msg[768];
+        if (!tcp_profile_is_default(&l->cfg->tcp) &&
+            tcp_profile_probe(&l->cfg->tcp, l->cfg->sa.ss_family, msg, sizeof msg) < 0) {
+            snprintf(err, errlen, "%s: listen %s: tcp: %s", cfg->source, l->name, msg);
+            return -1;
+        }
+        if (open_listener(l, err, errlen) < 0)
+            return -1;
+        char prof[160];
+        tcp_profile_format(&l->cfg->tcp, prof, sizeof prof);
+        log_info("listen %s: TCP profile %s", l->name, prof);
+    }
+    /* then the content: connections that arrive meanwhile wait in the listen backlog */
+    uint64_t region = config_region_size(cfg);
+    s->content = content_new(cfg->seed, region, 0, err, errlen);
+    if (!s->content)
+        return -2;
+    char sz[32];
+    units_format_size(region, sz, sizeof sz);
+    log_info("content: %s generated from seed %llu in %.3f s (memfd, shared by %zu file(s))", sz,
+             (unsigned long long)cfg->seed, content_gen_seconds(s->content), cfg->n_files);
+    for (size_t i = 0; i < s->n_listeners; i++) {
+        struct listener *l = &s->listeners[i];
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+        if (l->cfg->sa.ss_family == AF_INET6)
+            flags |= MHD_USE_IPv6;
+        struct MHD_OptionItem opts[16];
+        int n = 0;
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, l->fd, NULL};
+        if (threads > 1)
+            opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, threads, NULL};
+        if (cfg->max_connections)
+            opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL};
+        if (cfg->per_ip)
+            opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->per_ip, NULL};
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout, NULL};
+        /* Without this MHD may fall back from sendfile to pread+send, a copy per byte,
+         * where it cannot suppress SIGPIPE per call; main() ignores SIGPIPE. */
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, NULL};
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+        l->mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_access, l,
+                                  MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, l,
+                                  MHD_OPTION_ARRAY, opts,
+                                  MHD_OPTION_NOTIFY_COMPLETED, http_completed, l,
+                                  MHD_OPTION_NOTIFY_CONNECTION, http_connection, l,
+                                  MHD_OPTION_END);
+        if (!l->mhd) {
+            snprintf(err, errlen, "listen %s: libmicrohttpd refused to start (see the messages above)", l->name);
+            return -1;
+        }
+        l->fd = -1; /* MHD owns it now and closes it on stop */
+        log_info("listening on %s (%u worker thread%s)", l->name, threads, threads > 1 ? "s" : "");
+    }
+    return 0;
+}
+
+void server_stop(struct server *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n_listeners; i++) {
+        if (s->listeners[i].mhd) {
+            MHD_stop_daemon(s->listeners[i].mhd);
+            s->listeners[i].mhd = NULL;
+        }
+        if (s->listeners[i].fd >= 0) {
+            close(s->listeners[i].fd);
+            s->listeners[i].fd = -1;
+        }
+    }
+}
+
+void server_free(struct server *s)
+{
+    if (!s)
+        return;
+    server_stop(s);
+    free(s->listeners);
+    content_free(s->content);
+    transfers_free(s->transfers);
+    if (s->access && s->access != stderr)
+        fclose(s->access);
+    free(s);
+}
+
+void server_access_log(struct server *s, json_t *line)
+{
+    if (!s->access || !line)
+        return;
+    char *text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    if (!text)
+        return;
+    size_t n = strlen(text);
+    char *buf = realloc(text, n + 2);
+    if (!buf) {
+        free(text);
+        return;
+    }
+    buf[n] = '\n';
+    buf[n + 1] = 0;
+    /* one write per line: concurrent workers never interleave (O_APPEND for files) */
+    ssize_t w = write(fileno(s->access), buf, n + 1);
+    (void)w;
+    free(buf);
+}

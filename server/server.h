@@ -1,0 +1,56 @@
+/* server: debitd's runtime state (content, listeners, counters, transfers) and its life
+ * cycle: server_new generates the content, server_start binds every listener and starts one
+ * libmicrohttpd daemon (thread pool + epoll) per listener, server_stop stops them. */
+#ifndef DEBITD_SERVER_H
+#define DEBITD_SERVER_H
+
+#include <microhttpd.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "content.h"
+#include "transfers.h"
+
+struct listener {
+    struct server *srv;
+    const struct listen_cfg *cfg;
+    char name[64]; /* "[::]:8080", "127.0.0.1:8080" */
+    int fd;        /* listening socket, owned until handed to MHD */
+    struct MHD_Daemon *mhd;
+    _Atomic unsigned tcp_warned;
+};
+
+struct server {
+    struct config *cfg; /* not owned */
+    struct content *content;
+    struct transfers *transfers;
+    struct listener *listeners;
+    size_t n_listeners;
+    FILE *access; /* NULL = off */
+    char kernel[128];
+    char last_modified[40]; /* HTTP-date of the start, used as every file's Last-Modified */
+    double start_mono;
+    double start_wall;
+    _Atomic uint64_t requests, bytes_sent, active, connections, uploads, upload_bytes;
+    _Atomic uint64_t status_2xx, status_4xx, status_5xx;
+};
+
+/* Prepare (not start) the server. Returns NULL with err. The caller owns the result
+ * (server_free); cfg must outlive it. */
+struct server *server_new(struct config *cfg, char *err, size_t errlen);
+/* Bind every listener, generate the content, start serving. Returns 0; -1 with a message
+ * naming the listener when an address cannot be bound (a configuration error); -2 when the
+ * content cannot be generated (a runtime failure). */
+int server_start(struct server *s, char *err, size_t errlen);
+/* Stop accepting and close every connection (idempotent). */
+void server_stop(struct server *s);
+void server_free(struct server *s);
+
+/* Seconds since start (monotonic). */
+double server_uptime(const struct server *s);
+/* Write one access-log line (JSON, newline added) with a single write. */
+void server_access_log(struct server *s, json_t *line);
+
+#endif

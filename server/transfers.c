@@ -1,0 +1,182 @@
+/* transfers: see transfers.h. */
+#include "transfers.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+struct entry {
+    uint64_t seq; /* 0 = empty slot */
+    char id[TRANSFER_ID_LEN];
+    char state[12];
+    char *path, *remote, *listener;
+    uint64_t first, length, bytes;
+    int status;
+    double t0_mono, wall_start, duration;
+    json_t *tcp;
+};
+
+struct transfers {
+    pthread_mutex_t lock;
+    unsigned keep;
+    uint32_t boot;
+    uint64_t next;
+    struct entry *ring;
+};
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct transfers *transfers_new(unsigned keep)
+{
+    struct transfers *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->keep = keep ? keep : 1;
+    t->ring = calloc(t->keep, sizeof *t->ring);
+    if (!t->ring) {
+        free(t);
+        return NULL;
+    }
+    if (getrandom(&t->boot, sizeof t->boot, 0) != (ssize_t)sizeof t->boot)
+        t->boot = (uint32_t)time(NULL) ^ (uint32_t)(uintptr_t)t;
+    t->next = 1;
+    pthread_mutex_init(&t->lock, NULL);
+    return t;
+}
+
+static void entry_clear(struct entry *e)
+{
+    free(e->path);
+    free(e->remote);
+    free(e->listener);
+    json_decref(e->tcp);
+    memset(e, 0, sizeof *e);
+}
+
+void transfers_free(struct transfers *t)
+{
+    if (!t)
+        return;
+    for (unsigned i = 0; i < t->keep; i++)
+        entry_clear(&t->ring[i]);
+    free(t->ring);
+    pthread_mutex_destroy(&t->lock);
+    free(t);
+}
+
+static char *dup_or_empty(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d)
+        abort();
+    return d;
+}
+
+uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, char id[TRANSFER_ID_LEN])
+{
+    pthread_mutex_lock(&t->lock);
+    uint64_t seq = t->next++;
+    struct entry *e = &t->ring[seq % t->keep];
+    entry_clear(e);
+    e->seq = seq;
+    snprintf(e->id, sizeof e->id, "%08" PRIx32 "-%" PRIu64, t->boot, seq);
+    strcpy(e->state, "sending");
+    e->path = dup_or_empty(s->path);
+    e->remote = dup_or_empty(s->remote);
+    e->listener = dup_or_empty(s->listener);
+    e->first = s->first;
+    e->length = s->length;
+    e->status = s->status;
+    e->t0_mono = mono_now();
+    e->wall_start = wall_now();
+    memcpy(id, e->id, TRANSFER_ID_LEN);
+    pthread_mutex_unlock(&t->lock);
+    return seq;
+}
+
+/* "2026-11-30T03:14:29.918Z": a real would lose digits in compact JSON */
+static void iso_time(double t, char *buf, size_t len)
+{
+    time_t sec = (time_t)t;
+    struct tm tm;
+    gmtime_r(&sec, &tm);
+    char base[32];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, len, "%s.%03dZ", base, (int)((t - (double)sec) * 1000));
+}
+
+/* Caller holds the lock. */
+static json_t *entry_json(const struct entry *e)
+{
+    char started[48];
+    iso_time(e->wall_start, started, sizeof started);
+    int sending = strcmp(e->state, "sending") == 0;
+    double duration = sending ? mono_now() - e->t0_mono : e->duration;
+    json_t *tcp = e->tcp ? json_deep_copy(e->tcp) : json_object();
+    return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:f, s:s, s:s, s:o}",
+                     "id", e->id, "state", e->state, "path", e->path, "status", e->status,
+                     "bytes", (json_int_t)e->bytes, "first", (json_int_t)e->first,
+                     "length", (json_int_t)e->length, "started", started,
+                     "duration_s", duration, "remote", e->remote, "listener", e->listener, "tcp", tcp);
+}
+
+json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes, json_t *tcp)
+{
+    json_t *out = NULL;
+    pthread_mutex_lock(&t->lock);
+    struct entry *e = &t->ring[seq % t->keep];
+    if (e->seq == seq) {
+        snprintf(e->state, sizeof e->state, "%s", state);
+        e->bytes = bytes;
+        e->duration = mono_now() - e->t0_mono;
+        json_decref(e->tcp);
+        e->tcp = tcp;
+        tcp = NULL;
+        out = entry_json(e);
+    }
+    pthread_mutex_unlock(&t->lock);
+    json_decref(tcp);
+    return out;
+}
+
+json_t *transfers_get(struct transfers *t, const char *id)
+{
+    uint32_t boot;
+    uint64_t seq;
+    int used = 0;
+    if (strlen(id) >= TRANSFER_ID_LEN || sscanf(id, "%8" SCNx32 "-%" SCNu64 "%n", &boot, &seq, &used) != 2 ||
+        (size_t)used != strlen(id) || seq == 0)
+        return NULL;
+    json_t *out = NULL;
+    pthread_mutex_lock(&t->lock);
+    struct entry *e = &t->ring[seq % t->keep];
+    if (boot == t->boot && e->seq == seq && strcmp(e->id, id) == 0)
+        out = entry_json(e);
+    pthread_mutex_unlock(&t->lock);
+    return out;
+}
+
+uint64_t transfers_count(struct transfers *t)
+{
+    pthread_mutex_lock(&t->lock);
+    uint64_t n = t->next - 1;
+    pthread_mutex_unlock(&t->lock);
+    return n;
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# debit's command line as a user meets it: --help, --version, usage errors that name the
+# option and exit 2 without touching the network, and the exit status of a run.
+. "$(dirname "$0")/../lib/common.sh"
+
+out=$("$DEBIT" --help); rc=$?
+check_eq "--help exits 0" 0 $rc
+check_match "--help: usage line" '^Usage: debit \[OPTIONS\] \[NAME=\]URL\.\.\.' "$out"
+for o in --runs --order --seed --pause --max-bytes --stall --max-time --timeout --resolve --connect-to \
+         --interface --local-address --user-agent --rcvbuf --offload --delay --delay-dev --format --output --jsonl \
+         --plot --progress --no-progress --quiet --scenario --check; do
+  check_match "--help documents $o" -- "$o" "$out"
+done
+check_match "--version" '^debit [0-9]+\.[0-9]+\.[0-9]+ \(libcurl/' "$("$DEBIT" --version)"
+
+usage() { # NAME EXPECTED_STDERR_ERE ARGS...
+  local name=$1 re=$2; shift 2
+  "$DEBIT" "$@" >"$T_TMP/u.out" 2>"$T_TMP/u.err"
+  local rc=$?
+  if [ $rc -eq 2 ] && grep -Eq -- "$re" "$T_TMP/u.err" && [ ! -s "$T_TMP/u.out" ]; then t_ok "$name"
+  else t_fail "$name" "exit $rc, stderr: $(cat "$T_TMP/u.err")"; fi
+}
+usage "no URL: exit 2" '^debit: URL: at least one URL is needed' 
+usage "-n abc" "^debit: -n: 'abc': expected an integer" -n abc http://127.0.0.1:9/
+usage "--runs=0" "^debit: --runs: '0'" --runs=0 http://127.0.0.1:9/
+usage "--format xml" "^debit: --format: 'xml'" --format xml http://127.0.0.1:9/
+usage "--max-bytes 12 parsecs" "^debit: --max-bytes: '12parsec'" --max-bytes 12parsec http://127.0.0.1:9/
+usage "--stall missing argument" '^debit: --stall: missing argument' http://127.0.0.1:9/ --stall
+usage "unknown option" '^debit: --frobnicate: unknown option' --frobnicate http://127.0.0.1:9/
+usage "bad URL" "^debit: URL: 'gopher://x/': only http:// and https://" gopher://x/
+usage "--resolve format" "^debit: --resolve: 'x': expected HOST:PORT:ADDR" --resolve x http://127.0.0.1:9/
+usage "--jsonl unwritable" '^debit: --jsonl: /nonexistent/dir/x.jsonl: No such file' --jsonl /nonexistent/dir/x.jsonl http://127.0.0.1:9/
+
+# A run that fails is exit 1, not 2; port 9 (discard) is closed on loopback here.
+port=$(free_port)
+"$DEBIT" -q -n 1 "http://127.0.0.1:$port/x" >"$T_TMP/r.out" 2>&1
+check_eq "all runs failed: exit 1" 1 $?
+check_match "failed run still gives a table" '^127\.0\.0\.1 +0 +1 ' "$(cat "$T_TMP/r.out")"
+t_done

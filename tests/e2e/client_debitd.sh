@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# debit against debitd and nginx side by side (the demo's comparison): alternation, byte
+# counts, medians from the runs, X-Debit-* headers as server_config, the server's own
+# transfer record (/transfers/ID) as server_tcp, --max-bytes and --resolve on debitd.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/client_lib.bash"
+need_cmd nginx
+[ -x "$DEBITD" ] || skip_all "build/debitd not built"
+www_new
+nginx_up
+debitd_up || skip_all "build/debitd does not serve /files/10Mio.dat yet"
+D=$DEBITD_URL
+dport=${D#http://127.0.0.1:}; dport=${dport%%/*}
+
+f=$T_TMP/d.json
+"$DEBIT" -q -n 3 --format json -o "$f" debitd="$D" nginx="$NGINX/files/10Mio.dat"
+check_eq "exit 0" 0 $?
+check_eq "alternation debitd nginx x3" "debitd nginx debitd nginx debitd nginx" "$(jqr '[.runs[].server] | join(" ")' "$f")"
+check_eq "10 MiB every run" "10485760" "$(jqr '[.runs[].bytes] | unique | map(tostring) | join(" ")' "$f")"
+check_eq "medians recomputed from the runs" true "$(jq -r '
+  def median: sort | if length % 2 == 1 then .[length/2|floor] else (.[length/2-1] + .[length/2]) / 2 end;
+  [ .summary[] as $s | ([.runs[] | select(.server == $s.server and .ok) | .avg_mbps] | median) as $m
+    | (($m - $s.median_mbps) | fabs) < 1e-6 * $m ] | all' "$f")"
+check_eq "debitd runs: server_config has offload, tcp, kernel, transfer" true \
+  "$(jqr '[.runs[] | select(.server=="debitd") | .server_config | has("X-Debit-Offload","X-Debit-Tcp","X-Debit-Kernel","X-Debit-Transfer")] | all' "$f")"
+check_match "debitd runs: offload state as the server reports it" '^tso=(on|off) gso=(on|off)' \
+  "$(jqr '[.runs[] | select(.server=="debitd")][0].server_config["X-Debit-Offload"]' "$f")"
+check_eq "server_config equals the headers curl sees" \
+  "$(curl -s -D - -o /dev/null "$D" | tr -d '\r' | grep -i '^x-debit-\(offload\|tcp\|kernel\):' | sed 's/^[^:]*: //' | tr '\n' '|')" \
+  "$(jqr '[.runs[] | select(.server=="debitd")][0].server_config | [.["X-Debit-Offload"], .["X-Debit-Tcp"], .["X-Debit-Kernel"]] | join("|")' "$f")|"
+check_eq "nginx runs: empty server_config, no server_tcp" "{} false" \
+  "$(jq -c '[.runs[] | select(.server=="nginx")][0] | .server_config, has("server_tcp")' "$f" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "debitd runs: server_tcp is the record of that transfer (id, done, bytes)" true \
+  "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.id == .server_config["X-Debit-Transfer"] and .server_tcp.state == "done" and .server_tcp.bytes == 10485760] | all' "$f")"
+check_eq "debitd runs: server_tcp carries sender TCP_INFO" true \
+  "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.tcp | type == "object"] | all' "$f")"
+check_eq "distinct transfer IDs per run" 3 "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.id] | unique | length' "$f")"
+
+"$DEBIT" -q -n 1 --max-bytes 3MiB --format json "$D" >"$T_TMP/mb.json"
+check_eq "--max-bytes on debitd: 206 with 3 MiB" "3145728 206 true" "$(jqr '.runs[0] | "\(.bytes) \(.http_status) \(.ok)"' "$T_TMP/mb.json")"
+"$DEBIT" -q -n 1 --resolve "degrouptest.test:$dport:127.0.0.1" --format json "http://degrouptest.test:$dport/files/10Mio.dat" >"$T_TMP/res.json"
+check_eq "--resolve on debitd: name, address, bytes, server_tcp fetched through the same mapping" \
+  "degrouptest.test 127.0.0.1 10485760 done" \
+  "$(jqr '.runs[0] | "\(.server) \(.remote_ip) \(.bytes) \(.server_tcp.state)"' "$T_TMP/res.json")"
+"$DEBIT" -q -n 1 --format json "http://127.0.0.1:$dport/files/nope.dat" >"$T_TMP/404.json"
+check_eq "debitd 404: failed run, kind http" "false http 404" "$(jqr '.runs[0] | "\(.ok) \(.error_kind) \(.http_status)"' "$T_TMP/404.json")"
+t_done

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""A misbehaving HTTP/1.1 server for debit's failure tests (loopback only).
+
+usage: client_fakesrv.py PORT [ADDR]   (ADDR default 127.0.0.1)
+Paths:
+  /slow/N?rate=BYTES_PER_S   N bytes with Content-Length, paced (to be killed mid-transfer)
+  /short/N                   Content-Length N, sends N/2 bytes, closes
+  /stall/N                   Content-Length N, sends 64 KiB, then nothing for 30 s
+  /loop                      302 to itself (redirect loop)
+  /norange/N                 N bytes, 200, ignores Range
+  /debit/N                   N bytes with X-Debit-* headers, like debitd
+Every loop is bounded in time; the server exits after 120 s whatever happens.
+"""
+import http.server
+import socketserver
+import sys
+import threading
+import time
+import os
+import urllib.parse
+
+CHUNK = b"\xa5" * 65536
+
+
+def send_body(wfile, n, rate=None):
+    sent = 0
+    t0 = time.monotonic()
+    while sent < n:
+        k = min(len(CHUNK), n - sent)
+        wfile.write(CHUNK[:k])
+        sent += k
+        if rate:
+            ahead = sent / rate - (time.monotonic() - t0)
+            if ahead > 0:
+                time.sleep(ahead)
+
+
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def head(self, code, n, extra=()):
+        self.send_response(code)
+        self.send_header("Content-Type", "application/octet-stream")
+        if n is not None:
+            self.send_header("Content-Length", str(n))
+        for k, v in extra:
+            self.send_header(k, v)
+        self.end_headers()
+
+    def do_GET(self):
+        u = urllib.parse.urlparse(self.path)
+        q = urllib.parse.parse_qs(u.query)
+        parts = u.path.strip("/").split("/")
+        kind = parts[0]
+        n = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+        try:
+            if kind == "slow":
+                self.head(200, n)
+                send_body(self.wfile, n, float(q.get("rate", ["1000000"])[0]))
+            elif kind == "short":
+                self.head(200, n)
+                send_body(self.wfile, n // 2)
+                self.wfile.flush()
+                self.close_connection = True
+            elif kind == "stall":
+                self.head(200, n)
+                send_body(self.wfile, 65536)
+                self.wfile.flush()
+                time.sleep(30)
+                self.close_connection = True
+            elif kind == "loop":
+                self.head(302, 0, [("Location", "/loop")])
+            elif kind == "norange":
+                self.head(200, n)
+                send_body(self.wfile, n)
+            elif kind == "debit":
+                self.head(200, n, [("X-Debit-Offload", "tso=off gso=off gro=on"),
+                                   ("X-Debit-Tcp", "cc=cubic pacing=500Mbit sndbuf=4194304"),
+                                   ("x-debit-kernel", "6.18.0-test")])
+                send_body(self.wfile, n)
+            else:
+                self.head(404, 0)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def main():
+    port = int(sys.argv[1])
+    addr = sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1"
+    srv = S((addr, port), H)
+    threading.Timer(120, lambda: os._exit(0)).start()
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# debit --offload DEV:tso=off,gso=off: the client interface's offloads are off for the
+# measurement (checked with ethtool during a download and in the JSON), and put back at
+# the end, after Ctrl-C and after SIGTERM. In a client namespace joined by a veth pair to
+# a server namespace (198.18.0.0/15).
+. "$(dirname "$0")/../lib/common.sh"
+need_root "network namespaces and ethtool -K"
+need_cmd ethtool python3 jq
+ns_new SRV s
+ns_new CLI c
+ns_veth "$SRV" "vs$T_ID" 198.18.0.1/24 "$CLI" "vc$T_ID" 198.18.0.2/24
+DEV=vc$T_ID
+port=8080
+t_bg fake ip netns exec "$SRV" python3 "$DEBIT_TOP/tests/e2e/client_fakesrv.py" $port 198.18.0.1
+wait_http "http://198.18.0.1:$port/" 100 "$CLI" || { t_fail "fake server in the server namespace"; t_done; }
+U=http://198.18.0.1:$port
+
+feat() { ip netns exec "$CLI" ethtool -k "$DEV" | awk -v f="$1:" '$1==f {print $2}'; }
+before="$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+check_eq "veth starts with tso on, gso on" "on on" "$before"
+
+ip netns exec "$CLI" "$DEBIT" -n 2 --no-progress --offload "$DEV:tso=off,gso=off" --format json \
+  "$U/debit/2000000" >"$T_TMP/o.json" 2>"$T_TMP/o.err"
+check_eq "download with --offload: exit 0" 0 $?
+check_eq "JSON records the client offloads applied" "false false $DEV" \
+  "$(jq -r '.client_settings.offload[0] | "\(.tso) \(.gso) \(.interface)"' "$T_TMP/o.json")"
+check_eq "JSON records the state before" "true true" \
+  "$(jq -r '.client_settings.offload[0].before | "\(.tso) \(.gso)"' "$T_TMP/o.json")"
+check_match "stderr says what was applied and restored" "offloads $DEV: tso=off gso=off.*restored" "$(tr '\n' ' ' <"$T_TMP/o.err")"
+check_eq "restored after a normal exit" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+check_eq "no state file left" "" "$(ls /run/debit/offload-"$DEV".state 2>/dev/null)"
+
+for sig in INT TERM; do
+  ip netns exec "$CLI" "$DEBIT" -n 3 --no-progress --offload "$DEV:tso=off,gso=off" --format json \
+    "$U/slow/50000000?rate=5000000" >"$T_TMP/s.json" 2>"$T_TMP/s.err" &
+  pid=$!
+  t_track $pid
+  for _ in $(seq 50); do [ "$(feat tcp-segmentation-offload)" = off ] && break; sleep 0.1; done
+  sleep 0.5
+  check_eq "SIG$sig: offloads off during the download (ethtool)" "off off" \
+    "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+  kill -$sig $pid
+  for _ in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  wait $pid
+  rc=$?
+  [ $sig = INT ] && want=130 || want=143
+  check_eq "SIG$sig: exit $want" $want $rc
+  check_eq "SIG$sig: offloads restored" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+done
+
+# --delay on the same veth: the measured min RTT grows by the delay; removed afterwards.
+qd=$(ip netns exec "$CLI" tc qdisc show dev "$DEV")
+ip netns exec "$CLI" "$DEBIT" -q -n 2 --delay 10ms --delay-dev "$DEV" --format json "$U/debit/1000000" >"$T_TMP/d.json"
+check_eq "--delay: exit 0" 0 $?
+check_match "--delay: mechanism recorded" '^(netem|delayline) 10$' "$(jq -r '.client_settings.delay | "\(.mechanism) \(.rtt_ms)"' "$T_TMP/d.json")"
+ip netns exec "$CLI" "$DEBIT" -q -n 1 --delay 10ms --delay-dev "$DEV" --format markdown "$U/debit/1000" >"$T_TMP/d.md"
+check_match "--delay: the Markdown says which mechanism ran" "^- every run: delay \\+10 ms .*on $DEV .*via (netem|delayline)" "$(cat "$T_TMP/d.md")"
+check_eq "--delay: min RTT between 10 and 11 ms" true "$(jq -r '[.runs[].min_rtt_ms] | min | . >= 10 and . < 11' "$T_TMP/d.json")"
+check_eq "--delay: qdisc as before, no NFQUEUE rule, no process left" "$qd||" \
+  "$(ip netns exec "$CLI" tc qdisc show dev "$DEV")|$(ip netns exec "$CLI" iptables-save 2>/dev/null | grep NFQUEUE)|$(ip netns pids "$CLI")"
+
+ip netns exec "$CLI" "$DEBIT" -n 1 --offload "nosuch$T_ID:tso=off" "$U/debit/1000" >/dev/null 2>"$T_TMP/e.err"
+check_eq "unknown device: exit 2" 2 $?
+check_match "unknown device: message" "^debit: --offload: nosuch$T_ID: no such network interface" "$(cat "$T_TMP/e.err")"
+t_done

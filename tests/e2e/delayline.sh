@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# debit-delayline alone: CLI errors; in two namespaces joined by a veth: rules installed
+# and removed, the delay measured from TCP_INFO (iperf3's min_rtt) within 1 ms, GSO
+# packets kept whole, queue conflicts refused, and fail-open after SIGKILL (traffic keeps
+# flowing thanks to --queue-bypass; --cleanup removes the orphaned rules).
+. "$DEBIT_TOP/tests/lib/common.sh"
+DL=$DEBIT_BUILD/debit-delayline
+[ -x "$DL" ] || skip_all "build/debit-delayline is not built"
+
+# --- command line -------------------------------------------------------------------------
+out=$("$DL" --delay 10ms 2>&1); rc=$?
+check_eq "no --dev: exit 2" 2 "$rc"
+check_match "no --dev: names the option" "--dev is required" "$out"
+out=$("$DL" --dev lo --delay 10parsecs 2>&1); rc=$?
+check_eq "bad --delay: exit 2" 2 "$rc"
+check_match "bad --delay: names the option and value" "--delay: '10parsecs'" "$out"
+out=$("$DL" --dev lo --delay 0 2>&1); rc=$?
+check_eq "zero delay refused" "2:1" "$rc:$(printf '%s' "$out" | grep -c 'between 1us and 10s')"
+out=$("$DL" --dev lo --delay 1ms --direction sideways 2>&1); rc=$?
+check_match "bad --direction: exit 2 + message" "^2 .*--direction: 'sideways' is not in, out or both" "$rc $out"
+out=$("$DL" --dev lo --delay 1ms --queue-num 65536 2>&1); rc=$?
+check_match "bad --queue-num: exit 2 + range" "^2 .*--queue-num: '65536'.*0..65535" "$rc $out"
+out=$("$DL" --dev lo --delay 1ms extra 2>&1); rc=$?
+check_match "stray argument: exit 2" "^2 .*unexpected argument 'extra'" "$rc $out"
+out=$("$DL" --help); rc=$?
+check_match "--help: exit 0, usage" "^0 Usage: debit-delayline --dev DEV --delay DURATION" "$rc $out"
+check_match "--version" "^debit-delayline [0-9]+\.[0-9]+" "$("$DL" --version)"
+
+need_root "network namespaces and iptables"
+need_cmd iptables iperf3
+ns_new A a
+ns_new B b
+ns_veth "$A" va 198.18.20.1/24 "$B" vb 198.18.20.2/24
+for n in "$A" "$B"; do
+  ip netns exec "$n" sysctl -q -w net.ipv4.tcp_rmem="4096 131072 67108864" net.ipv4.tcp_wmem="4096 16384 67108864" net.ipv4.tcp_no_metrics_save=1
+done
+ip netns exec "$B" ethtool -K vb gro on >/dev/null 2>&1
+Q=$((7400 + RANDOM % 100))
+
+rules_b() { ip netns exec "$B" iptables -w -t mangle -S 2>/dev/null | grep -c "debit-delayline:q$Q" ; }
+
+# wait_ready LOG PID: bounded (5 s) wait for the readiness line
+wait_ready() {
+  local i
+  for ((i = 0; i < 100; i++)); do
+    grep -q 'debit-delayline: ready' "$1" && return 0
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
+}
+
+# iperf_run PORT [RATE]: iperf3, A sends to B for 1 s -> "min_rtt_us Mb/s" from the
+# sender's TCP_INFO. RTTs are measured at a modest rate, so that no queue inflates them.
+iperf_run() {
+  local port=$1 rate=${2:-0}
+  ip netns exec "$B" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
+  local sp=$!
+  t_track "$sp"
+  local i
+  for ((i = 0; i < 50; i++)); do ip netns exec "$B" ss -Htln "sport = :$port" | grep -q . && break; sleep 0.05; done
+  ip netns exec "$A" timeout 20 iperf3 -c 198.18.20.2 -p "$port" -t 1 -b "$rate" -J >"$T_TMP/iperf.json" 2>&1
+  wait "$sp" 2>/dev/null
+  awk '/"min_rtt":/ {gsub(/[^0-9]/, "", $2); m = $2} /"bits_per_second":/ {gsub(/[^0-9.e+]/, "", $2); b = $2}
+       END {printf "%d %d\n", m, b / 1e6}' "$T_TMP/iperf.json"
+}
+
+read -r base_rtt base_mbps < <(iperf_run 5301 200M)
+t_diag "base: min_rtt ${base_rtt} us, ${base_mbps} Mb/s"
+check_cmp "base RTT measured (< 1 ms)" "$base_rtt" "<" 1000
+
+err=$(ip netns exec "$B" "$DL" --dev nosuch0 --delay 1ms 2>&1); rc=$?
+check_match "unknown device: exit 1 + message" "^1 .*nosuch0: no such network interface" "$rc $err"
+
+# --- delay on incoming packets ------------------------------------------------------------
+t_bg dl1 ip netns exec "$B" "$DL" --dev vb --delay 10ms --direction in --queue-num "$Q"
+DLPID=$T_LAST_PID
+check "readiness line printed" wait_ready "$T_TMP/dl1.log" "$DLPID"
+check_match "ready line names dev, delay, queue" "ready dev=vb delay_us=10000 direction=in queue=$Q" "$(cat "$T_TMP/dl1.log")"
+rules=$(ip netns exec "$B" iptables -w -t mangle -S)
+check_match "PREROUTING rule with --queue-bypass" "-A PREROUTING -i vb .*debit-delayline:q$Q.* -j NFQUEUE --queue-num $Q --queue-bypass" "$rules"
+check_nomatch "no POSTROUTING rule for --direction in" "POSTROUTING.*debit-delayline:q$Q" "$rules"
+
+out=$(ip netns exec "$B" "$DL" --dev vb --delay 1ms --queue-num "$Q" 2>&1); rc=$?
+check_match "same queue twice: refused, exit 1" "^1 .*queue $Q is already used by another program" "$rc $out"
+check_eq "the refused instance left the rules alone" 1 "$(rules_b)"
+
+read -r rtt10 _ < <(iperf_run 5302 200M)
+read -r _ mbps10 < <(iperf_run 5305)
+t_diag "+10 ms: min_rtt ${rtt10} us, ${mbps10} Mb/s"
+check_cmp "+10 ms: added RTT >= 9 ms" "$((rtt10 - base_rtt))" ">=" 9000
+check_cmp "+10 ms: added RTT within 1 ms" "$((rtt10 - base_rtt))" "<=" 11000
+
+kill -TERM "$DLPID"; wait "$DLPID"; rc=$?
+check_eq "SIGTERM: exit 0" 0 "$rc"
+check_eq "SIGTERM: rules removed" 0 "$(rules_b)"
+stats=$(grep 'debit-delayline: stats' "$T_TMP/dl1.log")
+check_match "stats line at exit" "packets=[1-9][0-9]* bytes=[1-9]" "$stats"
+pk=$(printf '%s' "$stats" | sed -n 's/.*packets=\([0-9]*\).*/\1/p')
+by=$(printf '%s' "$stats" | sed -n 's/.* bytes=\([0-9]*\).*/\1/p')
+t_diag "$stats"
+# GSO/GRO aggregates stay whole: far more than one MTU per queued packet on average.
+check_cmp "GSO packets kept whole (bytes/packet > 8000)" "$((by / (pk > 0 ? pk : 1)))" ">" 8000
+check_match "nothing dropped by the kernel queue" "kernel_dropped=0" "$stats"
+
+# --- both directions, +2 x 5 ms -----------------------------------------------------------
+t_bg dl2 ip netns exec "$B" "$DL" --dev vb --delay 5ms --direction both --queue-num "$Q"
+DLPID=$T_LAST_PID
+check "both: ready" wait_ready "$T_TMP/dl2.log" "$DLPID"
+check_eq "both: two IPv4 rules" 2 "$(rules_b)"
+read -r rtt5 _ < <(iperf_run 5303 200M)
+t_diag "2 x 5 ms: min_rtt ${rtt5} us"
+check_cmp "both: added RTT >= 9 ms" "$((rtt5 - base_rtt))" ">=" 9000
+check_cmp "both: added RTT within 1 ms" "$((rtt5 - base_rtt))" "<=" 11000
+
+# --- SIGKILL: fail open, then cleanup -----------------------------------------------------
+kill -KILL "$DLPID"; wait "$DLPID" 2>/dev/null
+check_eq "SIGKILL: rules left behind" 2 "$(rules_b)"
+read -r rttk mbpsk < <(iperf_run 5304)
+t_diag "after SIGKILL: min_rtt ${rttk} us, ${mbpsk} Mb/s"
+check_cmp "fail open: traffic still flows (--queue-bypass)" "$mbpsk" ">" 10
+check_cmp "fail open: undelayed" "$rttk" "<" 5000
+out=$(ip netns exec "$B" "$DL" --cleanup --queue-num "$Q" 2>&1)
+check_match "--cleanup reports what it removed" "removed [2-4] leftover rule" "$out"
+check_eq "--cleanup: no rule left" 0 "$(rules_b)"
+check_eq "--cleanup: nothing left in ip6tables" 0 "$(ip netns exec "$B" ip6tables -w -t mangle -S 2>/dev/null | grep -c "debit-delayline:q$Q")"
+t_done

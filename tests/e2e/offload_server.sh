@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# debitd owns its interface's offloads and per-listener TCP profiles (issue 4, server side),
+# in two network namespaces joined by a veth pair (198.18.0.0/15):
+# - tso = false; gso = false -> ethtool -k shows both off, X-Debit-Offload says so, and the
+#   server veth sends MTU-sized packets (tens of KB per packet with them on);
+# - SIGTERM puts the original state back; after SIGKILL, `debitd --restore-offload` and the
+#   next start do;
+# - two listeners with different congestion control: the accepted sockets use them (ss -ti)
+#   and X-Debit-Tcp reports them.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/server_lib.bash"
+need_root "network namespaces and ethtool -K"
+need_cmd ethtool ip ss
+
+ns_new S srv || skip_all "cannot create a network namespace"
+ns_new C cli
+VS=vs$T_ID VC=vc$T_ID
+ns_veth "$S" "$VS" 198.18.0.1/24 "$C" "$VC" 198.18.0.2/24 || skip_all "cannot create a veth pair"
+ip netns exec "$S" sh -c "echo 1 > /proc/sys/net/ipv4/tcp_no_metrics_save" 2>/dev/null
+
+feat() { ip netns exec "$S" ethtool -k "$VS" | awk -v f="$1:" '$1 == f {print $2}'; }
+check_eq "veth starts with tso and gso on" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+
+PA=$(free_port); PB=$(free_port); while [ "$PB" = "$PA" ]; do PB=$(free_port); done
+STATE=$T_TMP/run/offload.state
+mkconf() { # tso gso
+  cat >"$T_TMP/o.conf" <<CONF
+listen = ( { address = "198.18.0.1"; port = $PA; tcp = { congestion = "cubic"; sndbuf = "4MiB"; }; },
+           { address = "198.18.0.1"; port = $PB; tcp = { congestion = "reno"; pacing_rate = "2Gbit"; }; } );
+files = ( { path = "/files/32Mio.dat"; size = "32Mio"; } );
+log = { access = "off"; };
+offload = { interface = "$VS"; tso = $1; gso = $2; gro = true; state_file = "$STATE"; };
+CONF
+}
+up() { start_debitd "$T_TMP/o.conf" "$S"; wait_http "http://198.18.0.1:$PA/status" 150 "$C" || { t_fail "debitd up" "$(tail -5 "$T_TMP/debitd-$S.log")"; t_done; }; }
+stop_srv() { kill -"$1" "$DEBITD_PID"; wait "$DEBITD_PID" 2>/dev/null; SRV_RC=$?; }
+txstat() { ip netns exec "$S" cat "/sys/class/net/$VS/statistics/tx_bytes" "/sys/class/net/$VS/statistics/tx_packets" | tr '\n' ' '; }
+# average bytes per packet sent by the server veth during one 32 MiB download
+avg_pkt() {
+  local b0 p0 b1 p1
+  read -r b0 p0 <<<"$(txstat)"
+  ip netns exec "$C" curl -s -o /dev/null "http://198.18.0.1:$PA/files/32Mio.dat"
+  read -r b1 p1 <<<"$(txstat)"
+  echo $(((b1 - b0) / (p1 - p0)))
+}
+
+# offloads on (as configured): the baseline packet size
+mkconf true true; up
+on_avg=$(avg_pkt)
+check_cmp "tso/gso on: the veth sends large packets ($on_avg B/packet)" "$on_avg" ">" 8000
+stop_srv TERM
+
+# offloads off
+mkconf false false; up
+check_eq "debitd turned tso and gso off (ethtool -k)" "off off" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+check_eq "gro left on" on "$(feat generic-receive-offload)"
+check_match "state file saved" "$VS" "$(cat "$STATE" 2>/dev/null)"
+h=$(ip netns exec "$C" curl -s -D - -o /dev/null "http://198.18.0.1:$PA/files/32Mio.dat" | tr -d '\r')
+check_eq "X-Debit-Offload reports the live state" "tso=off gso=off gro=on" "$(sed -n 's/^X-Debit-Offload: //Ip' <<<"$h")"
+check_eq "X-Debit-Interface" "$VS" "$(sed -n 's/^X-Debit-Interface: //Ip' <<<"$h")"
+off_avg=$(avg_pkt)
+check_cmp "tso/gso off: MTU-sized packets ($off_avg B/packet)" "$off_avg" "<=" 1600
+st=$(ip netns exec "$C" curl -s "http://198.18.0.1:$PA/status")
+check_eq "/status shows the offload state per listener" "tso=off gso=off gro=on|tso=off gso=off gro=on" \
+  "$(jq -r '[.listeners[].x_debit_offload] | join("|")' <<<"$st")"
+check_eq "/status shows the TCP profile per listener" "cubic|reno" "$(jq -r '[.listeners[].tcp.congestion] | join("|")' <<<"$st")"
+
+# two listeners, two congestion controls, really in force on the accepted sockets
+ip netns exec "$C" curl -s -o /dev/null --limit-rate 4M "http://198.18.0.1:$PA/files/32Mio.dat" & ca=$!; t_track $ca
+ip netns exec "$C" curl -s -o /dev/null --limit-rate 4M -D "$T_TMP/hb" "http://198.18.0.1:$PB/files/32Mio.dat" & cb=$!; t_track $cb
+sleep 1
+ssa=$(ip netns exec "$S" ss -tin "sport = :$PA" | tr '\n' ' ')
+ssb=$(ip netns exec "$S" ss -tin "sport = :$PB" | tr '\n' ' ')
+check_match "listener A's socket uses cubic (ss -ti)" ' cubic ' "$ssa"
+check_match "listener B's socket uses reno (ss -ti)" ' reno ' "$ssb"
+check_match "listener B's socket is paced at most 2 Gbit/s (ss -ti)" 'pacing_rate [0-9.]+[kMG]?bps/2000000000bps' "$ssb"
+kill $ca $cb 2>/dev/null; wait $ca $cb 2>/dev/null
+ha=$(ip netns exec "$C" curl -s -D - -o /dev/null "http://198.18.0.1:$PA/files/32Mio.dat" | tr -d '\r')
+check_eq "X-Debit-Tcp on listener A" "cc=cubic pacing=unlimited sndbuf=4194304" "$(sed -n 's/^X-Debit-Tcp: //Ip' <<<"$ha")"
+check_eq "X-Debit-Tcp on listener B" "cc=reno pacing=2Gbit sndbuf=auto" "$(sed -n 's/^X-Debit-Tcp: //Ip' "$T_TMP/hb" | tr -d '\r')"
+id=$(sed -n 's/^X-Debit-Transfer: //Ip' <<<"$ha")
+sleep 0.2
+tr=$(ip netns exec "$C" curl -s "http://198.18.0.1:$PA/transfers/$id")
+check_eq "/transfers/ID: done, 32 MiB, sender TCP_INFO" "done 33554432 true" \
+  "$(jq -r '"\(.state) \(.bytes) \((.tcp.snd_mss > 0) and (.tcp.bytes_acked > 0))"' <<<"$tr")"
+
+# SIGTERM: the original state is back, the state file gone
+stop_srv TERM
+check_eq "SIGTERM: exit 0" 0 "$SRV_RC"
+check_eq "SIGTERM: tso and gso restored" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+check_eq "SIGTERM: state file removed" no "$([ -e "$STATE" ] && echo yes || echo no)"
+
+# SIGKILL: the state stays changed and saved; --restore-offload puts it back
+up
+stop_srv KILL
+check_eq "SIGKILL: tso/gso still off" "off off" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+check_eq "SIGKILL: state file kept" yes "$([ -e "$STATE" ] && echo yes || echo no)"
+out=$(ip netns exec "$S" "$DEBITD" --restore-offload -c "$T_TMP/o.conf" 2>&1); rc=$?
+check_eq "--restore-offload: exit 0" 0 "$rc"
+check_match "--restore-offload: says what it restored" "$VS restored to tso=on gso=on" "$out"
+check_eq "--restore-offload: tso/gso on again" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+out=$(ip netns exec "$S" "$DEBITD" --restore-offload -c "$T_TMP/o.conf" 2>&1); rc=$?
+check_match "--restore-offload again: nothing to do" "no saved state: nothing to restore" "$out"
+
+# SIGKILL then a new start: it restores the leftover state first, then applies its own
+up
+stop_srv KILL
+up
+check_match "the next start restored the state the killed one left" 'restored .*left by' "$(cat "$T_TMP/debitd-$S.log")"
+check_eq "and applied its own configuration" "off off" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+stop_srv TERM
+check_eq "and restored the original at exit" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+
+# not root -> required offload fails clearly (exit 2); required = false -> a warning
+if command -v setpriv >/dev/null; then
+  chmod o+x "$T_TMP"; mkdir -p "$T_TMP/pub"; chmod 777 "$T_TMP/pub"
+  sed "s|state_file = \"[^\"]*\"|state_file = \"$T_TMP/pub/state\"|" "$T_TMP/o.conf" >"$T_TMP/pub/o.conf"
+  chmod 644 "$T_TMP/pub/o.conf"
+  out=$(ip netns exec "$S" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+    "$DEBITD" -c "$T_TMP/pub/o.conf" 2>&1); rc=$?
+  check_eq "without CAP_NET_ADMIN: exit 2" 2 "$rc"
+  check_match "without CAP_NET_ADMIN: clear error" "offload: $VS: .*(CAP_NET_ADMIN|root|permitted)" "$out"
+fi
+t_done

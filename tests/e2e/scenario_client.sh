@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# debit --scenario FILE: every cell (latency scenario x client variant) run with the
+# servers alternating inside it; JSONL as it goes; the seed-style table (rows = latency
+# scenario, columns = server x client variant); plots; -n overriding the file; config
+# errors with FILE:LINE. The axes' real settings (delay, offloads) are tested in
+# scenario_lab.sh.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/client_lib.bash"
+need_cmd nginx gnuplot file
+www_new
+nginx_up
+S=$T_TMP/s.conf
+cat >"$S" <<CONF
+# two servers, two rows, two client variants: 4 cells x 2 servers x 2 runs = 16 runs
+servers = ( { name = "OVH"; url = "$NGINX/files/10Mio.dat"; },
+            { name = "DegroupTest"; url = "$NGINX/files/1Mio.dat"; } );
+runs = 2;
+order = "alternate";
+latency = ( { name = "natural ping"; delay = 0; }, { name = "again"; delay = "0ms"; } );
+client_offload = ( { name = "as is"; }, { name = "still as is"; } );
+CONF
+"$DEBIT" --no-progress --scenario "$S" --jsonl "$T_TMP/s.jsonl" --plot "$T_TMP/p.png" >"$T_TMP/s.md" 2>"$T_TMP/s.err"
+check_eq "scenario: exit 0" 0 $?
+check_eq "markdown by default: seed-style header (columns = server x client variant)" \
+  "| scenario | Srv OVH (as is) | Srv DegroupTest (as is) | Srv OVH (still as is) | Srv DegroupTest (still as is) |" \
+  "$(grep -m1 '^| scenario |' "$T_TMP/s.md")"
+check_match "row per latency scenario, in file order" \
+  '^\| natural ping \| [0-9]+ \| [0-9]+ \| [0-9]+ \| [0-9]+ \|
+\| again \| [0-9]+ \| [0-9]+ \| [0-9]+ \| [0-9]+ \|$' "$(grep -E '^\| (natural ping|again) \| [0-9]' "$T_TMP/s.md")"
+check_eq "JSONL: 16 runs as they finished" 16 "$(wc -l <"$T_TMP/s.jsonl")"
+check_eq "cells in order, alternating inside each" \
+  "natural ping/as is:OVH,DegroupTest,OVH,DegroupTest natural ping/still as is:OVH,DegroupTest,OVH,DegroupTest again/as is:OVH,DegroupTest,OVH,DegroupTest again/still as is:OVH,DegroupTest,OVH,DegroupTest" \
+  "$(jq -rs 'group_by(.scenario + "/" + .variant) | sort_by(.[0].seq) | map("\(.[0].scenario)/\(.[0].variant):" + (sort_by(.seq) | map(.server) | join(","))) | join(" ")' "$T_TMP/s.jsonl")"
+check_eq "seq runs 1..16 across cells" "$(seq -s ' ' 16)" "$(jq -r '.seq' "$T_TMP/s.jsonl" | tr '\n' ' ' | sed 's/ $//')"
+check_match "stderr announces each cell" 'cell: latency again, client still as is' "$(cat "$T_TMP/s.err")"
+check_match "plot: a PNG" 'PNG image data, 1200 x 1000' "$(file "$T_TMP/p.png")"
+
+# JSON output: cells and the markdown medians agree with the runs.
+"$DEBIT" -q --scenario "$S" -n 1 --format json -o "$T_TMP/s.json" --plot "$T_TMP/p.svg"
+check_eq "-n on the command line overrides the file's runs" 8 "$(jq '.runs | length' "$T_TMP/s.json")"
+check_eq "JSON lists the 4 cells with their settings" "4 true" \
+  "$(jq -r '"\(.scenario.cells | length) \([.scenario.cells[] | has("settings")] | all)"' "$T_TMP/s.json")"
+check_eq "summary per cell and server: 8 rows" 8 "$(jq '.summary | length' "$T_TMP/s.json")"
+check_eq "each cell compares DegroupTest to OVH" "DegroupTest DegroupTest DegroupTest DegroupTest" \
+  "$(jq -r '[.summary[] | select(has("ratio")) | .server] | join(" ")' "$T_TMP/s.json")"
+check_match "plot: an SVG" 'SVG' "$(file "$T_TMP/p.svg")"
+check_match "plot: SVG has both panels' titles" 'Median of each download.*Throughput over time' "$(tr '\n' ' ' <"$T_TMP/p.svg")"
+
+# Config errors: exit 2, FILE:LINE: setting: reason.
+bad() { # NAME ERE CONFIG
+  printf '%s\n' "$3" >"$T_TMP/bad.conf"
+  "$DEBIT" --scenario "$T_TMP/bad.conf" >/dev/null 2>"$T_TMP/bad.err"
+  local rc=$?
+  if [ $rc -eq 2 ] && grep -Eq -- "$2" "$T_TMP/bad.err"; then t_ok "$1"; else t_fail "$1" "exit $rc: $(cat "$T_TMP/bad.err")"; fi
+}
+bad "unknown key" "bad.conf:2: colour: unknown setting" "servers = ( { url = \"$NGINX/x\"; } );
+colour = \"blue\";"
+bad "no servers" "bad.conf: servers: missing" "runs = 3;"
+bad "delay without device" "bad.conf:2: latency\[0\]: device: missing" "servers = ( { url = \"$NGINX/x\"; } );
+latency = ( { name = \"+10\"; delay = \"10ms\"; } );"
+bad "bad delay" "bad.conf:2: latency\[0\].delay" "servers = ( { url = \"$NGINX/x\"; } );
+latency = ( { name = \"+10\"; delay = \"ten\"; device = \"lo\"; } );"
+bad "tso not a boolean" "bad.conf:2: client_offload\[0\].tso: expected true or false" "servers = ( { url = \"$NGINX/x\"; } );
+client_offload = ( { name = \"off\"; device = \"lo\"; tso = \"off\"; } );"
+bad "bad order" 'bad.conf:2: order: expected "alternate"' "servers = ( { url = \"$NGINX/x\"; } );
+order = \"shuffle\";"
+bad "syntax error" "bad.conf:1: syntax" "servers = ( { url = ; } );"
+bad "bad URL" "bad.conf:1: servers\[0\]: URL: 'ftp://x/'" "servers = ( { url = \"ftp://x/\"; } );"
+# The shipped seed experiment: valid, checked with -t (which runs nothing: no traffic).
+out=$("$DEBIT" -t --scenario "$DEBIT_TOP/etc/seed-experiment.conf")
+check_eq "etc/seed-experiment.conf: -t exits 0" 0 $?
+check_match "seed experiment: the seed's two URLs" 'server OVH: http://proof.ovh.net/files/1Gio.dat
+server DegroupTest: http://ns6351274.ovh.net/ram/1GiB.dat' "$out"
+check_match "seed experiment: 5 runs, alternate" 'runs: 5 per server and cell, order alternate' "$out"
+check_match "seed experiment: +0/+10/+30 ms" 'latency natural ping: nothing added
+latency ping \+10 ms: \+10 ms on eth0
+latency ping \+30 ms: \+30 ms on eth0' "$out"
+check_match "seed experiment: client TSO/GSO on and off" 'variant client TSO/GSO on: tso=on gso=on on eth0
+variant client TSO/GSO off: tso=off gso=off on eth0' "$out"
+check_match "seed experiment: 60 downloads" '^downloads: 60 \(6 cells x 2 servers x 5 runs\)$' "$out"
+"$DEBIT" --scenario "$S" "$NGINX/files/1Mio.dat" >/dev/null 2>"$T_TMP/x.err"
+check_eq "--scenario with URLs: exit 2" 2 $?
+t_done

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# debitd's command line and configuration errors: each bad configuration exits 2 with
+# "FILE:LINE: setting: reason"; -t prints the effective settings; --listen overrides.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/server_lib.bash"
+
+# bad CONTENT EXPECTED_REGEX : write CONTENT (one setting per line) and run debitd -t on it
+n=0
+bad() {
+  n=$((n + 1))
+  local f=$T_TMP/bad$n.conf
+  printf '%b\n' "$1" >"$f"
+  "$DEBITD" -t -c "$f" >"$T_TMP/out" 2>&1; local rc=$?
+  check_eq "bad config $n exits 2 ($2)" 2 "$rc"
+  check_match "bad config $n message" "$(printf '%s' "$f" | sed 's/[.]/\\./g'):$2" "$(cat "$T_TMP/out")"
+}
+bad 'threads = 1;\nbogus = 3;' '2: bogus: unknown setting \(expected one of: listen, threads'
+bad 'listen = ( { address = "::"; port = 70000; } );' '1: listen\[0\]\.port: 70000 is out of range \[1, 65535\]'
+bad 'listen = ( { address = "::"; port = 0; } );' '1: listen\[0\]\.port: 0 is out of range'
+bad 'listen = ( { address = "::"; } );' '1: listen\[0\]: port is missing'
+bad 'listen = ( { address = "localhost"; port = 80; } );' '1: listen\[0\]\.address: "localhost" is not a numeric IPv4 or IPv6 address'
+bad 'listen = ( { address = "::"; port = 80; },\n { address = "::"; port = 80; } );' '2: listen\[1\]\.address: :: port 80 is already listed'
+bad 'listen = ( { address = "::"; port = 80; } );\nfiles = ( { path = "/a.dat"; size = "1GiB"; },\n { path = "/a.dat"; size = "1MiB"; } );' '3: files\[1\]\.path: duplicate path "/a\.dat"'
+bad 'files = ( { path = "/a.dat"; size = "1 GB x"; } );' '1: files\[0\]\.size: "1 GB x": '
+bad 'files = ( { path = "/a.dat"; size = "12Gb"; } );' '1: files\[0\]\.size: "12Gb": '
+bad 'files = ( { path = "/a.dat"; size = -5; } );' '1: files\[0\]\.size: must not be negative'
+bad 'files = ( { path = "a.dat"; size = 5; } );' '1: files\[0\]\.path: "a\.dat" must start with'
+bad 'files = ( { path = "/x/../a.dat"; size = 5; } );' "1: files\\[0\\]\\.path: \"/x/\\.\\./a\\.dat\": empty, '\\.' or '\\.\\.' path segment"
+bad 'files = ( { path = "/status"; size = 5; } );' '1: files\[0\]\.path: "/status" is reserved'
+bad 'files = ( { path = "/a"; size = 5; },\n { path = "/a/b"; size = 5; } );' '2: files\[1\]\.path: "/a/b" and "/a": a path cannot be both a file and a folder'
+bad 'files = ( { path = "/a"; size = 5; },\n { path = "/a.sha256"; size = 5; } );' '2: files\[1\]\.path: "/a\.sha256" collides with the checksum of "/a"'
+bad 'files = ( { path = "/a"; } );' '1: files\[0\]: size is missing'
+bad 'files = ( { path = "/a"; size = 1; colour = "red"; } );' '1: files\[0\]\.colour: unknown setting'
+bad 'upload = { path = "/a"; max_size = "lots"; };' '1: upload\.max_size: "lots": '
+bad 'files = ( { path = "/up"; size = 5; } );\nupload = { path = "/up"; };' '1: files\[0\]\.path: duplicate path "/up"'
+bad 'limits = { per_ip = -1; };' '1: limits\.per_ip: -1 is out of range'
+bad 'limits = { idle_timeout = "1.5s"; };' '1: limits\.idle_timeout: must be whole seconds'
+bad 'log = { level = "loud"; };' '1: log\.level: unknown level "loud"'
+bad 'threads = 5000;' '1: threads: 5000 is out of range \[0, 1024\]'
+bad 'ram = "1KiB";' '1: ram: 1024 bytes is too small'
+bad 'seed = "one";' '1: seed: expected an integer'
+bad 'threads = 1;\nseed = = 2;' '2: syntax: syntax error'
+bad 'listen = ( { address = "::"; port = 80; tcp = { congestion = "nosuchcc"; }; } );' '1: listen\[0\]\.tcp\.congestion: .*nosuchcc.*available'
+bad 'offload = { tso = false; };' '1: offload: interface is missing'
+bad 'offload = { interface = "lo"; tso = "no"; };' '1: offload\.tso: expected true or false'
+
+"$DEBITD" -t -c "$T_TMP/none.conf" >"$T_TMP/out" 2>&1; rc=$?
+check_eq "missing file: exit 2" 2 "$rc"
+check_match "missing file: message" "none\.conf: cannot read: No such file or directory" "$(cat "$T_TMP/out")"
+
+# -t prints the effective settings in the config's own syntax, which -t accepts again
+"$DEBITD" -t -c "$DEBIT_TOP/etc/debitd.conf" >"$T_TMP/eff" 2>"$T_TMP/err"; rc=$?
+check_eq "etc/debitd.conf is valid" 0 "$rc"
+check_match "-t says valid on stderr" 'configuration .*etc/debitd\.conf is valid' "$(cat "$T_TMP/err")"
+check_match "-t prints the files" 'path = "/files/10Gio.dat"; size = "10GiB"; \} # 10737418240 bytes, repeats the region' "$(cat "$T_TMP/eff")"
+check_match "-t prints the resolved thread count" 'threads = 0; # [0-9]+ worker thread' "$(cat "$T_TMP/eff")"
+"$DEBITD" -t -c "$T_TMP/eff" >"$T_TMP/eff2" 2>/dev/null; rc=$?
+check_eq "the printed settings are a valid config" 0 "$rc"
+check_eq "and print the same (but the source line)" "$(tail -n +2 "$T_TMP/eff")" "$(tail -n +2 "$T_TMP/eff2")"
+eff=$("$DEBITD" -t -c "$DEBIT_TOP/etc/debitd.conf" --listen 127.0.0.1:9 --listen '[::1]:10' --log-level debug 2>/dev/null)
+check_match "--listen replaces the listeners" '\{ address = "127\.0\.0\.1"; port = 9; \},.*\{ address = "::1"; port = 10; \}' "$(tr '\n' ' ' <<<"$eff")"
+check_match "--log-level overrides log.level" 'level = "debug"' "$eff"
+"$DEBITD" -t --listen 127.0.0.1:99999 >"$T_TMP/out" 2>&1; rc=$?
+check_eq "--listen bad port: exit 2" 2 "$rc"
+check_match "--listen bad port: message names the option" '--listen: "127\.0\.0\.1:99999": port "99999"' "$(cat "$T_TMP/out")"
+
+# CLI
+check_match "--help" 'Usage: debitd \[OPTIONS\]' "$("$DEBITD" --help)"
+check_match "--version" '^debitd [0-9]+\.[0-9]+\.[0-9]+ \(libmicrohttpd 0\.9\.[0-9]+\)$' "$("$DEBITD" --version)"
+"$DEBITD" --bogus >"$T_TMP/out" 2>&1; rc=$?
+check_eq "unknown option: exit 2" 2 "$rc"
+check_match "unknown option: named" 'unknown option --bogus' "$(cat "$T_TMP/out")"
+"$DEBITD" -c >"$T_TMP/out" 2>&1; rc=$?
+check_eq "missing argument: exit 2" 2 "$rc"
+check_match "missing argument: named" 'option -c needs an argument' "$(cat "$T_TMP/out")"
+"$DEBITD" stray >"$T_TMP/out" 2>&1; rc=$?
+check_eq "stray argument: exit 2" 2 "$rc"
+t_done

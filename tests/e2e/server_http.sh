@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# debitd's HTTP semantics, asserted on status codes, headers and bytes: HEAD, 404, 405 +
+# Allow, 416 + Content-Range, multi-range, If-Range (ETag and date), keep-alive, the folder
+# index, /status and /transfers/ID.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/server_lib.bash"
+
+srv_conf "$T_TMP/d.conf" \
+  'files = ( { path = "/ram/1MiB.dat"; size = "1MiB"; }, { path = "/files/2Mio.dat"; size = "2Mio"; },' \
+  '          { path = "/files/sub/a&b.bin"; size = 10; } );'
+srv_start "$T_TMP/d.conf"
+U=$BASE/ram/1MiB.dat
+
+# HEAD: the headers of GET, no body
+curl -s -I -o /dev/null -D "$T_TMP/h" "$U"
+check_match "HEAD: 200" '^HTTP/1.1 200' "$(head -1 "$T_TMP/h")"
+check_eq "Content-Length" 1048576 "$(hdr "$T_TMP/h" Content-Length)"
+check_eq "Content-Type" "application/octet-stream" "$(hdr "$T_TMP/h" Content-Type)"
+check_eq "Cache-Control" "no-store, no-transform" "$(hdr "$T_TMP/h" Cache-Control)"
+check_eq "Accept-Ranges" "bytes" "$(hdr "$T_TMP/h" Accept-Ranges)"
+check_eq "Server" "debitd/$("$DEBITD" --version | awk '{print $2}')" "$(hdr "$T_TMP/h" Server)"
+etag=$(hdr "$T_TMP/h" ETag); lm=$(hdr "$T_TMP/h" Last-Modified)
+check_match "strong ETag" '^"[0-9a-f]+-[0-9a-f]+-[0-9a-f]+"$' "$etag"
+check_match "Last-Modified is an HTTP-date" '^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} GMT$' "$lm"
+check_eq "X-Debit-Kernel is uname -r" "$(uname -r)" "$(hdr "$T_TMP/h" X-Debit-Kernel)"
+check_match "X-Debit-Tcp" '^cc=[a-z0-9_]+ pacing=[^ ]+ sndbuf=[^ ]+$' "$(hdr "$T_TMP/h" X-Debit-Tcp)"
+check_match "X-Debit-Offload (lo, read back)" '^tso=(on|off|n/a) gso=(on|off|n/a) gro=(on|off|n/a)' "$(hdr "$T_TMP/h" X-Debit-Offload)"
+check_eq "HEAD has no body" 0 "$(curl -s -I "$U" -o /dev/null -w '%{size_download}' --head)"
+curl -s -o /dev/null -D "$T_TMP/g" "$U"
+check_match "GET carries X-Debit-Transfer" '^[0-9a-f]{8}-[0-9]+$' "$(hdr "$T_TMP/g" X-Debit-Transfer)"
+
+code() { curl -s -o "$T_TMP/body" -D "$T_TMP/hh" -w '%{http_code}' "$@"; }
+check_eq "unknown path: 404" 404 "$(code "$BASE/nope.dat")"
+check_eq "unknown .sha256: 404" 404 "$(code "$BASE/nope.dat.sha256")"
+check_eq "POST on a file: 405" 405 "$(code -X POST -d x "$U")"
+check_eq "405 has Allow: GET, HEAD" "GET, HEAD" "$(hdr "$T_TMP/hh" Allow)"
+check_eq "DELETE on /status: 405" 405 "$(code -X DELETE "$BASE/status")"
+
+# ranges
+check_eq "Range a-b: 206" 206 "$(code -r 10-19 "$U")"
+check_eq "206 Content-Range" "bytes 10-19/1048576" "$(hdr "$T_TMP/hh" Content-Range)"
+check_eq "206 Content-Length" 10 "$(hdr "$T_TMP/hh" Content-Length)"
+check_eq "Range past the end is clamped" "bytes 1048000-1048575/1048576" \
+  "$(code -r 1048000-2000000 "$U" >/dev/null; hdr "$T_TMP/hh" Content-Range)"
+check_eq "unsatisfiable range: 416" 416 "$(code -r 1048576-1048600 "$U")"
+check_eq "416 Content-Range: bytes */N" "bytes */1048576" "$(hdr "$T_TMP/hh" Content-Range)"
+check_eq "suffix -0: 416" 416 "$(code -H 'Range: bytes=-0' "$U")"
+check_eq "multiple ranges: 200 with the whole file" "200 1048576" \
+  "$(curl -s -o /dev/null -w '%{http_code} %{size_download}' -r 0-9,20-29 "$U")"
+check_eq "malformed Range is ignored: 200" 200 "$(code -H 'Range: bytes=9-1' "$U")"
+check_eq "other unit is ignored: 200" 200 "$(code -H 'Range: items=0-1' "$U")"
+check_eq "If-Range with the ETag: 206" 206 "$(code -r 0-9 -H "If-Range: $etag" "$U")"
+check_eq "If-Range with another ETag: 200 whole" "200 1048576" \
+  "$(curl -s -o /dev/null -w '%{http_code} %{size_download}' -r 0-9 -H 'If-Range: "other"' "$U")"
+check_eq "If-Range with a weak ETag: 200" 200 "$(code -r 0-9 -H "If-Range: W/$etag" "$U")"
+check_eq "If-Range with Last-Modified: 206" 206 "$(code -r 0-9 -H "If-Range: $lm" "$U")"
+check_eq "If-Range with an older date: 200" 200 "$(code -r 0-9 -H 'If-Range: Thu, 01 Jan 1970 00:00:00 GMT' "$U")"
+etag2=$(curl -s -I "$BASE/files/2Mio.dat" | grep -i '^etag:' | sed 's/^[^:]*: *//' | tr -d '\r')
+check_nomatch "files of other sizes have other ETags" "^$etag\$" "$etag2"
+
+# keep-alive: two requests, one connection
+nc=$(curl -s -v -o /dev/null -o /dev/null "$U" "$BASE/files/2Mio.dat" 2>&1 | grep -c 'Re-using existing connection')
+check_eq "keep-alive: the second request re-uses the connection" 1 "$nc"
+
+# index pages
+check_eq "/ is an index: 200 text/html" "200 text/html; charset=utf-8" \
+  "$(curl -s -o "$T_TMP/root.html" -w '%{http_code} %{content_type}' "$BASE/")"
+root=$(cat "$T_TMP/root.html")
+check_match "/ links the folders" '<a href="files/">files/</a>' "$root"
+check_match "/ links ram/" '<a href="ram/">ram/</a>' "$root"
+files=$(curl -s "$BASE/files/")
+check_match "/files/ lists 2Mio.dat with its size" '<a href="2Mio.dat">2Mio.dat</a> +2097152 +2 MiB' "$files"
+check_match "/files/ links the checksum" '<a href="2Mio.dat.sha256">sha256</a>' "$files"
+check_match "/files/ links the subfolder and parent" '<a href="../">../</a>.*' "$files"
+check_match "/files/ lists sub/" '<a href="sub/">sub/</a>' "$files"
+check_match "names are HTML-escaped" 'a&amp;b.bin' "$(curl -s "$BASE/files/sub/")"
+check_eq "/files (no slash): 301 to /files/" "301 /files/" "$(curl -s -o /dev/null -w '%{http_code} ' "$BASE/files"; curl -s -D - -o /dev/null "$BASE/files" | grep -i '^location:' | sed 's/^[^:]*: *//' | tr -d '\r')"
+check_eq "unknown folder: 404" 404 "$(code "$BASE/nothing/")"
+check_eq "a file path with a slash: 404" 404 "$(code "$BASE/ram/1MiB.dat/")"
+
+# /status
+curl -s "$BASE/status" >"$T_TMP/status.json"
+check_eq "/status is JSON with the version" "$("$DEBITD" --version | awk '{print $2}')" "$(jq -r .version "$T_TMP/status.json")"
+check_eq "/status kernel" "$(uname -r)" "$(jq -r .kernel "$T_TMP/status.json")"
+check_eq "/status listeners" "127.0.0.1:$PORT" "$(jq -r '.listeners[0].name' "$T_TMP/status.json")"
+check_eq "/status files and sizes" "/ram/1MiB.dat=1048576 /files/2Mio.dat=2097152 /files/sub/a&b.bin=10" \
+  "$(jq -r '[.files[] | "\(.path)=\(.size)"] | join(" ")' "$T_TMP/status.json")"
+check_eq "/status: the listener's interface and its live offloads" "lo $(hdr "$T_TMP/h" X-Debit-Offload)" \
+  "$(jq -r '.listeners[0] | "\(.interface) \(.x_debit_offload)"' "$T_TMP/status.json")"
+check_eq "/status: the listener's TCP profile (defaults)" "cc=default pacing=unlimited sndbuf=auto" \
+  "$(jq -r '.listeners[0].x_debit_tcp' "$T_TMP/status.json")"
+check_cmp "/status counts requests" "$(jq .counters.requests "$T_TMP/status.json")" ">=" 30
+check_cmp "/status counts bytes sent" "$(jq .counters.bytes_sent "$T_TMP/status.json")" ">=" $((3 * 1048576))
+check_eq "/status: one active connection (this one)" 1 "$(jq .counters.active_connections "$T_TMP/status.json")"
+check_match "/status uptime" '^[0-9.]+' "$(jq .uptime_s "$T_TMP/status.json")"
+check_eq "/status: sha256 is cached once asked" "$(sha_of "$U")" "$(curl -s "$BASE/status" | jq -r '.files[0].sha256')"
+
+# /transfers/ID: the contract with the client
+id=$(curl -s -o /dev/null -D - "$U" | grep -i '^x-debit-transfer:' | sed 's/^[^:]*: *//' | tr -d '\r')
+sleep 0.2
+curl -s -o "$T_TMP/tr.json" -w '%{http_code}' "$BASE/transfers/$id" >"$T_TMP/code"
+check_eq "/transfers/ID: 200" 200 "$(cat "$T_TMP/code")"
+check_eq "/transfers/ID: id, state, path, bytes" "$id done /ram/1MiB.dat 1048576" \
+  "$(jq -r '"\(.id) \(.state) \(.path) \(.bytes)"' "$T_TMP/tr.json")"
+check_eq "/transfers/ID: duration_s and a tcp object with rtt and cwnd" "true" \
+  "$(jq '(.duration_s | type) == "number" and (.tcp.rtt_ms | type) == "number" and (.tcp.snd_cwnd > 0)' "$T_TMP/tr.json")"
+check_match "/transfers/ID: started is an ISO 8601 UTC time" '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{3}Z$' "$(jq -r .started "$T_TMP/tr.json")"
+check_eq "/transfers/ID: remote and listener" "127.0.0.1 127.0.0.1:$PORT" "$(jq -r '"\(.remote | sub(":[0-9]+$"; "")) \(.listener)"' "$T_TMP/tr.json")"
+check_eq "/transfers/unknown: 404" 404 "$(code "$BASE/transfers/00000000-1")"
+check_eq "/transfers/garbage: 404" 404 "$(code "$BASE/transfers/zz")"
+check_eq "access log: one JSON line for that transfer" "done" \
+  "$(jq -r --arg id "$id" 'select(.id == $id) | .state' "$T_TMP/access.log")"
+t_done

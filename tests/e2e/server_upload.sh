@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# debitd's upload sink: POST and PUT bodies, plain and chunked, are counted and discarded;
+# {"bytes": N, "seconds": T}; over max_size: 413 and the connection is closed.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/server_lib.bash"
+
+srv_conf "$T_TMP/d.conf" 'files = ( { path = "/f.dat"; size = 100; } );' \
+  'upload = { path = "/up"; max_size = "4MiB"; };'
+srv_start "$T_TMP/d.conf"
+head -c 3000000 /dev/urandom >"$T_TMP/3M"
+head -c 5000000 /dev/zero >"$T_TMP/5M"
+
+out=$(curl -s -w '\n%{http_code}' --data-binary @"$T_TMP/3M" "$BASE/up")
+check_eq "POST: 200" 200 "$(tail -1 <<<"$out")"
+check_eq "POST: bytes counted" 3000000 "$(head -n -1 <<<"$out" | jq .bytes)"
+check_eq "POST: seconds is a number" number "$(head -n -1 <<<"$out" | jq -r '.seconds | type')"
+out=$(curl -s -w '\n%{http_code}' -T "$T_TMP/3M" "$BASE/up")
+check_eq "PUT: 200 and bytes" "200 3000000" "$(tail -1 <<<"$out") $(head -n -1 <<<"$out" | jq .bytes)"
+out=$(curl -s -w '\n%{http_code}' -H 'Transfer-Encoding: chunked' --data-binary @"$T_TMP/3M" "$BASE/up")
+check_eq "chunked POST: 200 and bytes" "200 3000000" "$(tail -1 <<<"$out") $(head -n -1 <<<"$out" | jq .bytes)"
+out=$(curl -s -w '\n%{http_code}' -X POST "$BASE/up")
+check_eq "empty POST: 0 bytes" "200 0" "$(tail -1 <<<"$out") $(head -n -1 <<<"$out" | jq .bytes)"
+
+# 413 when Content-Length announces too much: before the body (no 100-continue) and closed
+curl -s -v -o /dev/null -w '%{http_code}' --data-binary @"$T_TMP/5M" "$BASE/up" >"$T_TMP/c" 2>"$T_TMP/v"
+check_eq "Content-Length over max_size: 413" 413 "$(cat "$T_TMP/c")"
+check_match "413 closes the connection" 'Connection: close|Closing connection' "$(cat "$T_TMP/v")"
+check_nomatch "413 before the body: no 100 Continue" 'HTTP/1.1 100' "$(cat "$T_TMP/v")"
+curl -s -v -o /dev/null -w '%{http_code}' -H 'Transfer-Encoding: chunked' --data-binary @"$T_TMP/5M" "$BASE/up" >"$T_TMP/c" 2>"$T_TMP/v"
+check_eq "chunked body over max_size: 413" 413 "$(cat "$T_TMP/c")"
+check_match "chunked 413 closes the connection" 'Connection: close|Closing connection' "$(cat "$T_TMP/v")"
+check_eq "GET on the upload path: 405" 405 "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/up")"
+check_eq "405 Allow: POST, PUT" "POST, PUT" "$(curl -s -D - -o /dev/null "$BASE/up" | grep -i '^allow:' | sed 's/^[^:]*: *//' | tr -d '\r')"
+check_eq "POST elsewhere: 405 (a file) with the body drained" 405 "$(curl -s -o /dev/null -w '%{http_code}' --data-binary @"$T_TMP/3M" "$BASE/f.dat")"
+st=$(curl -s "$BASE/status")
+check_eq "/status counts uploads" 4 "$(jq .counters.uploads <<<"$st")"
+check_eq "daemon still serves after the 413s" 100 "$(curl -s "$BASE/f.dat" | wc -c)"
+t_done

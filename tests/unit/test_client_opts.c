@@ -1,0 +1,159 @@
+/* Unit tests for client/opts.c: every row is one command line and what must come of it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <curl/curl.h>
+
+#include "opts.h"
+
+struct err_row {
+    const char *argv[8];
+    const char *err; /* expected start of the error message */
+};
+
+static enum opts_result parse(const char *const *args, struct client_opts *o, char *err, size_t errlen)
+{
+    char *argv[16];
+    int argc = 0;
+    argv[argc++] = (char *)"debit";
+    for (; args[argc - 1] && argc < 15; argc++)
+        argv[argc] = (char *)args[argc - 1];
+    argv[argc] = NULL;
+    opts_defaults(o);
+    return opts_parse(o, argc, argv, err, errlen);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    static const struct err_row rows[] = {
+        {{NULL}, "URL: at least one URL"},
+        {{"-n", "0", "http://a/"}, "-n: '0': expected an integer from 1 to 100000"},
+        {{"--runs", "5x", "http://a/"}, "--runs: '5x': expected an integer"},
+        {{"--runs=-1", "http://a/"}, "--runs: '-1'"},
+        {{"--runs"}, "--runs: missing argument"},
+        {{"--order", "zigzag", "http://a/"}, "--order: 'zigzag': expected alternate, sequential or random"},
+        {{"--seed", "3", "http://a/"}, "--seed: only meaningful with --order random"},
+        {{"--seed", "x", "--order", "random", "http://a/"}, "--seed: 'x': expected an unsigned integer"},
+        {{"--pause", "soon", "http://a/"}, "--pause: 'soon':"},
+        {{"--stall", "0", "http://a/"}, "--stall: '0': must be more than 0"},
+        {{"--max-time", "1parsec", "http://a/"}, "--max-time: '1parsec':"},
+        {{"--timeout", "-3", "http://a/"}, "--timeout: '-3':"},
+        {{"--max-bytes", "1Mbit", "http://a/"}, "--max-bytes: '1Mbit':"},
+        {{"--max-bytes", "0", "http://a/"}, "--max-bytes: '0': must be at least 1 byte"},
+        {{"--resolve", "a.test:80", "http://a/"}, "--resolve: 'a.test:80': expected HOST:PORT:ADDR"},
+        {{"--resolve", "a.test:99999:1.2.3.4", "http://a/"}, "--resolve: 'a.test:99999:1.2.3.4': bad port"},
+        {{"--connect-to", "a:80:b", "http://a/"}, "--connect-to: 'a:80:b': expected HOST:PORT:CONNECT-TO-HOST"},
+        {{"--format", "xml", "http://a/"}, "--format: 'xml': expected table, markdown, csv or json"},
+        {{"--plot", "x.jpg", "http://a/"}, "--plot: 'x.jpg': expected a file name ending in .png or .svg"},
+        {{"--offload", "eth0", "http://a/"}, "--offload: 'eth0': expected DEV:tso="},
+        {{"--delay", "10ms", "http://a/"}, "--delay: needs --delay-dev DEV"},
+        {{"--interface", "lo", "--local-address", "127.0.0.1", "http://a/"}, "--local-address: cannot be combined"},
+        {{"--bogus", "http://a/"}, "--bogus: unknown option"},
+        {{"-x", "http://a/"}, "-x: unknown option"},
+        {{"ftp://a/f"}, "URL: 'ftp://a/f': only http:// and https://"},
+        {{"a.example/f"}, "URL: 'a.example/f': not a URL"},
+        {{"=http://a/"}, "URL: '=http://a/': empty or too long NAME"},
+        {{"x=http://a/", "x=http://b/"}, "URL: 'x=http://b/': this NAME is already used"},
+        {{"--scenario", "s.conf", "http://a/"}, "--scenario: servers come from the scenario file"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct client_opts o;
+        char err[512] = "";
+        enum opts_result r = parse(rows[i].argv, &o, err, sizeof err);
+        if (r != OPTS_ERROR || strncmp(err, rows[i].err, strlen(rows[i].err)) != 0)
+            fail_msg("row %zu (%s): result %d, error \"%s\", want \"%s...\"", i,
+                     rows[i].argv[0] ? rows[i].argv[0] : "(none)", r, err, rows[i].err);
+        opts_free(&o);
+    }
+}
+
+static void test_values(void **state)
+{
+    (void)state;
+    struct client_opts o;
+    char err[512] = "";
+    const char *args[] = {"-n", "7", "--order", "random", "--seed", "42", "--pause", "250ms", "--max-bytes", "100MiB",
+                          "--stall", "3", "--max-time", "1min", "--timeout", "1.5", "--resolve", "m.test:8080:127.0.0.1",
+                          "--resolve", "[::1]:80:[::1]", "--connect-to", "::127.0.0.1:8081", "-6", "--format", "csv",
+                          "-o", "out.csv", "--jsonl", "r.jsonl", "-q", "--no-progress", "--user-agent", "ua/1",
+                          "OVH=http://proof.example/files/1Gio.dat", "http://m.test:8080/ram/1GiB.dat",
+                          "http://m.test:8081/ram/1GiB.dat", "http://m.test:8082/x?a=b", NULL};
+    char *argv[64];
+    int argc = 0;
+    argv[argc++] = (char *)"debit";
+    for (int i = 0; args[i]; i++)
+        argv[argc++] = (char *)args[i];
+    argv[argc] = NULL;
+    opts_defaults(&o);
+    if (opts_parse(&o, argc, argv, err, sizeof err) != OPTS_RUN)
+        fail_msg("%s", err);
+    assert_int_equal(o.runs, 7);
+    assert_int_equal(o.order, PLAN_ORDER_RANDOM);
+    assert_true(o.seed == 42 && o.seed_given);
+    assert_float_equal(o.pause_s, 0.25, 1e-9);
+    assert_true(o.dl.max_bytes == 100ULL << 20);
+    assert_float_equal(o.dl.stall_s, 3, 1e-9);
+    assert_float_equal(o.dl.max_time_s, 60, 1e-9);
+    assert_float_equal(o.dl.connect_timeout_s, 1.5, 1e-9);
+    assert_string_equal(o.dl.resolve->data, "m.test:8080:127.0.0.1");
+    assert_string_equal(o.dl.resolve->next->data, "[::1]:80:[::1]");
+    assert_string_equal(o.dl.connect_to->data, "::127.0.0.1:8081");
+    assert_int_equal(o.dl.ip_version, 6);
+    assert_int_equal(o.format, REPORT_CSV);
+    assert_string_equal(o.output, "out.csv");
+    assert_string_equal(o.jsonl, "r.jsonl");
+    assert_true(o.quiet && o.progress == 0);
+    assert_string_equal(o.dl.user_agent, "ua/1");
+    assert_int_equal(o.nservers, 4);
+    /* NAME=URL; default names: host, then host:port, and '=' in a query is not a name. */
+    assert_string_equal(o.servers[0].name, "OVH");
+    assert_string_equal(o.servers[0].url, "http://proof.example/files/1Gio.dat");
+    assert_string_equal(o.servers[1].name, "m.test");
+    assert_string_equal(o.servers[2].name, "m.test:8081");
+    assert_string_equal(o.servers[3].name, "m.test:8082");
+    assert_string_equal(o.servers[3].url, "http://m.test:8082/x?a=b");
+    opts_free(&o);
+}
+
+static void test_defaults_help_version(void **state)
+{
+    (void)state;
+    struct client_opts o;
+    char err[256];
+    const char *a1[] = {"http://a/", NULL};
+    assert_int_equal(parse(a1, &o, err, sizeof err), OPTS_RUN);
+    assert_int_equal(o.runs, 5);
+    assert_int_equal(o.order, PLAN_ORDER_ALTERNATE);
+    assert_int_equal(o.format, REPORT_TABLE);
+    assert_int_equal(o.progress, -1);
+    assert_true(o.dl.max_bytes == 0 && o.dl.stall_s == 0 && o.dl.max_redirects == 20);
+    opts_free(&o);
+    const char *a2[] = {"--help", NULL};
+    assert_int_equal(parse(a2, &o, err, sizeof err), OPTS_HELP);
+    opts_free(&o);
+    const char *a3[] = {"-V", NULL};
+    assert_int_equal(parse(a3, &o, err, sizeof err), OPTS_VERSION);
+    opts_free(&o);
+    const char *a4[] = {"http://a/", "http://a/", "http://a/", NULL};
+    assert_int_equal(parse(a4, &o, err, sizeof err), OPTS_RUN);
+    assert_string_equal(o.servers[1].name, "a#2");
+    assert_string_equal(o.servers[2].name, "a#3");
+    opts_free(&o);
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_defaults_help_version),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    curl_global_cleanup();
+    return rc;
+}

@@ -1,0 +1,179 @@
+/* Unit tests for client/summary.c and client/report.c on synthetic runs: medians over
+ * successful runs only, counts, comparison to the first server of each cell, and the
+ * Markdown/CSV layouts. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "progress.h"
+#include "report.h"
+#include "result.h"
+#include "summary.h"
+
+struct run_row {
+    const char *scenario, *variant, *server;
+    int ok;
+    double mbps;
+};
+
+static void fill(struct result_set *rs, const struct run_row *rows, size_t n)
+{
+    result_set_init(rs);
+    for (size_t i = 0; i < n; i++) {
+        struct run_result *r = result_new();
+        r->server = strdup(rows[i].server);
+        r->url = strdup("http://x/");
+        r->scenario = rows[i].scenario ? strdup(rows[i].scenario) : NULL;
+        r->variant = rows[i].variant ? strdup(rows[i].variant) : NULL;
+        r->ok = rows[i].ok;
+        r->avg_mbps = rows[i].mbps;
+        r->total_mbps = rows[i].mbps / 2;
+        r->slow_start_s = 0.3;
+        r->seq = (unsigned)i + 1;
+        if (!r->ok)
+            result_fail(r, RESULT_ERR_HTTP, "HTTP 404");
+        assert_int_equal(result_set_add(rs, r), 0);
+    }
+}
+
+static void test_single_cell(void **state)
+{
+    (void)state;
+    static const struct run_row rows[] = {
+        {NULL, NULL, "OVH", 1, 722}, {NULL, NULL, "DT", 1, 404}, {NULL, NULL, "OVH", 1, 723},
+        {NULL, NULL, "DT", 0, 9999}, {NULL, NULL, "OVH", 1, 597}, {NULL, NULL, "DT", 1, 476},
+        {NULL, NULL, "OVH", 1, 726}, {NULL, NULL, "DT", 1, 392}, {NULL, NULL, "OVH", 1, 720},
+        {NULL, NULL, "DT", 1, 452},
+    };
+    struct result_set rs;
+    fill(&rs, rows, sizeof rows / sizeof rows[0]);
+    struct summary s;
+    assert_int_equal(summary_compute(&rs, NULL, 0, &s), 0);
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.rows[0].server, "OVH");
+    assert_int_equal(s.rows[0].runs_ok, 5);
+    assert_float_equal(s.rows[0].median_mbps, 722, 1e-9);
+    assert_float_equal(s.rows[0].min_mbps, 597, 1e-9);
+    assert_float_equal(s.rows[0].max_mbps, 726, 1e-9);
+    assert_true(s.rows[0].is_reference && !s.rows[0].has_comparison);
+    /* DT: the failed 9999 is excluded: median of 404 476 392 452 = 428. */
+    assert_int_equal(s.rows[1].runs_ok, 4);
+    assert_int_equal(s.rows[1].runs_failed, 1);
+    assert_float_equal(s.rows[1].median_mbps, 428, 1e-9);
+    assert_float_equal(s.rows[1].max_mbps, 476, 1e-9);
+    assert_true(s.rows[1].has_comparison);
+    assert_float_equal(s.rows[1].ratio, 428.0 / 722, 1e-12);
+    assert_true(s.rows[1].ci_lo <= s.rows[1].ratio && s.rows[1].ratio <= s.rows[1].ci_hi);
+    /* Every DT below every OVH, 5 vs 4, no ties: exact p = 2 / C(9,4) = 2/126. */
+    assert_int_equal(s.rows[1].mw.method, STATS_MW_EXACT);
+    assert_float_equal(s.rows[1].mw.p, 2.0 / 126, 1e-12);
+    assert_float_equal(s.rows[1].median_total_mbps, 214, 1e-9);
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct report_meta m = {.runs = 5};
+    assert_int_equal(report_write(fp, REPORT_MARKDOWN, &rs, &s, &m), 0);
+    fclose(fp);
+    assert_non_null(strstr(buf, "| scenario | Srv OVH | Srv DT |\n|---|---|---|\n| measured | 722 | 428 |\n"));
+    free(buf);
+    fp = open_memstream(&buf, &len);
+    assert_int_equal(report_write(fp, REPORT_CSV, &rs, &s, &m), 0);
+    fclose(fp);
+    assert_non_null(strstr(buf, "\n,,OVH,http://x/,5,0,722.000,597.000,726.000,361.000,0.300,,,,,,\n"));
+    assert_non_null(strstr(buf, "\n,,DT,http://x/,4,1,428.000,392.000,476.000,214.000,0.300,,0.592798,"));
+    free(buf);
+    summary_free(&s);
+    result_set_clear(&rs);
+}
+
+static void test_cells(void **state)
+{
+    (void)state;
+    static const struct run_row rows[] = {
+        {"natural", "on", "A", 1, 700}, {"natural", "on", "B", 1, 400},
+        {"natural", "off", "A", 1, 690}, {"natural", "off", "B", 1, 380},
+        {"+10 ms", "on", "A", 1, 600}, {"+10 ms", "on", "B", 1, 370},
+        {"+10 ms", "off", "A", 1, 590}, {"+10 ms", "off", "B", 0, 0},
+    };
+    struct result_set rs;
+    fill(&rs, rows, sizeof rows / sizeof rows[0]);
+    struct summary s;
+    assert_int_equal(summary_compute(&rs, NULL, 0, &s), 0);
+    assert_int_equal(s.n, 8);
+    int refs = 0;
+    for (size_t k = 0; k < s.n; k++)
+        refs += s.rows[k].is_reference;
+    assert_int_equal(refs, 4); /* one reference per cell */
+    assert_true(isnan(s.rows[7].median_mbps));
+    assert_false(s.rows[7].has_comparison);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    struct report_meta m = {.runs = 1};
+    assert_int_equal(report_write(fp, REPORT_MARKDOWN, &rs, &s, &m), 0);
+    fclose(fp);
+    /* The seed's layout: rows = latency, columns = server x variant (variant-major). */
+    assert_non_null(strstr(buf, "| scenario | Srv A (on) | Srv B (on) | Srv A (off) | Srv B (off) |\n"
+                                "|---|---|---|---|---|\n"
+                                "| natural | 700 | 400 | 690 | 380 |\n"
+                                "| +10 ms | 600 | 370 | 590 | - |\n"));
+    free(buf);
+    summary_free(&s);
+    result_set_clear(&rs);
+}
+
+static void test_fmt(void **state)
+{
+    (void)state;
+    static const struct {
+        double v;
+        const char *want;
+    } rows[] = {{722.4, "722"}, {99.5, "100"}, {42.25, "42.2"}, {9.5, "9.50"}, {0.123, "0.12"}, {NAN, "-"}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char b[32];
+        report_fmt_mbps(rows[i].v, b, sizeof b);
+        assert_string_equal(b, rows[i].want);
+    }
+}
+
+static void test_progress_line(void **state)
+{
+    (void)state;
+    static const struct {
+        uint64_t bytes;
+        int64_t expected;
+        double rate;
+        const char *cell;
+        const char *want;
+    } rows[] = {
+        {536870912, 1073741824, 722, NULL, "[run 3/10] OVH  50% 722 Mb/s  ETA 6s"},
+        {0, 1073741824, 0, NULL, "[run 3/10] OVH   0% 0.00 Mb/s"},
+        {10485760, -1, 9.5, NULL, "[run 3/10] OVH   10.0 MiB 9.50 Mb/s"},
+        {1073741824, 1073741824, 900, "+10 ms", "[run 3/10] +10 ms OVH 100% 900 Mb/s"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct progress pr = {.step = 3, .total = 10, .server = "OVH", .cell = rows[i].cell};
+        struct dl_progress p = {.bytes = rows[i].bytes, .expected = rows[i].expected, .rate_mbps = rows[i].rate};
+        char line[256];
+        progress_format(&pr, &p, line, sizeof line);
+        assert_string_equal(line, rows[i].want);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_single_cell),
+        cmocka_unit_test(test_cells),
+        cmocka_unit_test(test_fmt),
+        cmocka_unit_test(test_progress_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,170 @@
+/* Unit tests for server/config*.c: a table of bad configurations, each with the message it
+ * must produce (FILE:LINE: setting: reason), and a table of good ones with the values read. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config.h"
+
+static char path[64];
+
+static int write_conf(const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    fclose(f);
+    return 0;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(path, sizeof path, "/tmp/debit-test-config.%d.conf", (int)getpid());
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink(path);
+    return 0;
+}
+
+static void test_bad(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        const char *msg; /* what follows "PATH:" */
+    } rows[] = {
+        {"bogus = 1;", "1: bogus: unknown setting (expected one of: listen, threads, seed, ram, files, upload, "
+                       "limits, log, transfers, offload)"},
+        {"listen = ( { address = \"::\"; port = 65536; } );", "1: listen[0].port: 65536 is out of range [1, 65535]"},
+        {"listen = ();", "1: listen: at least one listener is needed"},
+        {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp)"},
+        {"listen = ( { address = \"1.2.3\"; port = 80; } );",
+         "1: listen[0].address: \"1.2.3\" is not a numeric IPv4 or IPv6 address (\"::\" = every address, IPv4 and IPv6)"},
+        {"listen = ( { address = \"::1\"; port = 80; },\n{ address = \"::1\"; port = 80; } );",
+         "2: listen[1].address: ::1 port 80 is already listed"},
+        {"listen = { address = \"::\"; port = 80; };",
+         "1: listen: expected a list of groups: ( { address = \"::\"; port = 8080; } )"},
+        {"files = ( { path = \"/a\"; size = \"1XB\"; } );", "1: files[0].size: \"1XB\": unknown unit (example: \"1GiB\")"},
+        {"files = ( { path = \"/a\"; size = \"20TiB\"; } );", "1: files[0].size: 21990232555520 bytes is larger than the 16 TiB limit"},
+        {"files = ( { path = \"/a\"; size = 1; },\n { path = \"/a\"; size = 2; } );", "2: files[1].path: duplicate path \"/a\""},
+        {"files = ( { path = \"/a/\"; size = 1; } );", "1: files[0].path: \"/a/\" names a folder, not a file"},
+        {"files = ( { path = \"/a b\"; size = 1; } );", "1: files[0].path: \"/a b\": character '?' is not allowed in a path"},
+        {"files = ( { path = \"/transfers/x\"; size = 1; } );",
+         "1: files[0].path: \"/transfers/x\" is reserved for debitd's own pages (/status, /transfers/)"},
+        {"upload = { path = \"/u\"; max = 1; };", "1: upload.max: unknown setting (expected one of: path, max_size)"},
+        {"limits = { connections = 0; };", "1: limits.connections: 0 is out of range [1, 1000000]"},
+        {"limits = { idle_timeout = \"2 weeks\"; };", "1: limits.idle_timeout: \"2 weeks\": unknown unit (example: \"10ms\")"},
+        {"log = { level = \"verbose\"; };", "1: log.level: unknown level \"verbose\" (expected error, warn, info or debug)"},
+        {"log = { access = \"\"; };", "1: log.access: empty (use \"-\" for stderr, \"off\", or a file path)"},
+        {"seed = -1;", "1: seed: -1 is out of range [0, 9223372036854775807]"},
+        {"transfers = 0;", "1: transfers: 0 is out of range [1, 1000000]"},
+        {"offload = { interface = \"a/b\"; };", "1: offload.interface: \"a/b\" is not a valid interface name"},
+        {"offload = { interface = \"lo\"; state_file = \"rel\"; };", "1: offload.state_file: must be an absolute path"},
+        {"offload = { interface = \"lo\"; gro = 1; };", "1: offload.gro: expected true or false"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct config c;
+        char err[1024], want[1200];
+        assert_int_equal(config_defaults(&c, err, sizeof err), 0);
+        assert_int_equal(write_conf(rows[i].text), 0);
+        int r = config_load_file(&c, path, err, sizeof err);
+        snprintf(want, sizeof want, "%s:%s", path, rows[i].msg);
+        if (r != -1 || strcmp(err, want) != 0)
+            fail_msg("config %zu: got %d \"%s\"\n  want \"%s\"", i, r, r ? err : "", want);
+        config_free(&c);
+    }
+}
+
+static void test_good(void **state)
+{
+    (void)state;
+    struct config c;
+    char err[1024];
+    assert_int_equal(config_defaults(&c, err, sizeof err), 0);
+    assert_int_equal(write_conf("listen = ( { address = \"0.0.0.0\"; port = 80; }, { address = \"::1\"; port = 81; } );\n"
+                                "threads = 3; seed = 12; ram = \"4MiB\";\n"
+                                "files = ( { path = \"/x/a.dat\"; size = \"10MiB\"; }, { path = \"/b\"; size = 5; } );\n"
+                                "upload = { max_size = \"1kB\"; };\n"
+                                "limits = { connections = 5; per_ip = 2; idle_timeout = \"1min\"; };\n"
+                                "log = { level = \"debug\"; access = \"off\"; };\n"
+                                "transfers = 7;\n"
+                                "offload = { interface = \"lo\"; tso = false; gro = true; required = false; };\n"),
+                     0);
+    assert_int_equal(config_load_file(&c, path, err, sizeof err), 0);
+    assert_int_equal(config_validate(&c, err, sizeof err), 0);
+    assert_int_equal(c.n_listen, 2);
+    assert_string_equal(c.listen[1].address, "::1");
+    assert_int_equal(c.listen[1].port, 81);
+    assert_int_equal(c.threads, 3);
+    assert_int_equal(config_threads_effective(&c), 3);
+    assert_int_equal(c.seed, 12);
+    assert_int_equal(c.n_files, 2);
+    assert_int_equal(c.files[0].size, 10 << 20);
+    assert_int_equal(config_region_size(&c), 4 << 20);
+    assert_string_equal(c.upload_path, "/upload"); /* default path kept */
+    assert_int_equal(c.upload_max, 1000);
+    assert_int_equal(c.max_connections, 5);
+    assert_int_equal(c.per_ip, 2);
+    assert_int_equal(c.idle_timeout, 60);
+    assert_int_equal(c.log_level, LOG_LEVEL_DEBUG);
+    assert_string_equal(c.access_log, "off");
+    assert_int_equal(c.transfers_keep, 7);
+    assert_string_equal(c.offload.interface, "lo");
+    assert_int_equal(c.offload.wish.want[OFFLOAD_TSO], OFFLOAD_OFF);
+    assert_int_equal(c.offload.wish.want[OFFLOAD_GSO], OFFLOAD_LEAVE);
+    assert_int_equal(c.offload.wish.want[OFFLOAD_GRO], OFFLOAD_ON);
+    assert_int_equal(c.offload.required, 0);
+    assert_int_equal(c.offload.restore, 1);
+    /* the command line's setters, over the file */
+    assert_int_equal(config_clear_listeners(&c), 0);
+    assert_int_equal(config_add_listener_spec(&c, "[::]:9000", err, sizeof err), 0);
+    assert_int_equal(config_add_listener_spec(&c, "9001", err, sizeof err), 0);
+    assert_int_equal(config_add_listener_spec(&c, "127.0.0.1:9002", err, sizeof err), 0);
+    assert_int_equal(config_add_listener_spec(&c, "::1:9003", err, sizeof err), -1);
+    assert_string_equal(err, "\"::1:9003\": write an IPv6 address in brackets: [ADDR]:PORT");
+    assert_int_equal(config_add_listener_spec(&c, "127.0.0.1:0", err, sizeof err), -1);
+    assert_int_equal(c.n_listen, 3);
+    assert_string_equal(c.listen[1].address, "::");
+    config_free(&c);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct config c;
+    char err[256];
+    assert_int_equal(config_defaults(&c, err, sizeof err), 0);
+    assert_int_equal(c.n_listen, 1);
+    assert_int_equal(c.listen[0].port, 8080);
+    assert_int_equal(c.n_files, 2);
+    assert_string_equal(c.files[0].path, "/ram/1GiB.dat");
+    assert_string_equal(c.files[1].path, "/files/1Gio.dat");
+    assert_int_equal(config_region_size(&c), 1 << 30);
+    /* a file that would repeat a tiny region too often */
+    c.ram = 4096;
+    assert_int_equal(config_validate(&c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "ram: 4096 bytes is too small for \"/ram/1GiB.dat\""));
+    config_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad),
+        cmocka_unit_test(test_good),
+        cmocka_unit_test(test_defaults),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
