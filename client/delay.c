@@ -283,6 +283,7 @@ static int delayline_apply(struct delay *d, char *err, size_t errlen)
     char *argv[] = { d->exe, "--dev", d->dev, "--delay", delay_arg, "--direction", (char *)dir,
                      "--queue-num", d->qnum_arg, "--exit-with-parent", "--quiet", NULL };
 
+    if (d->out_fd >= 0) { close(d->out_fd); d->out_fd = -1; } /* from an earlier apply */
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) < 0) { snprintf(err, errlen, "pipe: %s", strerror(errno)); return -1; }
     pid_t pid = fork();

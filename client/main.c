@@ -45,6 +45,7 @@ struct run_ctx {
     struct jsonl *journal;
     int quiet;
     int journal_failed;
+    char cell[256];
 };
 
 static void on_run_start(const struct plan *p, size_t step, size_t total, const struct plan_step *s, void *ud)
@@ -53,7 +54,10 @@ static void on_run_start(const struct plan *p, size_t step, size_t total, const 
     c->progress.step = step + 1;
     c->progress.total = total;
     c->progress.server = p->servers[s->server].name;
-    c->progress.cell = p->scenario;
+    /* Scenario cells: "natural / TSO off" in the live line. */
+    if (p->scenario || p->variant)
+        snprintf(c->cell, sizeof c->cell, "%s / %s", p->scenario ? p->scenario : "-", p->variant ? p->variant : "-");
+    c->progress.cell = p->scenario || p->variant ? c->cell : NULL;
 }
 
 static void on_run_done(const struct plan *p, const struct run_result *r, size_t step, size_t total, void *ud)
@@ -70,13 +74,17 @@ static void on_run_done(const struct plan *p, const struct run_result *r, size_t
     }
     if (c->quiet)
         return;
+    char cell[256] = "";
+    if (r->scenario || r->variant)
+        snprintf(cell, sizeof cell, " (%s / %s)", r->scenario ? r->scenario : "-", r->variant ? r->variant : "-");
     if (r->ok) {
         char rate[32];
         report_fmt_mbps(r->avg_mbps, rate, sizeof rate);
-        fprintf(stderr, "debit: [%zu/%zu] %s run %u: %s Mb/s, %llu bytes in %.3f s\n", step + 1, total, r->server,
-                r->run, rate, (unsigned long long)r->bytes, r->body_s);
+        fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: %s Mb/s, %llu bytes in %.3f s\n", step + 1, total, cell,
+                r->server, r->run, rate, (unsigned long long)r->bytes, r->body_s);
     } else {
-        fprintf(stderr, "debit: [%zu/%zu] %s run %u: FAILED: %s\n", step + 1, total, r->server, r->run, r->error);
+        fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: FAILED: %s\n", step + 1, total, cell, r->server, r->run,
+                r->error);
     }
 }
 
@@ -202,6 +210,7 @@ int main(int argc, char **argv)
     }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         fprintf(stderr, "debit: libcurl initialisation failed\n");
+        scenario_free(scn);
         opts_free(&o);
         return 1;
     }

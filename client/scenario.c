@@ -260,11 +260,10 @@ int scenario_run(const struct scenario *s, const struct client_opts *o, struct r
                 rc = -1;
                 break;
             }
-            char desc[512] = "", d2[512] = "";
-            netcfg_describe(lat_cfg, desc, sizeof desc);
+            char d1[512] = "", d2[512] = "", desc[sizeof d1 + sizeof d2 + 2];
+            netcfg_describe(lat_cfg, d1, sizeof d1);
             netcfg_describe(var_cfg, d2, sizeof d2);
-            if (d2[0])
-                snprintf(desc + strlen(desc), sizeof desc - strlen(desc), "%s%s", desc[0] ? "; " : "", d2);
+            snprintf(desc, sizeof desc, "%s%s%s", d1, d1[0] && d2[0] ? "; " : "", d2);
             if (hooks && hooks->cell_start)
                 hooks->cell_start(L ? L->name : NULL, V ? V->name : NULL, desc, hooks->plan.ud);
             if (cells) {

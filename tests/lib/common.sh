@@ -82,7 +82,7 @@ t_track() { T_PIDS+=("$1"); }
 free_port() {
   local p tries=0
   while [ $tries -lt 200 ]; do
-    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    p=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))  # below the ephemeral range (32768+)
     if ! ss -Htln "sport = :$p" 2>/dev/null | grep -q .; then echo "$p"; return 0; fi
     tries=$((tries + 1))
   done
