@@ -7,7 +7,7 @@
 # veth sent (the proof the toggle took effect). Needs root.
 #   RUNS=5 SIZE=1GiB bench/offload.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
-need_root "network namespaces and ethtool -K"
+[ "$(id -u)" -eq 0 ] || { echo "skipped: needs root (network namespaces, ethtool -K)"; exit 0; }
 need_cmd jq ip
 [ -x "$DEBIT" ] || { echo "build debit first (make)"; exit 1; }
 RUNS=${RUNS:-5}

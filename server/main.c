@@ -44,36 +44,36 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *config_path = NULL, *log_level = NULL;
-    const char **listen = calloc((size_t)argc, sizeof *listen);
+    const char **listens = calloc((size_t)argc, sizeof *listens);
     size_t n_listen = 0;
     int check = 0, restore_only = 0, o;
     log_set_prog("debitd");
-    if (!listen)
+    if (!listens)
         return 1;
     opterr = 0;
     while ((o = getopt_long(argc, argv, ":c:tl:fhV", opts, NULL)) != -1) {
         switch (o) {
         case 'c': config_path = optarg; break;
         case 't': check = 1; break;
-        case 'l': listen[n_listen++] = optarg; break;
+        case 'l': listens[n_listen++] = optarg; break;
         case 'L': log_level = optarg; break;
         case 'f': break;
         case 'R': restore_only = 1; break;
-        case 'h': usage(stdout); free(listen); return 0;
-        case 'V': printf("debitd %s (libmicrohttpd %s)\n", DEBIT_VERSION, MHD_get_version()); free(listen); return 0;
+        case 'h': usage(stdout); free(listens); return 0;
+        case 'V': printf("debitd %s (libmicrohttpd %s)\n", DEBIT_VERSION, MHD_get_version()); free(listens); return 0;
         case ':':
             fprintf(stderr, "debitd: option %s needs an argument\n", argv[optind - 1]);
-            free(listen);
+            free(listens);
             return 2;
         default:
             fprintf(stderr, "debitd: unknown option %s (try --help)\n", argv[optind - 1]);
-            free(listen);
+            free(listens);
             return 2;
         }
     }
     if (optind < argc) {
         fprintf(stderr, "debitd: unexpected argument \"%s\" (try --help)\n", argv[optind]);
-        free(listen);
+        free(listens);
         return 2;
     }
 
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     if (n_listen) {
         config_clear_listeners(&cfg);
         for (size_t i = 0; i < n_listen; i++)
-            if (config_add_listener_spec(&cfg, listen[i], err + 10, sizeof err - 10) < 0) {
+            if (config_add_listener_spec(&cfg, listens[i], err + 10, sizeof err - 10) < 0) {
                 memcpy(err, "--listen: ", 10);
                 goto fail;
             }
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
         config_print(&cfg, stdout);
         fprintf(stderr, "debitd: the configuration %s is valid\n", cfg.source);
         config_free(&cfg);
-        free(listen);
+        free(listens);
         return 0;
     }
 
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
             goto fail;
         log_info("%s", note);
         config_free(&cfg);
-        free(listen);
+        free(listens);
         return 0;
     }
 
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
         rc = 0;
     }
     config_free(&cfg);
-    free(listen);
+    free(listens);
     log_info("stopped");
     return rc;
 fail:
@@ -175,6 +175,6 @@ fail:
     if (offload_ctl_stop(&off, err, sizeof err) < 0)
         log_error("%s", err);
     config_free(&cfg);
-    free(listen);
+    free(listens);
     return rc;
 }

@@ -57,6 +57,17 @@ check_match "-t prints the resolved thread count" 'threads = 0; # [0-9]+ worker 
 "$DEBITD" -t -c "$T_TMP/eff" >"$T_TMP/eff2" 2>/dev/null; rc=$?
 check_eq "the printed settings are a valid config" 0 "$rc"
 check_eq "and print the same (but the source line)" "$(tail -n +2 "$T_TMP/eff")" "$(tail -n +2 "$T_TMP/eff2")"
+cat >"$T_TMP/tcp.conf" <<'CONF'
+listen = ( { address = "::1"; port = 81; tcp = { congestion = "reno"; pacing_rate = "2.5Gbit"; sndbuf = "4MiB"; notsent_lowat = 131072; }; } );
+seed = 5000000000L;
+files = ( { path = "/odd.bin"; size = 12345678901L; } );
+offload = { interface = "lo"; tso = false; restore = false; };
+CONF
+"$DEBITD" -t -c "$T_TMP/tcp.conf" >"$T_TMP/tcp.eff" 2>/dev/null
+check_match "-t prints the TCP profile" 'tcp = \{ congestion = "reno"; pacing_rate = "2500Mbit"; sndbuf = "4MiB"; notsent_lowat = "128KiB"; \}' "$(cat "$T_TMP/tcp.eff")"
+check_match "-t prints the offload group" 'offload = \{ interface = "lo"; tso = false; restore = false; required = true;' "$(cat "$T_TMP/tcp.eff")"
+"$DEBITD" -t -c "$T_TMP/tcp.eff" >"$T_TMP/tcp.eff2" 2>/dev/null; rc=$?
+check_eq "TCP profile, offload, 64-bit seed and size survive the round trip" "0 $(tail -n +2 "$T_TMP/tcp.eff")" "$rc $(tail -n +2 "$T_TMP/tcp.eff2")"
 eff=$("$DEBITD" -t -c "$DEBIT_TOP/etc/debitd.conf" --listen 127.0.0.1:9 --listen '[::1]:10' --log-level debug 2>/dev/null)
 check_match "--listen replaces the listeners" '\{ address = "127\.0\.0\.1"; port = 9; \},.*\{ address = "::1"; port = 10; \}' "$(tr '\n' ' ' <<<"$eff")"
 check_match "--log-level overrides log.level" 'level = "debug"' "$eff"

@@ -7,7 +7,7 @@
 
 srv_conf "$T_TMP/d.conf" \
   'files = ( { path = "/ram/1MiB.dat"; size = "1MiB"; }, { path = "/files/2Mio.dat"; size = "2Mio"; },' \
-  '          { path = "/files/sub/a&b.bin"; size = 10; } );'
+  '          { path = "/files/sub/a&b.bin"; size = 10; }, { path = "/big/64Mio.dat"; size = "64Mio"; } );'
 srv_start "$T_TMP/d.conf"
 U=$BASE/ram/1MiB.dat
 
@@ -83,7 +83,7 @@ curl -s "$BASE/status" >"$T_TMP/status.json"
 check_eq "/status is JSON with the version" "$("$DEBITD" --version | awk '{print $2}')" "$(jq -r .version "$T_TMP/status.json")"
 check_eq "/status kernel" "$(uname -r)" "$(jq -r .kernel "$T_TMP/status.json")"
 check_eq "/status listeners" "127.0.0.1:$PORT" "$(jq -r '.listeners[0].name' "$T_TMP/status.json")"
-check_eq "/status files and sizes" "/ram/1MiB.dat=1048576 /files/2Mio.dat=2097152 /files/sub/a&b.bin=10" \
+check_eq "/status files and sizes" "/ram/1MiB.dat=1048576 /files/2Mio.dat=2097152 /files/sub/a&b.bin=10 /big/64Mio.dat=67108864" \
   "$(jq -r '[.files[] | "\(.path)=\(.size)"] | join(" ")' "$T_TMP/status.json")"
 check_eq "/status: the listener's interface and its live offloads" "lo $(hdr "$T_TMP/h" X-Debit-Offload)" \
   "$(jq -r '.listeners[0] | "\(.interface) \(.x_debit_offload)"' "$T_TMP/status.json")"
@@ -106,6 +106,15 @@ check_eq "/transfers/ID: duration_s and a tcp object with rtt and cwnd" "true" \
   "$(jq '(.duration_s | type) == "number" and (.tcp.rtt_ms | type) == "number" and (.tcp.snd_cwnd > 0)' "$T_TMP/tr.json")"
 check_match "/transfers/ID: started is an ISO 8601 UTC time" '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{3}Z$' "$(jq -r .started "$T_TMP/tr.json")"
 check_eq "/transfers/ID: remote and listener" "127.0.0.1 127.0.0.1:$PORT" "$(jq -r '"\(.remote | sub(":[0-9]+$"; "")) \(.listener)"' "$T_TMP/tr.json")"
+# while a transfer runs it is "sending", with the bytes planned and a growing duration
+curl -s -o /dev/null -D "$T_TMP/slow.h" --limit-rate 1M "$BASE/big/64Mio.dat" & slow=$!; t_track $slow
+for _ in $(seq 50); do grep -qi '^x-debit-transfer' "$T_TMP/slow.h" 2>/dev/null && break; sleep 0.05; done
+sid=$(hdr "$T_TMP/slow.h" X-Debit-Transfer)
+check_eq "/transfers/ID during the download: sending, 64 MiB planned" "sending 67108864" \
+  "$(curl -s "$BASE/transfers/$sid" | jq -r '"\(.state) \(.length)"')"
+kill $slow 2>/dev/null; wait $slow 2>/dev/null
+for _ in $(seq 50); do [ "$(curl -s "$BASE/transfers/$sid" | jq -r .state)" = sending ] || break; sleep 0.1; done
+check_eq "/transfers/ID after the client went away: aborted" aborted "$(curl -s "$BASE/transfers/$sid" | jq -r .state)"
 check_eq "/transfers/unknown: 404" 404 "$(code "$BASE/transfers/00000000-1")"
 check_eq "/transfers/garbage: 404" 404 "$(code "$BASE/transfers/zz")"
 check_eq "access log: one JSON line for that transfer" "done" \
