@@ -1,17 +1,40 @@
 #!/usr/bin/env bash
 # Benchmark: debitd vs nginx (the mirror stand-in) serving the same 1 GiB from RAM over
-# loopback, downloaded by curl to /dev/null, runs interleaved (A B A B ...), N each.
-# Prints per server: median wall time, median throughput, median server CPU seconds per
-# download (utime+stime from /proc/PID/stat, every process of the server), and the ratios
-# debitd/nginx. Then debitd's memory while serving 1 GiB + 100 MiB + 10 MiB files, and its
-# start-up time to the first byte of /ram/1GiB.dat.
+# loopback, downloaded by curl to /dev/null, runs interleaved in ABBA order (debitd nginx,
+# nginx debitd, ...) so that a drift of the machine hits both alike, RUNS each.
+# Per server: median wall time and throughput, median server CPU seconds per download, each
+# with its min-max over the runs; CPU is read before and after every download from every
+# task (thread) of the server's processes: utime+stime of /proc/PID/stat (whole process,
+# tick-sampled) and se.sum_exec_runtime of /proc/PID/task/*/sched (exact, where the kernel
+# has it). Then the ratios debitd/nginx with a verdict that says when the two ranges
+# overlap (within noise). Then debitd's memory while serving 1 GiB + 100 MiB + 10 MiB, and
+# its start-up time to the first byte of /ram/1GiB.dat over STARTS fresh starts.
+# Neither server is pinned by default; PIN=1 pins both running servers to CPU 0 and curl to
+# CPU 1 for the downloads (never debitd's start-ups: generation uses every CPU).
+# THP=advise (root) sets the shmem THP policy for debitd's starts only (see below).
 # Goals (issue 2): wall <= 0.95 x nginx, CPU <= nginx, RSS <= 1 GiB + 64 MiB, start < 1 s.
-#   RUNS=5 SIZE=1GiB bench/server.sh
+#   RUNS=5 STARTS=5 PIN=0 bench/server.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 need_cmd curl nginx
 RUNS=${RUNS:-5}
+STARTS=${STARTS:-5}
+PIN=${PIN:-0}
 TCK=$(getconf CLK_TCK)
 command -v "$DEBITD" >/dev/null || { echo "build debitd first (make)"; exit 1; }
+cli_pin=() # PIN=1: the servers (every thread, once started) go to CPU 0, curl to CPU 1
+if [ "$PIN" = 1 ]; then need_cmd taskset; cli_pin=(taskset -c 1); fi
+
+# THP=advise (root): let debitd's memfd get 2 MiB pages during its starts only (debitd
+# never changes this machine-wide setting itself); the previous value is put back at once.
+thp_file=/sys/kernel/mm/transparent_hugepage/shmem_enabled
+thp_orig=$(grep -o '\[[a-z_]*\]' "$thp_file" 2>/dev/null | tr -d '[]')
+if [ -n "${THP:-}" ]; then
+  [ "$(id -u)" = 0 ] && [ -w "$thp_file" ] || { echo "THP=$THP needs root and $thp_file"; exit 1; }
+  t_on_exit "echo '$thp_orig' >'$thp_file'"
+  echo "$THP" >"$thp_file"
+fi
+thp=$(grep -o '\[[a-z_]*\]' /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null | tr -d '[]')
+echo "machine: $(nproc) CPUs, kernel $(uname -r), shmem THP ${thp:-unknown}${THP:+ (set for the debitd starts only, was $thp_orig)}, load $(cut -d' ' -f1-3 /proc/loadavg), pinning: $([ "$PIN" = 1 ] && echo 'servers CPU 0, curl CPU 1' || echo none)"
 
 # tmpfs for nginx's copy: /dev/shm is tmpfs on Debian
 root=$(mktemp -d /dev/shm/debit-bench.XXXXXX)
@@ -28,52 +51,100 @@ files = ( { path = "/ram/1GiB.dat"; size = "1GiB"; }, { path = "/files/100Mio.da
 log = { access = "off"; level = "info"; };
 CONF
 
-# start-up to first byte, measured on a fresh process
-t0=$(date +%s.%N)
-start_debitd "$T_TMP/d.conf"
-first=""
-for _ in $(seq 1000); do
-  if curl -s -o /dev/null -r 0-0 --max-time 5 "http://127.0.0.1:$port_d/ram/1GiB.dat"; then first=$(date +%s.%N); break; fi
-  sleep 0.005
+median() { sort -g | awk '{a[NR]=$1} END{ if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
+minmax() { sort -g | awk 'NR==1{lo=$1} {hi=$1} END{printf "%s-%s", lo, hi}'; }
+
+# start-up to first byte, each on a fresh process (a range of one byte: listening starts only
+# once the whole region is generated, so this is also when a whole-file GET gets its first byte)
+start_debitd_timed() {
+  local t0 first=""
+  t0=$(date +%s.%N)
+  t_bg debitd "$DEBITD" -c "$T_TMP/d.conf" # never pinned: generation uses every CPU
+  DEBITD_PID=$T_LAST_PID
+  for _ in $(seq 2000); do
+    if curl -s -o /dev/null -r 0-0 --max-time 5 "http://127.0.0.1:$port_d/ram/1GiB.dat"; then first=$(date +%s.%N); break; fi
+    kill -0 "$DEBITD_PID" 2>/dev/null || break
+    sleep 0.005
+  done
+  [ -n "$first" ] || { echo "debitd did not answer:"; cat "$T_TMP/debitd.log"; exit 1; }
+  STARTUP=$(awk -v a="$t0" -v b="$first" 'BEGIN{printf "%.3f", b-a}')
+}
+: >"$T_TMP/starts"
+for i in $(seq "$STARTS"); do
+  start_debitd_timed
+  s=$STARTUP
+  g=$(grep -o "generated from seed [0-9]* in [0-9.]* s" "$T_TMP/debitd.log" | head -1 | sed "s/.* in //; s/ s//")
+  hp=$(grep -o "[0-9]*% in 2 MiB pages" "$T_TMP/debitd.log" | head -1 | cut -d% -f1)
+  echo "$s $g ${hp:-0}" >>"$T_TMP/starts"
+  if [ "$i" -lt "$STARTS" ]; then kill -TERM "$DEBITD_PID"; wait "$DEBITD_PID" 2>/dev/null; fi
 done
-[ -n "$first" ] || { echo "debitd did not answer"; exit 1; }
-startup=$(awk -v a="$t0" -v b="$first" 'BEGIN{printf "%.3f", b-a}')
+
+[ -n "${THP:-}" ] && echo "$thp_orig" >"$thp_file"
 
 curl -s -o "$root/ram/1GiB.dat" "http://127.0.0.1:$port_d/ram/1GiB.dat"
 start_nginx "$root" "$port_n"
-wait_http "http://127.0.0.1:$port_n/ram/1GiB.dat" 100 || { echo "nginx did not start"; exit 1; }
+# (a one-byte range: wait_http would fetch the whole GiB within its 1 s limit)
+for _ in $(seq 100); do curl -s -o /dev/null -r 0-0 --max-time 1 "http://127.0.0.1:$port_n/ram/1GiB.dat" && break; sleep 0.1; done
+curl -s -o /dev/null -r 0-0 --max-time 1 "http://127.0.0.1:$port_n/ram/1GiB.dat" || { echo "nginx did not start"; exit 1; }
+if [ "$PIN" = 1 ]; then for p in "$DEBITD_PID" $NGINX_PID $(pgrep -P "$NGINX_PID"); do taskset -a -p -c 0 "$p" >/dev/null; done; fi
 h_n=$(curl -s "http://127.0.0.1:$port_n/ram/1GiB.dat" | sha256sum); h_d=$(curl -s "http://127.0.0.1:$port_d/ram/1GiB.dat" | sha256sum)
 [ "$h_n" = "$h_d" ] || { echo "servers differ: nginx $h_n, debitd $h_d"; exit 1; }
 
-# CPU ticks of a process and its children threads/processes
-cpu_ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' /proc/$p/stat 2>/dev/null || echo 0))); done; echo $t; }
+# CPU of processes (every thread): "TICKS RUNTIME_MS" (runtime 0 where /proc/PID/sched is absent)
+cpu_of() {
+  local t=0 r=0 p x
+  for p in "$@"; do
+    t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+    for x in /proc/"$p"/task/*/sched; do
+      r=$(awk -v r="$r" '/^se.sum_exec_runtime/{r += $3} END{printf "%.3f", r}' "$x" 2>/dev/null || echo "$r")
+    done
+  done
+  echo "$t $r"
+}
 nginx_pids() { echo "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"; }
 
 run_one() { # name url pids...
   local name=$1 url=$2; shift 2
   local c0 c1 w
-  c0=$(cpu_ticks "$@")
-  w=$(curl -s -o /dev/null -w '%{time_total}' "$url")
-  c1=$(cpu_ticks "$@")
-  echo "$name $w $(awk -v a="$c0" -v b="$c1" -v t="$TCK" 'BEGIN{printf "%.3f", (b-a)/t}')" >>"$T_TMP/runs"
+  c0=$(cpu_of "$@")
+  w=$("${cli_pin[@]}" curl -s -o /dev/null -w '%{time_total}' "$url")
+  c1=$(cpu_of "$@")
+  echo "$name $w $(awk -v a="$c0" -v b="$c1" -v t="$TCK" 'BEGIN{split(a, x, " "); split(b, y, " ");
+    printf "%.3f %.3f", (y[1]-x[1])/t, (y[2]-x[2])/1000}')" >>"$T_TMP/runs"
 }
 : >"$T_TMP/runs"
 for i in $(seq "$RUNS"); do
-  run_one debitd "http://127.0.0.1:$port_d/ram/1GiB.dat" "$DEBITD_PID"
-  run_one nginx "http://127.0.0.1:$port_n/ram/1GiB.dat" $(nginx_pids)
+  if [ $((i % 2)) = 1 ]; then
+    run_one debitd "http://127.0.0.1:$port_d/ram/1GiB.dat" "$DEBITD_PID"
+    run_one nginx "http://127.0.0.1:$port_n/ram/1GiB.dat" $(nginx_pids)
+  else
+    run_one nginx "http://127.0.0.1:$port_n/ram/1GiB.dat" $(nginx_pids)
+    run_one debitd "http://127.0.0.1:$port_d/ram/1GiB.dat" "$DEBITD_PID"
+  fi
 done
-median() { sort -g | awk '{a[NR]=$1} END{ if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
+col() { awk -v s="$1" -v c="$2" '$1==s{print $c}' "$T_TMP/runs"; }
 for s in debitd nginx; do
-  w=$(awk -v s=$s '$1==s{print $2}' "$T_TMP/runs" | median)
-  c=$(awk -v s=$s '$1==s{print $3}' "$T_TMP/runs" | median)
-  eval "W_$s=$w C_$s=$c"
-  printf '%-7s median wall %.3f s  (%.0f Mb/s)  median server CPU %.3f s  runs: %s\n' "$s" "$w" \
-    "$(awk -v w="$w" 'BEGIN{print 8*1073741824/w/1e6}')" "$c" \
-    "$(awk -v s=$s '$1==s{printf "%s ", $2}' "$T_TMP/runs")"
+  for c in 2 3 4; do
+    eval "M_${s}_$c=$(col $s $c | median)"
+    eval "R_${s}_$c=$(col $s $c | minmax)"
+  done
+  eval "w=\$M_${s}_2 rw=\$R_${s}_2 c=\$M_${s}_3 rc=\$R_${s}_3 x=\$M_${s}_4 rx=\$R_${s}_4"
+  printf '%-7s wall %.3f s [%s] (%.0f Mb/s)  CPU/stat %.3f s [%s]  CPU/sched %.3f s [%s]\n' "$s" "$w" "$rw" \
+    "$(awk -v w="$w" 'BEGIN{print 8*1073741824/w/1e6}')" "$c" "$rc" "$x" "$rx"
 done
-printf 'ratio debitd/nginx: wall %.3f (goal <= 0.95)  CPU %.3f (goal <= 1)\n' \
-  "$(awk -v a="$W_debitd" -v b="$W_nginx" 'BEGIN{print a/b}')" \
-  "$(awk -v a="$C_debitd" -v b="$C_nginx" 'BEGIN{print (b > 0 ? a/b : 0)}')"
+# ratio of medians; "within noise" when the two servers' min-max ranges overlap
+verdict() { # name col goal
+  local n=$1 c=$2 goal=$3
+  eval "local md=\$M_debitd_$c mn=\$M_nginx_$c rd=\$R_debitd_$c rn=\$R_nginx_$c"
+  awk -v n="$n" -v md="$md" -v mn="$mn" -v rd="$rd" -v rn="$rn" -v g="$goal" 'BEGIN{
+    split(rd, d, "-"); split(rn, x, "-"); r = mn > 0 ? md / mn : 0
+    ov = !(d[2] < x[1] || x[2] < d[1])
+    printf "ratio debitd/nginx %-9s %.3f (goal <= %s): %s%s\n", n, r, g, (r <= g ? "met" : "not met"),
+      (ov ? ", within noise (the min-max ranges overlap)" : ", outside noise (the ranges do not overlap)") }'
+}
+verdict wall 2 0.95
+verdict CPU/stat 3 1
+verdict CPU/sched 4 1
 
 # memory after serving each of the three files once
 for f in ram/1GiB.dat files/100Mio.dat files/10Mio.dat; do curl -s -o /dev/null "http://127.0.0.1:$port_d/$f"; done
@@ -84,5 +155,10 @@ total=$(( rss * 1024 - shm * 1024 + region ))
 printf 'debitd memory serving 1 GiB + 100 MiB + 10 MiB: RSS %.1f MiB (of which mapped content %.1f MiB) + content memfd %.1f MiB => %.1f MiB in all (goal <= 1088 MiB)\n' \
   "$(awk -v k="$rss" 'BEGIN{print k/1024}')" "$(awk -v k="$shm" 'BEGIN{print k/1024}')" \
   "$(awk -v b="$region" 'BEGIN{print b/1048576}')" "$(awk -v b="$total" 'BEGIN{print b/1048576}')"
-printf 'debitd start-up to first byte with 1 GiB of content: %s s (goal < 1 s); generation alone: %s\n' "$startup" \
-  "$(grep -o "generated from seed [0-9]* in [0-9.]* s" "$T_TMP/debitd.log" | head -1 | sed "s/.* in //")"
+su=$(awk '{print $1}' "$T_TMP/starts" | median); sr=$(awk '{print $1}' "$T_TMP/starts" | minmax)
+gm=$(awk '{print $2}' "$T_TMP/starts" | median); gr=$(awk '{print $2}' "$T_TMP/starts" | minmax)
+printf 'debitd start-up to first byte with 1 GiB of content: median %s s [%s] over %s starts (goal < 1 s): %s; generation alone %s s [%s]; 2 MiB pages: %s%%\n' \
+  "$su" "$sr" "$STARTS" "$(awk -v a="$su" 'BEGIN{print (a < 1 ? "met" : "not met")}')" "$gm" "$gr" \
+  "$(awk '{printf "%s ", $3}' "$T_TMP/starts")"
+echo "starts (s): $(awk '{printf "%s ", $1}' "$T_TMP/starts")"
+echo "runs (name wall_s cpu_stat_s cpu_sched_s):"; sed 's/^/  /' "$T_TMP/runs"

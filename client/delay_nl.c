@@ -34,15 +34,18 @@ static uint32_t next_seq(void)
     return seq++ + (uint32_t)getpid() * 7919u;
 }
 
-/* Wait up to ms for the socket to be readable. */
-static int wait_readable(int fd, int ms)
+/* Wait up to 2 s for a reply and read it into buf. Returns the bytes read, 0 when
+ * interrupted (read again), or -errno (-ETIMEDOUT when nothing came). */
+static ssize_t recv_reply(int fd, void *buf, size_t len)
 {
     struct pollfd p = { .fd = fd, .events = POLLIN };
-    for (;;) {
-        int rc = poll(&p, 1, ms);
-        if (rc < 0 && errno == EINTR) continue;
-        return rc;
-    }
+    int rc;
+    while ((rc = poll(&p, 1, 2000)) < 0 && errno == EINTR)
+        ;
+    if (rc <= 0) return -ETIMEDOUT;
+    ssize_t n = recv(fd, buf, len, 0);
+    if (n < 0) return errno == EINTR ? 0 : -errno;
+    return n;
 }
 
 int delay_nl_exec(const struct delay_nlmsg *msg)
@@ -63,12 +66,10 @@ int delay_nl_exec(const struct delay_nlmsg *msg)
         goto out;
     }
     for (int tries = 0; tries < 8; tries++) {
-        if (wait_readable(fd, 2000) <= 0) break;
         _Alignas(8) unsigned char rbuf[8192];
-        ssize_t n = recv(fd, rbuf, sizeof rbuf, 0);
+        ssize_t n = recv_reply(fd, rbuf, sizeof rbuf);
         if (n < 0) {
-            if (errno == EINTR) continue;
-            ret = -errno;
+            ret = (int)n;
             break;
         }
         for (struct nlmsghdr *r = (struct nlmsghdr *)rbuf; NLMSG_OK(r, (size_t)n); r = NLMSG_NEXT(r, n)) {
@@ -209,12 +210,10 @@ int delay_nl_inspect(int ifindex, struct delay_nl_qdiscs *out, struct delay_nlms
         if ((ret = dump(fd, types[k], ifindex, seq)) < 0) break;
         int done = 0;
         for (int rounds = 0; !done && rounds < 1000; rounds++) {
-            if (wait_readable(fd, 2000) <= 0) { ret = -ETIMEDOUT; break; }
             _Alignas(8) unsigned char rbuf[32768];
-            ssize_t n = recv(fd, rbuf, sizeof rbuf, 0);
+            ssize_t n = recv_reply(fd, rbuf, sizeof rbuf);
             if (n < 0) {
-                if (errno == EINTR) continue;
-                ret = -errno;
+                ret = (int)n;
                 break;
             }
             for (struct nlmsghdr *r = (struct nlmsghdr *)rbuf; NLMSG_OK(r, (size_t)n); r = NLMSG_NEXT(r, n)) {

@@ -22,6 +22,29 @@ void dl_options_defaults(struct dl_options *o)
             bad = #opt;                                                            \
     } while (0)
 
+const char *dl_setopt_network(CURL *h, const struct dl_options *o, char *iface, size_t ifacelen)
+{
+    const char *bad = NULL;
+    SETOPT(h, CURLOPT_USERAGENT, o->user_agent ? o->user_agent : "debit/" DEBIT_VERSION);
+    if (o->ip_version == 4)
+        SETOPT(h, CURLOPT_IPRESOLVE, (long)CURL_IPRESOLVE_V4);
+    else if (o->ip_version == 6)
+        SETOPT(h, CURLOPT_IPRESOLVE, (long)CURL_IPRESOLVE_V6);
+    if (o->resolve)
+        SETOPT(h, CURLOPT_RESOLVE, o->resolve);
+    if (o->connect_to)
+        SETOPT(h, CURLOPT_CONNECT_TO, o->connect_to);
+    if (o->interface || o->local_address) {
+        /* libcurl's "if!" and "host!" prefixes say which one is meant. */
+        if (o->interface)
+            snprintf(iface, ifacelen, "if!%s", o->interface);
+        else
+            snprintf(iface, ifacelen, "host!%s", o->local_address);
+        SETOPT(h, CURLOPT_INTERFACE, iface);
+    }
+    return bad;
+}
+
 static const char *setup(CURL *h, const char *url, const struct dl_options *o, struct xfer *x,
                          char *range, size_t rangelen, char *iface, size_t ifacelen, char *errbuf)
 {
@@ -54,23 +77,9 @@ static const char *setup(CURL *h, const char *url, const struct dl_options *o, s
     SETOPT(h, CURLOPT_CLOSESOCKETDATA, x);
     SETOPT(h, CURLOPT_SOCKOPTFUNCTION, cb_sockopt);
     SETOPT(h, CURLOPT_SOCKOPTDATA, x);
-    SETOPT(h, CURLOPT_USERAGENT, o->user_agent ? o->user_agent : "debit/" DEBIT_VERSION);
-    if (o->ip_version == 4)
-        SETOPT(h, CURLOPT_IPRESOLVE, (long)CURL_IPRESOLVE_V4);
-    else if (o->ip_version == 6)
-        SETOPT(h, CURLOPT_IPRESOLVE, (long)CURL_IPRESOLVE_V6);
-    if (o->resolve)
-        SETOPT(h, CURLOPT_RESOLVE, o->resolve);
-    if (o->connect_to)
-        SETOPT(h, CURLOPT_CONNECT_TO, o->connect_to);
-    if (o->interface || o->local_address) {
-        /* libcurl's "if!" and "host!" prefixes say which one is meant. */
-        if (o->interface)
-            snprintf(iface, ifacelen, "if!%s", o->interface);
-        else
-            snprintf(iface, ifacelen, "host!%s", o->local_address);
-        SETOPT(h, CURLOPT_INTERFACE, iface);
-    }
+    const char *net_bad = dl_setopt_network(h, o, iface, ifacelen);
+    if (!bad)
+        bad = net_bad;
     if (o->connect_timeout_s > 0)
         SETOPT(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(o->connect_timeout_s * 1000 + 0.5));
     if (o->max_time_s > 0)

@@ -6,12 +6,11 @@
 #ifndef DEBIT_DOWNLOAD_H
 #define DEBIT_DOWNLOAD_H
 
+#include <curl/curl.h>
 #include <signal.h>
 #include <stdint.h>
 
 #include "result.h"
-
-struct curl_slist;
 
 struct dl_options {
     int ip_version;              /* 0 any, 4, 6 */
@@ -51,5 +50,12 @@ void dl_perform(const char *url, const struct dl_options *o, const struct dl_hoo
 
 /* Default options (no limits, 20 redirects as wget). */
 void dl_options_defaults(struct dl_options *o);
+
+/* Set the user's network choices of o on handle h: User-Agent, -4/-6, --resolve,
+ * --connect-to, --interface/--local-address, so that every request of a run (the download
+ * and its /transfers/ lookup) takes the same route. iface is scratch space for the
+ * interface option's text. Returns NULL, or the name of the first option this libcurl
+ * refused. */
+const char *dl_setopt_network(CURL *h, const struct dl_options *o, char *iface, size_t ifacelen);
 
 #endif

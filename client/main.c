@@ -230,6 +230,14 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (o.output && report_check_output(o.output, err, sizeof err) != 0) {
+        fprintf(stderr, "debit: --output: %s\n", err);
+        jsonl_close(ctx.journal);
+        scenario_free(scn);
+        opts_free(&o);
+        curl_global_cleanup();
+        return 2;
+    }
     if (o.order == PLAN_ORDER_RANDOM && !o.seed_given) {
         struct timeval tv;
         gettimeofday(&tv, NULL);

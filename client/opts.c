@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cliopt.h"
 #include "units.h"
 
 void opts_defaults(struct client_opts *o)
@@ -133,24 +134,11 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static int bad(char *err, size_t errlen, const char *opt, const char *arg, const char *why)
-{
-    if (arg)
-        snprintf(err, errlen, "%s: '%s': %s", opt, arg, why);
-    else
-        snprintf(err, errlen, "%s: %s", opt, why);
-    return -1;
-}
-
 static int parse_seconds(const char *opt, const char *arg, double *out, char *err, size_t errlen)
 {
     uint64_t us;
-    enum units_err e = units_parse_duration(arg, &us);
-    if (e != UNITS_OK) {
-        char why[128];
-        snprintf(why, sizeof why, "%s (expected a duration such as 1.5, 500ms or 2s)", units_strerror(e));
-        return bad(err, errlen, opt, arg, why);
-    }
+    if (cliopt_duration(opt, arg, "expected a duration such as 1.5, 500ms or 2s", &us, err, errlen) < 0)
+        return -1;
     *out = us / 1e6;
     return 0;
 }
@@ -177,18 +165,18 @@ static int check_host_port_list(const char *opt, const char *arg, int want_colon
     const char *form = want_colons == 2 ? "expected HOST:PORT:ADDR" : "expected HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT";
     const char *c1 = nth_colon(arg, 0), *c2 = nth_colon(arg, 1), *c3 = nth_colon(arg, 2);
     if (!c1 || !c2 || (want_colons == 3 && !c3))
-        return bad(err, errlen, opt, arg, form);
+        return cliopt_error(err, errlen, opt, arg, form);
     if (want_colons == 2 && (c1 == arg || c2[1] == 0))
-        return bad(err, errlen, opt, arg, form);
+        return cliopt_error(err, errlen, opt, arg, form);
     char port[16];
     size_t l = (size_t)(c2 - c1 - 1);
     if (l >= sizeof port || (l == 0 && want_colons == 2))
-        return bad(err, errlen, opt, arg, form);
+        return cliopt_error(err, errlen, opt, arg, form);
     memcpy(port, c1 + 1, l);
     port[l] = 0;
     uint64_t v;
     if (l > 0 && units_parse_uint(port, 1, 65535, &v) != UNITS_OK)
-        return bad(err, errlen, opt, arg, "bad port (expected 1..65535)");
+        return cliopt_error(err, errlen, opt, arg, "bad port (expected 1..65535)");
     return 0;
 }
 
@@ -203,23 +191,23 @@ static int name_taken(const struct client_opts *o, const char *name)
 int opts_add_server(struct client_opts *o, const char *arg, char *err, size_t errlen)
 {
     if (o->nservers >= OPTS_MAX_SERVERS)
-        return bad(err, errlen, "URL", arg, "too many servers");
+        return cliopt_error(err, errlen, "URL", arg, "too many servers");
     const char *url = arg, *eq = strchr(arg, '='), *scheme = strstr(arg, "://");
     char name[256] = "";
     /* NAME=URL: the '=' must come before any "://" (a query string may hold '='). */
     if (eq && (!scheme || eq < scheme)) {
         size_t l = (size_t)(eq - arg);
         if (l == 0 || l >= sizeof name)
-            return bad(err, errlen, "URL", arg, "empty or too long NAME in NAME=URL");
+            return cliopt_error(err, errlen, "URL", arg, "empty or too long NAME in NAME=URL");
         memcpy(name, arg, l);
         name[l] = 0;
         url = eq + 1;
         scheme = strstr(url, "://");
     }
     if (!scheme)
-        return bad(err, errlen, "URL", url, "not a URL (expected http://HOST[:PORT]/PATH)");
+        return cliopt_error(err, errlen, "URL", url, "not a URL (expected http://HOST[:PORT]/PATH)");
     if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0)
-        return bad(err, errlen, "URL", url, "only http:// and https:// URLs are supported");
+        return cliopt_error(err, errlen, "URL", url, "only http:// and https:// URLs are supported");
     CURLU *u = curl_url();
     char *host = NULL, *port = NULL;
     CURLUcode uc = u ? curl_url_set(u, CURLUPART_URL, url, 0) : CURLUE_OUT_OF_MEMORY;
@@ -227,7 +215,7 @@ int opts_add_server(struct client_opts *o, const char *arg, char *err, size_t er
         curl_url_cleanup(u);
         char why[160];
         snprintf(why, sizeof why, "not a valid URL (%s)", curl_url_strerror(uc));
-        return bad(err, errlen, "URL", url, why);
+        return cliopt_error(err, errlen, "URL", url, why);
     }
     curl_url_get(u, CURLUPART_HOST, &host, 0);
     curl_url_get(u, CURLUPART_PORT, &port, 0);
@@ -245,13 +233,13 @@ int opts_add_server(struct client_opts *o, const char *arg, char *err, size_t er
     curl_free(port);
     curl_url_cleanup(u);
     if (name_taken(o, name))
-        return bad(err, errlen, "URL", arg, "this NAME is already used by another server");
+        return cliopt_error(err, errlen, "URL", arg, "this NAME is already used by another server");
     o->servers[o->nservers].name = strdup(name);
     o->servers[o->nservers].url = strdup(url);
     if (!o->servers[o->nservers].name || !o->servers[o->nservers].url) {
         free(o->servers[o->nservers].name);
         free(o->servers[o->nservers].url);
-        return bad(err, errlen, "URL", arg, "out of memory");
+        return cliopt_error(err, errlen, "URL", arg, "out of memory");
     }
     o->nservers++;
     return 0;
@@ -264,16 +252,16 @@ static int one_opt(struct client_opts *o, int c, const char *optname, const char
     switch (c) {
     case 'n':
         if ((e = units_parse_uint(arg, 1, 100000, &v)) != UNITS_OK)
-            return bad(err, errlen, optname, arg, "expected an integer from 1 to 100000");
+            return cliopt_error(err, errlen, optname, arg, "expected an integer from 1 to 100000");
         o->runs = (unsigned)v;
         return 0;
     case OPT_ORDER:
         if (plan_order_parse(arg, &o->order) != 0)
-            return bad(err, errlen, optname, arg, "expected alternate, sequential or random");
+            return cliopt_error(err, errlen, optname, arg, "expected alternate, sequential or random");
         return 0;
     case OPT_SEED:
         if (units_parse_uint(arg, 0, UINT64_MAX, &v) != UNITS_OK)
-            return bad(err, errlen, optname, arg, "expected an unsigned integer");
+            return cliopt_error(err, errlen, optname, arg, "expected an unsigned integer");
         o->seed = v;
         o->seed_given = 1;
         return 0;
@@ -282,28 +270,25 @@ static int one_opt(struct client_opts *o, int c, const char *optname, const char
     case OPT_STALL:
         if (parse_seconds(optname, arg, &o->dl.stall_s, err, errlen))
             return -1;
-        return o->dl.stall_s > 0 ? 0 : bad(err, errlen, optname, arg, "must be more than 0");
+        return o->dl.stall_s > 0 ? 0 : cliopt_error(err, errlen, optname, arg, "must be more than 0");
     case OPT_MAX_TIME:
         if (parse_seconds(optname, arg, &o->dl.max_time_s, err, errlen))
             return -1;
-        return o->dl.max_time_s > 0 ? 0 : bad(err, errlen, optname, arg, "must be more than 0");
+        return o->dl.max_time_s > 0 ? 0 : cliopt_error(err, errlen, optname, arg, "must be more than 0");
     case OPT_TIMEOUT:
         if (parse_seconds(optname, arg, &o->dl.connect_timeout_s, err, errlen))
             return -1;
-        return o->dl.connect_timeout_s > 0 ? 0 : bad(err, errlen, optname, arg, "must be more than 0");
+        return o->dl.connect_timeout_s > 0 ? 0 : cliopt_error(err, errlen, optname, arg, "must be more than 0");
     case OPT_MAX_BYTES:
-        if ((e = units_parse_size(arg, &v)) != UNITS_OK) {
-            char why[128];
-            snprintf(why, sizeof why, "%s (expected a size such as 100MiB or 1GB)", units_strerror(e));
-            return bad(err, errlen, optname, arg, why);
-        }
+        if (cliopt_size(optname, arg, "expected a size such as 100MiB or 1GB", &v, err, errlen) < 0)
+            return -1;
         if (v == 0)
-            return bad(err, errlen, optname, arg, "must be at least 1 byte");
+            return cliopt_error(err, errlen, optname, arg, "must be at least 1 byte");
         o->dl.max_bytes = v;
         return 0;
     case OPT_RCVBUF:
         if ((e = units_parse_size(arg, &v)) != UNITS_OK || v < 4096 || v > (1ULL << 30))
-            return bad(err, errlen, optname, arg, "expected a size from 4KiB to 1GiB, such as 64MiB");
+            return cliopt_error(err, errlen, optname, arg, "expected a size from 4KiB to 1GiB, such as 64MiB");
         o->dl.rcvbuf = v;
         return 0;
     case '4':
@@ -317,18 +302,18 @@ static int one_opt(struct client_opts *o, int c, const char *optname, const char
         struct curl_slist **l = c == OPT_RESOLVE ? &o->dl.resolve : &o->dl.connect_to;
         struct curl_slist *n = curl_slist_append(*l, arg);
         if (!n)
-            return bad(err, errlen, optname, arg, "out of memory");
+            return cliopt_error(err, errlen, optname, arg, "out of memory");
         *l = n;
         return 0;
     }
     case OPT_INTERFACE:
         if (!*arg)
-            return bad(err, errlen, optname, NULL, "empty interface name");
+            return cliopt_error(err, errlen, optname, NULL, "empty interface name");
         o->dl.interface = arg;
         return 0;
     case OPT_LOCAL_ADDRESS:
         if (!*arg)
-            return bad(err, errlen, optname, NULL, "empty address");
+            return cliopt_error(err, errlen, optname, NULL, "empty address");
         o->dl.local_address = arg;
         return 0;
     case OPT_USER_AGENT:
@@ -336,16 +321,16 @@ static int one_opt(struct client_opts *o, int c, const char *optname, const char
         return 0;
     case OPT_FORMAT:
         if (report_format_parse(arg, &o->format) != 0)
-            return bad(err, errlen, optname, arg, "expected table, markdown, csv or json");
+            return cliopt_error(err, errlen, optname, arg, "expected table, markdown, csv or json");
         return 0;
     case 'o':
         if (!*arg)
-            return bad(err, errlen, optname, NULL, "empty file name");
+            return cliopt_error(err, errlen, optname, NULL, "empty file name");
         o->output = arg;
         return 0;
     case OPT_JSONL:
         if (!*arg)
-            return bad(err, errlen, optname, NULL, "empty file name");
+            return cliopt_error(err, errlen, optname, NULL, "empty file name");
         o->jsonl = arg;
         return 0;
     case OPT_PROGRESS:
@@ -362,9 +347,9 @@ static int one_opt(struct client_opts *o, int c, const char *optname, const char
         return 0;
     case OPT_OFFLOAD:
         if (o->noffloads >= OPTS_MAX_OFFLOADS)
-            return bad(err, errlen, optname, arg, "too many --offload options");
+            return cliopt_error(err, errlen, optname, arg, "too many --offload options");
         if (!strchr(arg, ':') || strchr(arg, ':') == arg || strchr(arg, ':')[1] == 0)
-            return bad(err, errlen, optname, arg, "expected DEV:tso=on|off,gso=on|off[,gro=on|off]");
+            return cliopt_error(err, errlen, optname, arg, "expected DEV:tso=on|off,gso=on|off[,gro=on|off]");
         o->offloads[o->noffloads++] = arg;
         return 0;
     case OPT_SCENARIO:
@@ -373,7 +358,7 @@ static int one_opt(struct client_opts *o, int c, const char *optname, const char
     case OPT_PLOT: {
         const char *dot = strrchr(arg, '.');
         if (!dot || (strcmp(dot, ".png") != 0 && strcmp(dot, ".svg") != 0))
-            return bad(err, errlen, optname, arg, "expected a file name ending in .png or .svg");
+            return cliopt_error(err, errlen, optname, arg, "expected a file name ending in .png or .svg");
         o->plot = arg;
         return 0;
     }
@@ -381,11 +366,11 @@ static int one_opt(struct client_opts *o, int c, const char *optname, const char
         return parse_seconds(optname, arg, &o->delay_s, err, errlen);
     case OPT_DELAY_DEV:
         if (!*arg)
-            return bad(err, errlen, optname, NULL, "empty interface name");
+            return cliopt_error(err, errlen, optname, NULL, "empty interface name");
         o->delay_dev = arg;
         return 0;
     }
-    return bad(err, errlen, optname, arg, "unknown option");
+    return cliopt_error(err, errlen, optname, arg, "unknown option");
 }
 
 int opts_given(const struct client_opts *o, const char *name)

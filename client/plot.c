@@ -4,6 +4,8 @@
 
 #include "plot.h"
 
+#include "report.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -67,6 +69,14 @@ static size_t distinct(const struct summary *s, int which, const char **vals)
     return n;
 }
 
+static size_t index_of(const char *const *vals, size_t n, const char *v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (same(vals[i], v))
+            return i;
+    return 0;
+}
+
 static const struct server_summary *find(const struct summary *s, const char *scn, const char *var, const char *srv)
 {
     for (size_t k = 0; k < s->n; k++)
@@ -75,35 +85,112 @@ static const struct server_summary *find(const struct summary *s, const char *sc
     return NULL;
 }
 
-/* bars: one row per scenario: label, then median min max per (variant, server) column. */
-static int write_bars(const char *file, const struct summary *s)
+/* The axes of the measurement: latency scenarios (panels of the time plot, groups of
+ * bars), client variants and servers. */
+struct axes {
+    const char *scn[MAXL], *var[MAXL], *srv[MAXL];
+    size_t ns, nv, nr;
+};
+
+static void axes_init(struct axes *a, const struct summary *s)
+{
+    a->ns = distinct(s, 0, a->scn);
+    a->nv = distinct(s, 1, a->var);
+    a->nr = distinct(s, 2, a->srv);
+}
+
+/* One look per (server, variant), the same in both panels: the colour says which server
+ * (Okabe-Ito palette: distinct for colour-blind readers too), the dash type of a line and
+ * the fill of a bar say which client variant. Twelve series are then 2 colours x 2 dash
+ * types in 3 panels instead of 12 colours that gnuplot's default cycle of 8 repeats. More
+ * than 8 servers reuse colours with the next dash type / fill. */
+static const char *const palette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
+                                      "#D55E00", "#56B4E9", "#000000", "#999999"};
+#define NPALETTE (sizeof palette / sizeof palette[0])
+
+static const char *style_colour(size_t r)
+{
+    return palette[r % NPALETTE];
+}
+
+static unsigned style_dash(size_t v, size_t r)
+{
+    return (unsigned)((v + r / NPALETTE) % 5) + 1; /* solid, dashed, dotted, dash-dot, dash-dot-dot */
+}
+
+static void style_fill(FILE *fp, size_t v, size_t r)
+{
+    static const char *const fills[] = {"solid 0.85", "pattern 4", "solid 0.35", "pattern 2", "pattern 6"};
+    fprintf(fp, "fs %s border lc rgb \"%s\"", fills[(v + r / NPALETTE) % 5], style_colour(r));
+}
+
+static void key_title(FILE *fp, const struct axes *a, size_t v, size_t r)
+{
+    char t[512];
+    snprintf(t, sizeof t, "%s%s%s", a->srv[r], a->var[v] ? ", " : "", a->var[v] ? a->var[v] : "");
+    qstr(fp, t);
+}
+
+/* Bars of one group side by side over 80% of the gap between groups, no wider than
+ * a quarter of it. */
+static double bar_width(size_t ncol)
+{
+    double w = 0.8 / (double)ncol;
+    return w > 0.25 ? 0.25 : w;
+}
+
+/* bars: one block (gnuplot index) per (variant, server) column, in key order; each line
+ * "x median min max label" for a scenario with a result; x is the bar's centre (group i
+ * at i, bars side by side inside it). An empty block holds a missing point. */
+static int write_bars(const char *file, const struct summary *s, const struct axes *a)
 {
     FILE *fp = fopen(file, "w");
     if (!fp)
         return -1;
-    const char *scn[MAXL], *var[MAXL], *srv[MAXL];
-    size_t ns = distinct(s, 0, scn), nv = distinct(s, 1, var), nr = distinct(s, 2, srv);
-    for (size_t i = 0; i < ns; i++) {
-        /* Data-file strings know no escapes: a double quote becomes a single one. */
-        fputc('"', fp);
-        for (const char *p = scn[i] ? scn[i] : "measured"; *p; p++)
-            fputc(*p == '"' ? '\'' : *p, fp);
-        fputc('"', fp);
-        for (size_t v = 0; v < nv; v++)
-            for (size_t r = 0; r < nr; r++) {
-                const struct server_summary *g = find(s, scn[i], var[v], srv[r]);
-                if (g && isfinite(g->median_mbps))
-                    fprintf(fp, " %.6g %.6g %.6g", g->median_mbps, g->min_mbps, g->max_mbps);
-                else
-                    fputs(" ? ? ?", fp);
+    size_t ncol = a->nv * a->nr;
+    double w = bar_width(ncol);
+    for (size_t v = 0; v < a->nv; v++)
+        for (size_t r = 0; r < a->nr; r++) {
+            size_t c = v * a->nr + r, lines = 0;
+            for (size_t i = 0; i < a->ns; i++) {
+                const struct server_summary *g = find(s, a->scn[i], a->var[v], a->srv[r]);
+                if (!g || !isfinite(g->median_mbps))
+                    continue;
+                char lab[32];
+                report_fmt_mbps(g->median_mbps, lab, sizeof lab);
+                fprintf(fp, "%.6f %.6g %.6g %.6g \"%s\"\n", (double)i + ((double)c - (double)(ncol - 1) / 2) * w,
+                        g->median_mbps, g->min_mbps, g->max_mbps, lab);
+                lines++;
             }
-        fputc('\n', fp);
-    }
+            if (!lines)
+                fputs("? ? ? ? \"\"\n", fp);
+            fputs("\n\n", fp);
+        }
     return fclose(fp);
 }
 
-/* series: one block per summary row with a median run: "t rate" lines, blocks separated
- * by two blank lines (gnuplot's index). */
+/* The points of a run's step line: n samples, the last one `*last` (see write_series). A
+ * last partial interval shorter than half an interval is merged into the one before: a
+ * few bytes over a few ms would otherwise draw a spike far above the bottleneck (bursty
+ * arrival), which is noise, not the transfer's rate. */
+static size_t series_points(const struct run_result *r, double *last)
+{
+    double iv = r->series_interval_s > 0 ? r->series_interval_s : 0.1;
+    size_t n = r->nseries;
+    *last = n ? r->series[n - 1] : 0;
+    if (n >= 2) {
+        double dt = r->body_s - (double)(n - 1) * iv;
+        if (dt >= 0 && dt < iv / 2) {
+            *last = (r->series[n - 2] * iv + r->series[n - 1] * dt) / (iv + dt);
+            n--;
+        }
+    }
+    return n;
+}
+
+/* series: one block per summary row with a median run, in row order: "t rate" lines as
+ * steps, each sample from the start of its interval, the last one held until the last
+ * byte (body_s). */
 static int write_series(const char *file, const struct result_set *rs, const struct summary *s)
 {
     FILE *fp = fopen(file, "w");
@@ -114,81 +201,210 @@ static int write_series(const char *file, const struct result_set *rs, const str
         if (g->median_run == SIZE_MAX)
             continue;
         const struct run_result *r = rs->runs[g->median_run];
-        /* Steps: each sample from the start of its interval; the last one held until the
-         * last byte (body_s), so a partial interval has its true width. */
-        for (size_t i = 0; i < r->nseries; i++)
-            fprintf(fp, "%.4f %.6g\n", (double)i * r->series_interval_s, r->series[i]);
-        if (r->nseries)
-            fprintf(fp, "%.4f %.6g\n", r->body_s, r->series[r->nseries - 1]);
+        double iv = r->series_interval_s > 0 ? r->series_interval_s : 0.1, last;
+        size_t n = series_points(r, &last);
+        for (size_t i = 0; i < n; i++)
+            fprintf(fp, "%.4f %.6g\n", (double)i * iv, i + 1 == n ? last : r->series[i]);
+        if (n)
+            fprintf(fp, "%.4f %.6g\n", r->body_s, last);
+        else
+            fputs("? ?\n", fp);
         fputs("\n\n", fp);
     }
     return fclose(fp);
 }
 
-static void group_title(FILE *fp, const struct server_summary *g, int with_scenario)
+/* Common axis ranges: bars up to the highest max, every time panel the same scales. */
+struct ranges {
+    double bars_max, t_max, rate_max;
+};
+
+static void ranges_compute(const struct result_set *rs, const struct summary *s, struct ranges *g)
 {
-    char t[512];
-    snprintf(t, sizeof t, "%s%s%s%s%s%s", g->server, g->variant ? ", " : "", g->variant ? g->variant : "",
-             with_scenario && g->scenario ? " (" : "", with_scenario && g->scenario ? g->scenario : "",
-             with_scenario && g->scenario ? ")" : "");
-    qstr(fp, t);
+    *g = (struct ranges){0};
+    for (size_t k = 0; k < s->n; k++) {
+        const struct server_summary *row = &s->rows[k];
+        if (isfinite(row->max_mbps) && row->max_mbps > g->bars_max)
+            g->bars_max = row->max_mbps;
+        if (!rs || row->median_run == SIZE_MAX)
+            continue;
+        const struct run_result *r = rs->runs[row->median_run];
+        double last;
+        size_t n = series_points(r, &last);
+        for (size_t i = 0; i < n; i++) {
+            double v = i + 1 == n ? last : r->series[i];
+            if (v > g->rate_max)
+                g->rate_max = v;
+        }
+        if (n && r->body_s > g->t_max)
+            g->t_max = r->body_s;
+    }
+}
+
+/* Plot areas in screen coordinates (0..1 of the canvas): the bars on top, the time
+ * panels below them, the time panels' shared key at the bottom. */
+#define BARS_TOP 0.935
+#define BARS_BOTTOM 0.585
+#define LEFT 0.075
+#define RIGHT 0.985
+#define BARS_RIGHT 0.70
+#define TIME_TOP 0.44
+#define PANEL_GAP 0.02
+
+static void margins(FILE *fp, double l, double r, double b, double t)
+{
+    fprintf(fp, "set lmargin at screen %.4f\nset rmargin at screen %.4f\nset bmargin at screen %.4f\n"
+                "set tmargin at screen %.4f\n",
+            l, r, b, t);
+}
+
+static void script_bars(FILE *fp, const struct axes *a, const char *bars_dat, double ymax)
+{
+    /* Titles short enough for the canvas: the axes and the key name the rest. */
+    fputs("set title \"Median of each download's average throughput, per server (bar and value); min to max "
+          "(whisker)\" font \",12\"\n"
+          "set ylabel \"Throughput (Mb/s = 10^6 bit/s)\"\nset grid ytics\nset xtics nomirror scale 0\n",
+          fp);
+    margins(fp, LEFT, BARS_RIGHT, BARS_BOTTOM, BARS_TOP);
+    fprintf(fp, "set xrange [-0.55:%.2f]\nset yrange [0:%.6g]\n", (double)a->ns - 0.45, ymax > 0 ? ymax * 1.12 : 1);
+    fprintf(fp, "set xlabel %s\nset xtics (", a->ns > 1 || a->scn[0] ? "\"Latency scenario\"" : "\"\"");
+    for (size_t i = 0; i < a->ns; i++) {
+        fprintf(fp, "%s", i ? ", " : "");
+        qstr(fp, a->scn[i] ? a->scn[i] : "measured");
+        fprintf(fp, " %zu", i);
+    }
+    fputs(")\n", fp);
+    fprintf(fp, "set key at screen %.3f, %.3f left top vertical Left reverse samplen 2 spacing 1.3 title %s\n",
+            BARS_RIGHT + 0.02, BARS_TOP, a->var[0] || a->nv > 1 ? "\"server, client setting\"" : "\"server\"");
+    if (ymax <= 0)
+        fputs("set label 1 \"no successful run\" at graph 0.5, graph 0.5 center\n", fp);
+    size_t ncol = a->nv * a->nr;
+    double w = bar_width(ncol);
+    /* The key from dummy plots, so that it lists every column even one without data. */
+    fputs("plot ", fp);
+    for (size_t v = 0; v < a->nv; v++)
+        for (size_t r = 0; r < a->nr; r++) {
+            fprintf(fp, "%sNaN with boxes lc rgb \"%s\" ", v || r ? ", \\\n  " : "", style_colour(r));
+            style_fill(fp, v, r);
+            fputs(" title ", fp);
+            key_title(fp, a, v, r);
+        }
+    for (size_t v = 0; v < a->nv; v++)
+        for (size_t r = 0; r < a->nr; r++) {
+            size_t c = v * a->nr + r;
+            fputs(", \\\n  ", fp);
+            qstr(fp, bars_dat);
+            fprintf(fp, " index %zu using 1:2:(%.6f) with boxes lc rgb \"%s\" ", c, w * 0.92, style_colour(r));
+            style_fill(fp, v, r);
+            fputs(" notitle, \\\n  ", fp);
+            qstr(fp, bars_dat);
+            /* A flat candlestick: a line at the median, whiskers from min to max. */
+            fprintf(fp, " index %zu using 1:2:3:4:2:(%.6f) with candlesticks whiskerbars fs empty lc rgb \"black\" "
+                        "lw 1 notitle",
+                    c, w * 0.4);
+            if (ncol * a->ns <= 40) { /* beyond that the numbers would overlap */
+                fputs(", \\\n  ", fp);
+                qstr(fp, bars_dat);
+                fprintf(fp, " index %zu using 1:4:5 with labels offset 0,0.7 font \",%d\" notitle", c,
+                        ncol * a->ns <= 16 ? 10 : 8);
+            }
+        }
+    fputs("\nunset label 1\n", fp);
+}
+
+static void script_time(FILE *fp, const struct summary *s, const struct axes *a, const char *series_dat,
+                        double tmax, double ymax)
+{
+    size_t ncols = a->ns < 3 ? a->ns : 3, nrows = (a->ns + ncols - 1) / ncols;
+    /* Key: one column per client variant (rows = servers), or servers four to a row. */
+    size_t keyrows = a->nv > 1 ? a->nr : (a->nr + 3) / 4;
+    double bottom = 0.035 + 0.026 * (double)keyrows + 0.055;
+    double rowh = (TIME_TOP - bottom - 0.075 * (double)(nrows - 1)) / (double)nrows;
+    double colw = (RIGHT - LEFT - PANEL_GAP * (double)(ncols - 1)) / (double)ncols;
+    fprintf(fp, "unset label\nset grid xtics ytics\nset xtics autofreq mirror scale 1\nset key title \"\"\n"
+                "set xrange [0:%.6g]\nset yrange [0:%.6g]\n",
+            tmax > 0 ? tmax * 1.02 : 1, ymax > 0 ? ymax * 1.08 : 1);
+    fprintf(fp, "set label 100 \"Throughput over time of each server's median download, 100 ms samples%s\" "
+                "at screen 0.5, %.4f center font \",12\"\n",
+            a->ns > 1 ? ", one panel per latency scenario" : "", TIME_TOP + 0.06);
+    for (size_t i = 0; i < a->ns; i++) {
+        size_t col = i % ncols, row = i / ncols;
+        double l = LEFT + (double)col * (colw + PANEL_GAP), t = TIME_TOP - (double)row * (rowh + 0.075);
+        margins(fp, l, l + colw, t - rowh, t);
+        fputs("set title ", fp);
+        qstr(fp, a->scn[i] ? a->scn[i] : "");
+        fputs(" font \",11\"\nset xlabel \"Time since the response headers (s)\"\n", fp);
+        if (col == 0)
+            fputs("set ylabel \"Throughput (Mb/s)\"\nset format y \"%g\"\n", fp);
+        else
+            fputs("set ylabel \"\"\nset format y \"\"\n", fp);
+        fputs("unset key\n", fp);
+        if (i > 0)
+            fputs("unset label 100\n", fp);
+        if (ymax <= 0)
+            fputs("set label 1 \"no successful run\" at graph 0.5, graph 0.5 center\n", fp);
+        fputs("plot ", fp);
+        int first = 1;
+        size_t idx = 0;
+        for (size_t k = 0; k < s->n; k++) {
+            const struct server_summary *g = &s->rows[k];
+            if (g->median_run == SIZE_MAX)
+                continue;
+            if (same(g->scenario, a->scn[i])) {
+                size_t v = index_of(a->var, a->nv, g->variant), r = index_of(a->srv, a->nr, g->server);
+                fprintf(fp, "%s", first ? "" : ", \\\n  ");
+                qstr(fp, series_dat);
+                fprintf(fp, " index %zu using 1:2 with steps lw 2 lc rgb \"%s\" dt %u notitle", idx, style_colour(r),
+                        style_dash(v, r));
+                first = 0;
+            }
+            idx++;
+        }
+        if (first)
+            fputs("NaN notitle", fp);
+        fputc('\n', fp);
+    }
+    /* The panels' shared key, drawn once, below them, by a plot of its own as wide as the
+     * canvas (a panel's key may not be wider than the panel); from dummy plots, so that
+     * it lists every (server, variant) even one without a successful run. */
+    fputs("unset title\nunset xlabel\nunset ylabel\nunset border\nunset tics\nunset grid\nunset label\n"
+          "set xrange [0:1]\nset yrange [0:1]\n",
+          fp);
+    margins(fp, LEFT, RIGHT, 0.0, 0.035 + 0.026 * (double)keyrows);
+    fprintf(fp, "set key at screen 0.5, 0.012 center bottom horizontal Left reverse maxrows %zu samplen 4 "
+                "spacing 1.2\n",
+            keyrows);
+    fputs("plot ", fp);
+    for (size_t v = 0; v < a->nv; v++)
+        for (size_t r = 0; r < a->nr; r++) {
+            fprintf(fp, "%sNaN with lines lw 2 lc rgb \"%s\" dt %u title ", v || r ? ", \\\n  " : "", style_colour(r),
+                    style_dash(v, r));
+            key_title(fp, a, v, r);
+        }
+    fputc('\n', fp);
 }
 
 int plot_script(FILE *fp, const char *path, const struct result_set *rs, const struct summary *s,
                 const char *bars_dat, const char *series_dat)
 {
-    (void)rs;
     const char *dot = strrchr(path, '.');
     int svg = dot && strcmp(dot, ".svg") == 0;
-    const char *scn[MAXL], *var[MAXL], *srv[MAXL];
-    size_t ns = distinct(s, 0, scn), nv = distinct(s, 1, var), nr = distinct(s, 2, srv);
-    fprintf(fp, "set terminal %s size 1200,1000 font \"sans,11\"\n", svg ? "svg dynamic noenhanced" : "pngcairo noenhanced");
+    struct axes a;
+    struct ranges g;
+    axes_init(&a, s);
+    ranges_compute(rs, s, &g);
+    fprintf(fp, "set terminal %s size 1200,1000 font \"sans,11\"\n",
+            svg ? "svg dynamic noenhanced background rgb \"white\"" : "pngcairo noenhanced background rgb \"white\"");
     fputs("set output ", fp);
     qstr(fp, path);
-    fputs("\nset datafile missing \"?\"\nset multiplot layout 2,1\n", fp);
-    /* (1) grouped bars with min-max whiskers */
-    fputs("set title \"Median of each download's average throughput (bars), min to max (whiskers)\"\n"
-          "set ylabel \"Throughput (Mb/s, 10^6 bit/s)\"\nset yrange [0:*]\n"
-          "set style data histogram\nset style histogram errorbars gap 1 lw 1\n"
-          "set style fill solid 0.7 border -1\nset boxwidth 0.9\nset key outside right top vertical\n"
-          "set grid ytics\nset xtics nomirror\n",
-          fp);
-    fprintf(fp, "set xlabel %s\n", ns > 1 || scn[0] ? "\"Latency scenario\"" : "\"\"");
-    fputs("plot ", fp);
-    size_t col = 2;
-    int first = 1;
-    for (size_t v = 0; v < nv; v++)
-        for (size_t r = 0; r < nr; r++, col += 3) {
-            char t[512];
-            snprintf(t, sizeof t, "%s%s%s", srv[r], var[v] ? ", " : "", var[v] ? var[v] : "");
-            fprintf(fp, "%s", first ? "" : ", ");
-            qstr(fp, bars_dat);
-            fprintf(fp, " using %zu:%zu:%zu:xtic(1) title ", col, col + 1, col + 2);
-            qstr(fp, t);
-            first = 0;
-        }
-    fputc('\n', fp);
-    /* (2) throughput over time of each group's median run */
-    fputs("unset style\nset style data lines\nset title \"Throughput over time of each server's median run "
-          "(100 ms samples from the end of the response headers)\"\n"
-          "set xlabel \"Time since the end of the response headers (s)\"\n"
-          "set ylabel \"Throughput (Mb/s)\"\nset xrange [0:*]\nset yrange [0:*]\nset xtics mirror\nset key outside right top\n",
-          fp);
-    size_t idx = 0;
-    first = 1;
-    for (size_t k = 0; k < s->n; k++) {
-        const struct server_summary *g = &s->rows[k];
-        if (g->median_run == SIZE_MAX)
-            continue;
-        fprintf(fp, "%s", first ? "plot " : ", ");
-        qstr(fp, series_dat);
-        fprintf(fp, " index %zu using 1:2 with steps lw 2 title ", idx++);
-        group_title(fp, g, ns > 1 || scn[0] != NULL);
-        first = 0;
+    fputs("\nset datafile missing \"?\"\nset multiplot\n", fp);
+    if (a.ns > 0) {
+        script_bars(fp, &a, bars_dat, g.bars_max);
+        script_time(fp, s, &a, series_dat, g.t_max, g.rate_max);
+    } else {
+        fputs("unset key\nset label 1 \"no result\" at graph 0.5, graph 0.5 center\nplot NaN notitle\n", fp);
     }
-    if (first)
-        fputs("set label 1 \"no successful run\" at graph 0.5, graph 0.5 center\nplot NaN notitle", fp);
-    fputs("\nunset multiplot\n", fp);
+    fputs("unset multiplot\n", fp);
     return ferror(fp) ? -1 : 0;
 }
 
@@ -238,7 +454,9 @@ int plot_write(const char *path, const struct result_set *rs, const struct summa
     snprintf(tmpout, sizeof tmpout, "%s.tmp%s", path, strrchr(path, '.'));
     int rc = -1;
     FILE *fp = NULL;
-    if (write_bars(bars, s) != 0 || write_series(series, rs, s) != 0 || !(fp = fopen(script, "w"))) {
+    struct axes a;
+    axes_init(&a, s);
+    if (write_bars(bars, s, &a) != 0 || write_series(series, rs, s) != 0 || !(fp = fopen(script, "w"))) {
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
         goto out;
     }

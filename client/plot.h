@@ -1,8 +1,11 @@
 /* plot: `--plot FILE.png|FILE.svg` — the measurement as a picture, rendered by gnuplot
- * (Debian: gnuplot-nox). Two panels: (1) grouped bars of the median throughput per latency
- * scenario (groups) and server × client variant (bars), with min–max whiskers, like the
- * table; (2) throughput over time (100 ms samples) of each group's median run, where slow
- * start shows. */
+ * (Debian: gnuplot-nox), 1200x1000. Top: grouped bars of the median throughput per
+ * latency scenario (groups) and server x client variant (bars), the value on each bar,
+ * min-max whiskers, like the table. Below: throughput over time (100 ms samples) of each
+ * group's median run, where slow start shows, one panel per latency scenario with common
+ * scales. One look per (server, variant) in both: colour = server (colour-blind-safe
+ * palette), fill (solid, hatched, ...) of a bar and dash type of a line = client variant;
+ * one shared key under the panels. */
 #ifndef DEBIT_PLOT_H
 #define DEBIT_PLOT_H
 

@@ -2,10 +2,12 @@
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "stats.h"
@@ -61,6 +63,23 @@ static void fmt_p(const struct server_summary *g, char *buf, size_t len)
         snprintf(buf, len, "%.3g (%s)", g->mw.p, g->mw.method == STATS_MW_EXACT ? "exact" : "normal");
 }
 
+/* The figures of one summary row as the table and the markdown print them; with_units
+ * adds " s" and " ms" to the slow start and RTT (markdown puts units in its header). */
+struct row_cells {
+    char med[32], mn[32], mx[32], ss[32], rtt[32], ratio[64], p[48];
+};
+
+static void fmt_cells(const struct server_summary *g, int with_units, struct row_cells *c)
+{
+    report_fmt_mbps(g->median_mbps, c->med, sizeof c->med);
+    report_fmt_mbps(g->min_mbps, c->mn, sizeof c->mn);
+    report_fmt_mbps(g->max_mbps, c->mx, sizeof c->mx);
+    fmt_num(g->median_slow_start_s, with_units ? "%.2f s" : "%.2f", c->ss, sizeof c->ss);
+    fmt_num(g->median_rtt_ms, with_units ? "%.2f ms" : "%.2f", c->rtt, sizeof c->rtt);
+    fmt_ratio(g, c->ratio, sizeof c->ratio);
+    fmt_p(g, c->p, sizeof c->p);
+}
+
 static int same(const char *a, const char *b)
 {
     return (!a || !b) ? a == b : strcmp(a, b) == 0;
@@ -93,20 +112,14 @@ static void write_table(FILE *out, const struct summary *s, const struct report_
             cur_scn = g->scenario;
             cur_var = g->variant;
         }
-        char med[32], mn[32], mx[32], ss[32], rtt[32], ratio[64], p[48];
-        report_fmt_mbps(g->median_mbps, med, sizeof med);
-        report_fmt_mbps(g->min_mbps, mn, sizeof mn);
-        report_fmt_mbps(g->max_mbps, mx, sizeof mx);
-        fmt_num(g->median_slow_start_s, "%.2f s", ss, sizeof ss);
-        fmt_num(g->median_rtt_ms, "%.2f ms", rtt, sizeof rtt);
-        fmt_ratio(g, ratio, sizeof ratio);
-        fmt_p(g, p, sizeof p);
+        struct row_cells c;
+        fmt_cells(g, 1, &c);
         char medu[40], mnu[40], mxu[40];
-        snprintf(medu, sizeof medu, "%s%s", med, isfinite(g->median_mbps) ? " Mb/s" : "");
-        snprintf(mnu, sizeof mnu, "%s%s", mn, isfinite(g->min_mbps) ? " Mb/s" : "");
-        snprintf(mxu, sizeof mxu, "%s%s", mx, isfinite(g->max_mbps) ? " Mb/s" : "");
+        snprintf(medu, sizeof medu, "%s%s", c.med, isfinite(g->median_mbps) ? " Mb/s" : "");
+        snprintf(mnu, sizeof mnu, "%s%s", c.mn, isfinite(g->min_mbps) ? " Mb/s" : "");
+        snprintf(mxu, sizeof mxu, "%s%s", c.mx, isfinite(g->max_mbps) ? " Mb/s" : "");
         fprintf(out, "%-*s  %7u %6u  %11s %11s %11s  %10s %8s  %-26s %s\n", (int)w, g->server, g->runs_ok,
-                g->runs_failed, medu, mnu, mxu, ss, rtt, ratio, p);
+                g->runs_failed, medu, mnu, mxu, c.ss, c.rtt, c.ratio, c.p);
     }
     fprintf(out, "\nMb/s = 10^6 bit/s. Method: %s.\n", summary_method_note());
     if (m && m->nnotes) {
@@ -175,19 +188,13 @@ static void write_markdown(FILE *out, const struct summary *s, const struct repo
     fprintf(out, "|%s---|---|---|---|---|---|---|---|---|---|\n", nscn > 1 || scn[0] || nvar > 1 || var[0] ? "---|---|" : "");
     for (size_t k = 0; k < s->n; k++) {
         const struct server_summary *g = &s->rows[k];
-        char med[32], mn[32], mx[32], ss[32], rtt[32], ratio[64], p[48];
-        report_fmt_mbps(g->median_mbps, med, sizeof med);
-        report_fmt_mbps(g->min_mbps, mn, sizeof mn);
-        report_fmt_mbps(g->max_mbps, mx, sizeof mx);
-        fmt_num(g->median_slow_start_s, "%.2f", ss, sizeof ss);
-        fmt_num(g->median_rtt_ms, "%.2f", rtt, sizeof rtt);
-        fmt_ratio(g, ratio, sizeof ratio);
-        fmt_p(g, p, sizeof p);
+        struct row_cells c;
+        fmt_cells(g, 0, &c);
         fprintf(out, "| ");
         if (nscn > 1 || scn[0] || nvar > 1 || var[0])
             fprintf(out, "%s | %s | ", g->scenario ? g->scenario : "-", g->variant ? g->variant : "-");
-        fprintf(out, "%s | %u | %u | %s | %s | %s | %s | %s | %s | %s |\n", g->server, g->runs_ok, g->runs_failed, med,
-                mn, mx, ss, rtt, ratio, p);
+        fprintf(out, "%s | %u | %u | %s | %s | %s | %s | %s | %s | %s |\n", g->server, g->runs_ok, g->runs_failed,
+                c.med, c.mn, c.mx, c.ss, c.rtt, c.ratio, c.p);
     }
     fprintf(out, "\nMethod: %s.\n", summary_method_note());
     if (m && m->nnotes) {
@@ -305,6 +312,27 @@ int report_write(FILE *out, enum report_format f, const struct result_set *rs, c
     return ferror(out) ? -1 : 0;
 }
 
+int report_check_output(const char *path, char *err, size_t errlen)
+{
+    if (strcmp(path, "-") == 0)
+        return 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
+        return -1;
+    }
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s (temporary file %s)", path, strerror(errno), tmp);
+        return -1;
+    }
+    close(fd);
+    unlink(tmp);
+    return 0;
+}
+
 int report_write_file(const char *path, enum report_format f, const struct result_set *rs,
                       const struct summary *s, const struct report_meta *m, char *err, size_t errlen)
 {
@@ -319,7 +347,7 @@ int report_write_file(const char *path, enum report_format f, const struct resul
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     FILE *fp = fopen(tmp, "w");
     if (!fp) {
-        snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        snprintf(err, errlen, "%s: %s (temporary file %s)", path, strerror(errno), tmp);
         return -1;
     }
     int rc = report_write(fp, f, rs, s, m);

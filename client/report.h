@@ -41,6 +41,11 @@ json_t *report_json(const struct result_set *rs, const struct summary *s, const 
 int report_write_file(const char *path, enum report_format f, const struct result_set *rs,
                       const struct summary *s, const struct report_meta *m, char *err, size_t errlen);
 
+/* Before a measurement: can path be written as report_write_file() will (not a folder, a
+ * temporary file can be created beside it)? Creates and removes that file. "-" is fine.
+ * Returns 0 or -1 (err), so that a bad -o fails at once, not after an hour of downloads. */
+int report_check_output(const char *path, char *err, size_t errlen);
+
 /* Format a rate in Mb/s as the seed does: integers from 100 up, else 3 significant digits. */
 void report_fmt_mbps(double mbps, char *buf, size_t len);
 

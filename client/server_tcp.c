@@ -68,19 +68,7 @@ static long get_once(const char *url, const struct dl_options *o, struct body *b
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 2000L);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, cb_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, o->user_agent ? o->user_agent : "debit/" DEBIT_VERSION);
-    if (o->ip_version == 4)
-        curl_easy_setopt(h, CURLOPT_IPRESOLVE, (long)CURL_IPRESOLVE_V4);
-    else if (o->ip_version == 6)
-        curl_easy_setopt(h, CURLOPT_IPRESOLVE, (long)CURL_IPRESOLVE_V6);
-    if (o->resolve)
-        curl_easy_setopt(h, CURLOPT_RESOLVE, o->resolve);
-    if (o->connect_to)
-        curl_easy_setopt(h, CURLOPT_CONNECT_TO, o->connect_to);
-    if (o->interface || o->local_address) {
-        snprintf(iface, sizeof iface, o->interface ? "if!%s" : "host!%s", o->interface ? o->interface : o->local_address);
-        curl_easy_setopt(h, CURLOPT_INTERFACE, iface);
-    }
+    dl_setopt_network(h, o, iface, sizeof iface); /* the download's route; best effort, as every option here */
     long code = 0;
     CURLcode rc = curl_easy_perform(h);
     if (rc == CURLE_OK)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int load_error(const config_t *cfg, const char *name, char *err, size_t errlen)
@@ -30,7 +31,25 @@ int cfg_load_string(config_t *cfg, const char *text, const char *name, char *err
 {
     if (config_read_string(cfg, text) != CONFIG_TRUE)
         return load_error(cfg, name, err, errlen);
+    /* libconfig records no file for text read from memory, and 1.5 has no per-config
+     * hook: keep a copy of NAME as the root setting's hook, freed by config_destroy. */
+    char *copy = strdup(name ? name : "(config)");
+    if (copy) {
+        config_set_destructor(cfg, free);
+        config_setting_set_hook(config_root_setting(cfg), copy);
+    }
     return 0;
+}
+
+/* The file a setting came from: its own, else the NAME given to cfg_load_string. */
+static const char *source_name(const config_setting_t *s)
+{
+    const char *file = config_setting_source_file(s);
+    if (file)
+        return file;
+    while (config_setting_parent(s))
+        s = config_setting_parent(s);
+    return config_setting_get_hook(s);
 }
 
 const char *cfg_setting_path(const config_setting_t *s, char *buf, size_t len)
@@ -58,7 +77,7 @@ const char *cfg_setting_path(const config_setting_t *s, char *buf, size_t len)
 int cfg_error(char *err, size_t errlen, const config_setting_t *s, const char *fmt, ...)
 {
     char path[256];
-    const char *file = s ? config_setting_source_file(s) : NULL;
+    const char *file = s ? source_name(s) : NULL;
     int line = s ? (int)config_setting_source_line(s) : 0;
     int n = snprintf(err, errlen, "%s:%d: %s: ", file ? file : "(config)", line,
                      s ? cfg_setting_path(s, path, sizeof path) : "");

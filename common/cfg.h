@@ -10,7 +10,8 @@
 
 /* Read FILE into cfg (initialised by the caller). Returns 0, or -1 with a file:line error. */
 int cfg_load(config_t *cfg, const char *path, char *err, size_t errlen);
-/* Parse a configuration held in memory (embedded defaults, tests). NAME is used in errors. */
+/* Parse a configuration held in memory (embedded defaults, tests). NAME stands for the file
+ * in errors, syntax errors and cfg_error's alike (cfg keeps a copy until config_destroy). */
 int cfg_load_string(config_t *cfg, const char *text, const char *name, char *err, size_t errlen);
 
 /* Full dotted path of a setting, e.g. "listen[1].tcp.congestion", into buf. */

@@ -74,9 +74,7 @@ int offload_feature_parse(const char *name, enum offload_feature *f)
     return -1;
 }
 
-static enum offload_err fail(enum offload_err e, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static enum offload_err fail(enum offload_err e, char *err, size_t errlen, const char *fmt, ...)
+enum offload_err offload_fail(enum offload_err e, char *err, size_t errlen, const char *fmt, ...)
 {
     if (err && errlen) {
         va_list ap;
@@ -85,6 +83,19 @@ static enum offload_err fail(enum offload_err e, char *err, size_t errlen, const
         va_end(ap);
     }
     return e;
+}
+
+void offload_feature_summarize(struct offload_feature_state *fs)
+{
+    unsigned active = 0, fixed = 0;
+    for (unsigned b = 0; b < fs->nbits; b++) {
+        active += fs->bits[b].active;
+        fixed += fs->bits[b].fixed;
+    }
+    fs->known = fs->nbits > 0;
+    fs->on = active > 0;
+    fs->partial = active > 0 && active < fs->nbits;
+    fs->fixed = fs->nbits > 0 && fixed == fs->nbits;
 }
 
 static int bit_matches(const char *name, enum offload_feature f)
@@ -123,18 +134,18 @@ static enum offload_err errno_to_err(int e, const char *ifname, const char *what
     switch (e) {
     case ENODEV:
     case ENXIO:
-        return fail(OFFLOAD_ERR_NO_DEVICE, err, errlen,
-                    "%s: no such network interface in this network namespace", ifname);
+        return offload_fail(OFFLOAD_ERR_NO_DEVICE, err, errlen,
+                            "%s: no such network interface in this network namespace", ifname);
     case EPERM:
     case EACCES:
-        return fail(OFFLOAD_ERR_PERM, err, errlen,
-                    "%s: %s needs CAP_NET_ADMIN in the interface's network namespace (run as root)",
-                    ifname, what);
+        return offload_fail(OFFLOAD_ERR_PERM, err, errlen,
+                            "%s: %s needs CAP_NET_ADMIN in the interface's network namespace (run as root)",
+                            ifname, what);
     case EOPNOTSUPP:
-        return fail(OFFLOAD_ERR_NOT_SUPPORTED, err, errlen,
-                    "%s: %s: the device does not support ethtool feature control", ifname, what);
+        return offload_fail(OFFLOAD_ERR_NOT_SUPPORTED, err, errlen,
+                            "%s: %s: the device does not support ethtool feature control", ifname, what);
     default:
-        return fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: %s: %s", ifname, what, strerror(e));
+        return offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: %s: %s", ifname, what, strerror(e));
     }
 }
 
@@ -150,13 +161,13 @@ static int ethtool_ioctl(struct ethdev *d, void *cmd)
 static enum offload_err check_ifname(const char *ifname, char *err, size_t errlen)
 {
     if (!ifname || !*ifname)
-        return fail(OFFLOAD_ERR_ARG, err, errlen, "empty interface name");
+        return offload_fail(OFFLOAD_ERR_ARG, err, errlen, "empty interface name");
     if (strlen(ifname) >= IF_NAMESIZE)
-        return fail(OFFLOAD_ERR_ARG, err, errlen, "interface name '%s' is longer than %d characters",
-                    ifname, IF_NAMESIZE - 1);
+        return offload_fail(OFFLOAD_ERR_ARG, err, errlen, "interface name '%s' is longer than %d characters",
+                            ifname, IF_NAMESIZE - 1);
     for (const char *p = ifname; *p; p++)
         if (*p == '/' || *p == ':' || *p <= ' ' || *p == 0x7f)
-            return fail(OFFLOAD_ERR_ARG, err, errlen, "invalid interface name '%s'", ifname);
+            return offload_fail(OFFLOAD_ERR_ARG, err, errlen, "invalid interface name '%s'", ifname);
     return OFFLOAD_OK;
 }
 
@@ -175,7 +186,7 @@ static enum offload_err ethdev_open(struct ethdev *d, const char *ifname, char *
     if (d->fd < 0)
         d->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (d->fd < 0)
-        return fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: socket: %s", ifname, strerror(errno));
+        return offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: socket: %s", ifname, strerror(errno));
 
     struct {
         struct ethtool_sset_info hdr;
@@ -189,8 +200,8 @@ static enum offload_err ethdev_open(struct ethdev *d, const char *ifname, char *
         goto out;
     }
     if (!(sset.hdr.sset_mask & (1ULL << ETH_SS_FEATURES)) || sset.buf[0] == 0 || sset.buf[0] > 4096) {
-        e = fail(OFFLOAD_ERR_NOT_SUPPORTED, err, errlen,
-                 "%s: the kernel does not report feature names (ETH_SS_FEATURES)", ifname);
+        e = offload_fail(OFFLOAD_ERR_NOT_SUPPORTED, err, errlen,
+                         "%s: the kernel does not report feature names (ETH_SS_FEATURES)", ifname);
         goto out;
     }
     d->count = sset.buf[0];
@@ -198,7 +209,7 @@ static enum offload_err ethdev_open(struct ethdev *d, const char *ifname, char *
 
     struct ethtool_gstrings *gs = calloc(1, sizeof *gs + (size_t)d->count * ETH_GSTRING_LEN);
     if (!gs) {
-        e = fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: out of memory", ifname);
+        e = offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: out of memory", ifname);
         goto out;
     }
     gs->cmd = ETHTOOL_GSTRINGS;
@@ -214,7 +225,7 @@ static enum offload_err ethdev_open(struct ethdev *d, const char *ifname, char *
     d->names = malloc((size_t)d->count * ETH_GSTRING_LEN + 1);
     if (!d->names) {
         free(gs);
-        e = fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: out of memory", ifname);
+        e = offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: out of memory", ifname);
         goto out;
     }
     memcpy(d->names, gs->data, (size_t)d->count * ETH_GSTRING_LEN);
@@ -224,7 +235,7 @@ static enum offload_err ethdev_open(struct ethdev *d, const char *ifname, char *
 
     d->gf = calloc(1, sizeof *d->gf + d->words * sizeof d->gf->features[0]);
     if (!d->gf) {
-        e = fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: out of memory", ifname);
+        e = offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: out of memory", ifname);
         goto out;
     }
     return OFFLOAD_OK;
@@ -272,8 +283,8 @@ static enum offload_err ethdev_state(const struct ethdev *d, struct offload_stat
                 continue;
             struct offload_feature_state *fs = &st->f[f];
             if (fs->nbits >= OFFLOAD_MAX_BITS)
-                return fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: more than %d kernel bits for %s",
-                            d->ifname, OFFLOAD_MAX_BITS, feature_names[f]);
+                return offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: more than %d kernel bits for %s",
+                                    d->ifname, OFFLOAD_MAX_BITS, feature_names[f]);
             const struct ethtool_get_features_block *b = &d->gf->features[i / 32];
             struct offload_bit *bit = &fs->bits[fs->nbits++];
             snprintf(bit->name, sizeof bit->name, "%s", name);
@@ -283,18 +294,8 @@ static enum offload_err ethdev_state(const struct ethdev *d, struct offload_stat
             bit->fixed = !(b->available & BIT_OF(i)) || (b->never_changed & BIT_OF(i));
         }
     }
-    for (int f = 0; f < OFFLOAD_NFEATURES; f++) {
-        struct offload_feature_state *fs = &st->f[f];
-        unsigned active = 0, fixed = 0;
-        for (unsigned b = 0; b < fs->nbits; b++) {
-            active += fs->bits[b].active;
-            fixed += fs->bits[b].fixed;
-        }
-        fs->known = fs->nbits > 0;
-        fs->on = active > 0;
-        fs->partial = active > 0 && active < fs->nbits;
-        fs->fixed = fs->nbits > 0 && fixed == fs->nbits;
-    }
+    for (int f = 0; f < OFFLOAD_NFEATURES; f++)
+        offload_feature_summarize(&st->f[f]);
     return OFFLOAD_OK;
 }
 
@@ -329,7 +330,7 @@ static enum offload_err change_init(struct change *c, const struct ethdev *d, ch
     c->nvalid = 0;
     c->sf = calloc(1, sizeof *c->sf + d->words * sizeof c->sf->features[0]);
     if (!c->sf)
-        return fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: out of memory", d->ifname);
+        return offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: out of memory", d->ifname);
     c->sf->cmd = ETHTOOL_SFEATURES;
     c->sf->size = d->words;
     return OFFLOAD_OK;
@@ -373,14 +374,14 @@ static enum offload_err verify_wish(const struct offload_state *now, const struc
             if (on && bit->fixed && !bit->active)
                 continue;
             if (bit->active != on)
-                return fail(OFFLOAD_ERR_REFUSED, err, errlen,
-                            "%s: the device refused %s=%s: %s stays %s%s", now->ifname, feature_names[f],
-                            on ? "on" : "off", bit->name, bit->active ? "on" : "off",
-                            on && f == OFFLOAD_TSO ? " (TSO needs sg and tx checksumming on)" : "");
+                return offload_fail(OFFLOAD_ERR_REFUSED, err, errlen,
+                                    "%s: the device refused %s=%s: %s stays %s%s", now->ifname, feature_names[f],
+                                    on ? "on" : "off", bit->name, bit->active ? "on" : "off",
+                                    on && f == OFFLOAD_TSO ? " (TSO needs sg and tx checksumming on)" : "");
         }
         if (on && !fs->on)
-            return fail(OFFLOAD_ERR_REFUSED, err, errlen, "%s: the device refused %s=on",
-                        now->ifname, feature_names[f]);
+            return offload_fail(OFFLOAD_ERR_REFUSED, err, errlen, "%s: the device refused %s=on",
+                                now->ifname, feature_names[f]);
     }
     return OFFLOAD_OK;
 }
@@ -401,7 +402,7 @@ enum offload_err offload_apply(const char *ifname, const struct offload_wish *wi
         after = &a0;
     for (int f = 0; f < OFFLOAD_SETTABLE; f++)
         if (wish->want[f] != OFFLOAD_LEAVE && wish->want[f] != OFFLOAD_ON && wish->want[f] != OFFLOAD_OFF)
-            return fail(OFFLOAD_ERR_ARG, err, errlen, "invalid wish for %s", feature_names[f]);
+            return offload_fail(OFFLOAD_ERR_ARG, err, errlen, "invalid wish for %s", feature_names[f]);
 
     enum offload_err e = ethdev_open(&d, ifname, err, errlen);
     if (!e)
@@ -420,21 +421,22 @@ enum offload_err offload_apply(const char *ifname, const struct offload_wish *wi
         int on = wish->want[f] == OFFLOAD_ON;
         const struct offload_feature_state *fs = &before->f[f];
         if (!fs->known) {
-            e = fail(OFFLOAD_ERR_NO_FEATURE, err, errlen, "%s: this kernel has no %s feature bits",
-                     ifname, feature_names[f]);
+            e = offload_fail(OFFLOAD_ERR_NO_FEATURE, err, errlen, "%s: this kernel has no %s feature bits",
+                             ifname, feature_names[f]);
             break;
         }
         if (on && fs->fixed && !fs->on) {
-            e = fail(OFFLOAD_ERR_FIXED, err, errlen, "%s: cannot turn %s on: the device does not support it ([fixed] off)",
-                     ifname, feature_names[f]);
+            e = offload_fail(OFFLOAD_ERR_FIXED, err, errlen,
+                             "%s: cannot turn %s on: the device does not support it ([fixed] off)",
+                             ifname, feature_names[f]);
             break;
         }
         for (unsigned b = 0; b < fs->nbits; b++) {
             const struct offload_bit *bit = &fs->bits[b];
             if (bit->fixed) {
                 if (!on && bit->active) {
-                    e = fail(OFFLOAD_ERR_FIXED, err, errlen, "%s: cannot turn %s off: %s is fixed on",
-                             ifname, feature_names[f], bit->name);
+                    e = offload_fail(OFFLOAD_ERR_FIXED, err, errlen, "%s: cannot turn %s off: %s is fixed on",
+                                     ifname, feature_names[f], bit->name);
                     break;
                 }
                 continue;
@@ -443,7 +445,7 @@ enum offload_err offload_apply(const char *ifname, const struct offload_wish *wi
                 continue;
             int idx = ethdev_find(&d, bit->name);
             if (idx < 0) {
-                e = fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: feature %s vanished", ifname, bit->name);
+                e = offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: feature %s vanished", ifname, bit->name);
                 break;
             }
             change_set(&c, (unsigned)idx, on);
@@ -493,8 +495,8 @@ static enum offload_err restore_on(struct ethdev *d, const struct offload_state 
             const struct offload_bit *want = &fs->bits[b];
             int idx = ethdev_find(d, want->name);
             if (idx < 0) {
-                e = fail(OFFLOAD_ERR_STATE_STALE, err, errlen, "%s: the kernel has no feature %s",
-                         d->ifname, want->name);
+                e = offload_fail(OFFLOAD_ERR_STATE_STALE, err, errlen, "%s: the kernel has no feature %s",
+                                 d->ifname, want->name);
                 break;
             }
             const struct ethtool_get_features_block *blk = &d->gf->features[idx / 32];
@@ -522,8 +524,8 @@ static enum offload_err restore_on(struct ethdev *d, const struct offload_state 
             int idx = ethdev_find(d, fs->bits[b].name);
             int active = !!(d->gf->features[idx / 32].active & BIT_OF(idx));
             if (active != fs->bits[b].active) {
-                e = fail(OFFLOAD_ERR_REFUSED, err, errlen, "%s: could not restore %s: %s stays %s",
-                         d->ifname, feature_names[f], fs->bits[b].name, active ? "on" : "off");
+                e = offload_fail(OFFLOAD_ERR_REFUSED, err, errlen, "%s: could not restore %s: %s stays %s",
+                                 d->ifname, feature_names[f], fs->bits[b].name, active ? "on" : "off");
                 break;
             }
         }
@@ -560,8 +562,8 @@ enum offload_err offload_prepare_restore(const struct offload_state *before, voi
         for (unsigned b = 0; b < fs->nbits; b++) {
             int idx = ethdev_find(&d, fs->bits[b].name);
             if (idx < 0) {
-                e = fail(OFFLOAD_ERR_STATE_STALE, err, errlen, "%s: the kernel has no feature %s", d.ifname,
-                         fs->bits[b].name);
+                e = offload_fail(OFFLOAD_ERR_STATE_STALE, err, errlen, "%s: the kernel has no feature %s", d.ifname,
+                                 fs->bits[b].name);
                 break;
             }
             const struct ethtool_get_features_block *blk = &d.gf->features[idx / 32];
@@ -635,63 +637,65 @@ static enum offload_err parse_spec(const char *spec, char *ifname, struct offloa
                                    char *err, size_t errlen)
 {
     if (!spec || !*spec)
-        return fail(OFFLOAD_ERR_SPEC, err, errlen, "empty offload specification (expected DEV:tso=off,gso=off)");
+        return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "empty offload specification (expected DEV:tso=off,gso=off)");
     const char *colon = strrchr(spec, ':');
     if (!colon)
-        return fail(OFFLOAD_ERR_SPEC, err, errlen,
-                    "'%s': expected DEV:FEATURE=on|off[,...] (e.g. eth0:tso=off,gso=off)", spec);
+        return offload_fail(OFFLOAD_ERR_SPEC, err, errlen,
+                            "'%s': expected DEV:FEATURE=on|off[,...] (e.g. eth0:tso=off,gso=off)", spec);
     size_t n = (size_t)(colon - spec);
     if (n == 0)
-        return fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': missing interface name before ':'", spec);
+        return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': missing interface name before ':'", spec);
     if (n >= IF_NAMESIZE)
-        return fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': interface name longer than %d characters", spec,
-                    IF_NAMESIZE - 1);
+        return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': interface name longer than %d characters", spec,
+                            IF_NAMESIZE - 1);
     char dev[IF_NAMESIZE];
     memcpy(dev, spec, n);
     dev[n] = 0;
     char e2[128];
     if (check_ifname(dev, e2, sizeof e2))
-        return fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': %s", spec, e2);
+        return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': %s", spec, e2);
     const char *p = colon + 1;
     if (!*p)
-        return fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': no feature after ':' (expected tso, gso or gro)", spec);
+        return offload_fail(OFFLOAD_ERR_SPEC, err, errlen,
+                            "'%s': no feature after ':' (expected tso, gso or gro)", spec);
     while (*p) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         char item[64];
         if (len == 0)
-            return fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': empty item", spec);
+            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': empty item", spec);
         if (len >= sizeof item)
-            return fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': item too long", spec);
+            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': item too long", spec);
         memcpy(item, p, len);
         item[len] = 0;
         char *eq = strchr(item, '=');
         if (!eq)
-            return fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': '%s' is not FEATURE=on|off", spec, item);
+            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': '%s' is not FEATURE=on|off", spec, item);
         *eq = 0;
         const char *val = eq + 1;
         enum offload_feature f;
         if (offload_feature_parse(item, &f) < 0)
-            return fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': unknown feature '%s' (expected tso, gso or gro)",
-                        spec, item);
+            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': unknown feature '%s' (expected tso, gso or gro)",
+                                spec, item);
         if (f >= OFFLOAD_SETTABLE)
-            return fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': %s is reported only, not set (settable: tso, gso, gro)",
-                        spec, item);
+            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen,
+                                "'%s': %s is reported only, not set (settable: tso, gso, gro)",
+                                spec, item);
         enum offload_want w;
         if (strcmp(val, "on") == 0)
             w = OFFLOAD_ON;
         else if (strcmp(val, "off") == 0)
             w = OFFLOAD_OFF;
         else
-            return fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': %s: '%s' is not on or off", spec, item, val);
+            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': %s: '%s' is not on or off", spec, item, val);
         if (wish->want[f] != OFFLOAD_LEAVE)
-            return fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': %s given twice", spec, item);
+            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': %s given twice", spec, item);
         wish->want[f] = w;
         if (!end)
             break;
         p = end + 1;
         if (!*p)
-            return fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': trailing ','", spec);
+            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': trailing ','", spec);
     }
     memcpy(ifname, dev, n + 1);
     return OFFLOAD_OK;

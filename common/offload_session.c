@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct offload_session {
@@ -36,8 +37,26 @@ struct offload_session *offload_session_new(void)
     return s;
 }
 
+/* Is the namespace with this inode the initial one? pid 1's is the reference; where it
+ * cannot be read (a sandbox), newer kernels give init_net a fixed inode
+ * (PROC_NET_INIT_INO). */
+static int initial_netns(unsigned long ino)
+{
+    struct stat init;
+    if (stat("/proc/1/ns/net", &init) == 0)
+        return (unsigned long)init.st_ino == ino;
+    return ino == 0xEFFFFFF9UL;
+}
+
 int offload_session_default_path(const char *ifname, char *buf, size_t len)
 {
+    /* Interface names are per network namespace and /run is not: outside the initial
+     * namespace, the namespace's inode goes into the name, so that two namespaces'
+     * "eth0" (two labs, two containers) never share a state file, while a restart in
+     * the same namespace still finds the one a killed run left. */
+    struct stat self;
+    if (stat("/proc/self/ns/net", &self) == 0 && !initial_netns((unsigned long)self.st_ino))
+        return snprintf(buf, len, "/run/debit/offload-%s@net%lu.state", ifname, (unsigned long)self.st_ino);
     return snprintf(buf, len, "/run/debit/offload-%s.state", ifname);
 }
 

@@ -31,7 +31,8 @@ struct offload_session *offload_session_new(void);
  * them), then frees it. NULL is fine. */
 void offload_session_free(struct offload_session *s);
 
-/* Default state file for the client: "/run/debit/offload-IFNAME.state". */
+/* Default state file for the client: "/run/debit/offload-IFNAME.state" in the initial
+ * network namespace, "/run/debit/offload-IFNAME@netINODE.state" in any other. */
 int offload_session_default_path(const char *ifname, char *buf, size_t len);
 
 /* Apply WISH to IFNAME with crash safety. STATE_PATH may be NULL (no state file: no

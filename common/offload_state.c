@@ -13,12 +13,12 @@
  *   bit tso tx-tcp-segmentation requested=1 active=1 fixed=0
  *   ...                     (one line per tso/gso/gro kernel bit) */
 #include "offload.h"
+#include "offload_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,19 +27,6 @@
 #include <unistd.h>
 
 #define STATE_VERSION 1
-
-static enum offload_err sfail(enum offload_err e, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static enum offload_err sfail(enum offload_err e, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return e;
-}
 
 static unsigned long long netns_inode(void)
 {
@@ -74,7 +61,7 @@ static int make_parent_dirs(const char *path, char *err, size_t errlen)
 {
     char dir[PATH_MAX];
     if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
-        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: path too long", path), -1;
+        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: path too long", path), -1;
     char *slash = strrchr(dir, '/');
     if (!slash || slash == dir)
         return 0;
@@ -84,8 +71,8 @@ static int make_parent_dirs(const char *path, char *err, size_t errlen)
             char c = *p;
             *p = 0;
             if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-                sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot create directory %s: %s", path, dir,
-                      strerror(errno));
+                offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot create directory %s: %s", path, dir,
+                             strerror(errno));
                 return -1;
             }
             *p = c;
@@ -100,22 +87,22 @@ enum offload_err offload_state_save(const char *path, const struct offload_state
                                     char *err, size_t errlen)
 {
     if (!path || !*path)
-        return sfail(OFFLOAD_ERR_ARG, err, errlen, "empty offload state file path");
+        return offload_fail(OFFLOAD_ERR_ARG, err, errlen, "empty offload state file path");
     if (make_parent_dirs(path, err, errlen) < 0)
         return OFFLOAD_ERR_STATE_FILE;
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
-        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: path too long", path);
+        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: path too long", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
-        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
     fchmod(fd, 0644); /* readable by operators whatever the umask: it holds no secret */
     FILE *f = fdopen(fd, "w");
     if (!f) {
         int e = errno;
         close(fd);
         unlink(tmp);
-        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: %s", tmp, strerror(e));
+        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: %s", tmp, strerror(e));
     }
     fprintf(f, "# debit offload state: the interface's offloads before debit changed them.\n"
                "# Removed when they are restored; if it outlives its process, `debitd --restore-offload`\n"
@@ -137,12 +124,12 @@ enum offload_err offload_state_save(const char *path, const struct offload_state
         bad = 1;
     if (bad) {
         unlink(tmp);
-        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: write failed: %s", tmp, strerror(e));
+        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: write failed: %s", tmp, strerror(e));
     }
     if (rename(tmp, path) < 0) {
         e = errno;
         unlink(tmp);
-        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot rename into place: %s", path, strerror(e));
+        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot rename into place: %s", path, strerror(e));
     }
     /* Make the rename itself durable: a crash right after must still find the file. */
     char dir[PATH_MAX];
@@ -160,19 +147,6 @@ enum offload_err offload_state_save(const char *path, const struct offload_state
     return OFFLOAD_OK;
 }
 
-static void recompute(struct offload_feature_state *fs)
-{
-    unsigned active = 0, fixed = 0;
-    for (unsigned b = 0; b < fs->nbits; b++) {
-        active += fs->bits[b].active;
-        fixed += fs->bits[b].fixed;
-    }
-    fs->known = fs->nbits > 0;
-    fs->on = active > 0;
-    fs->partial = active > 0 && active < fs->nbits;
-    fs->fixed = fs->nbits > 0 && fixed == fs->nbits;
-}
-
 enum offload_err offload_state_load(const char *path, struct offload_state *st,
                                     struct offload_saved_info *info, char *err, size_t errlen)
 {
@@ -184,8 +158,8 @@ enum offload_err offload_state_load(const char *path, struct offload_state *st,
     FILE *f = fopen(path, "re");
     if (!f) {
         if (errno == ENOENT)
-            return sfail(OFFLOAD_ERR_NO_STATE, err, errlen, "%s: no saved offload state", path);
-        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot read: %s", path, strerror(errno));
+            return offload_fail(OFFLOAD_ERR_NO_STATE, err, errlen, "%s: no saved offload state", path);
+        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot read: %s", path, strerror(errno));
     }
     char line[256];
     int lineno = 0, version = 0, have_if = 0;
@@ -196,7 +170,7 @@ enum offload_err offload_state_load(const char *path, struct offload_state *st,
         if (n && line[n - 1] == '\n')
             line[--n] = 0;
         else if (!feof(f)) {
-            e = sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: line too long", path, lineno);
+            e = offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: line too long", path, lineno);
             break;
         }
         if (line[0] == '#' || line[0] == 0)
@@ -207,12 +181,12 @@ enum offload_err offload_state_load(const char *path, struct offload_state *st,
         if (sscanf(line, "bit %31s %63s requested=%d active=%d fixed=%d", a, b, &ireq, &iact, &ifix) == 5) {
             enum offload_feature fe;
             if (offload_feature_parse(a, &fe) < 0 || fe >= OFFLOAD_SETTABLE || strlen(b) >= OFFLOAD_BIT_NAME_LEN) {
-                e = sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: bad feature line", path, lineno);
+                e = offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: bad feature line", path, lineno);
                 break;
             }
             struct offload_feature_state *fs = &st->f[fe];
             if (fs->nbits >= OFFLOAD_MAX_BITS) {
-                e = sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: too many bits for %s", path, lineno, a);
+                e = offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: too many bits for %s", path, lineno, a);
                 break;
             }
             struct offload_bit *bit = &fs->bits[fs->nbits++];
@@ -222,7 +196,7 @@ enum offload_err offload_state_load(const char *path, struct offload_state *st,
             bit->fixed = ifix != 0;
         } else if (sscanf(line, "interface %63s", a) == 1 && strncmp(line, "interface ", 10) == 0) {
             if (strlen(a) >= IF_NAMESIZE) {
-                e = sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: interface name too long", path, lineno);
+                e = offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: interface name too long", path, lineno);
                 break;
             }
             memcpy(st->ifname, a, strlen(a) + 1); /* length checked above */
@@ -242,7 +216,7 @@ enum offload_err offload_state_load(const char *path, struct offload_state *st,
                 info->saved_at = v;
             /* unknown numeric keys: written by a newer version, ignored */
         } else {
-            e = sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: cannot parse '%s'", path, lineno, line);
+            e = offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: cannot parse '%s'", path, lineno, line);
             break;
         }
     }
@@ -250,18 +224,18 @@ enum offload_err offload_state_load(const char *path, struct offload_state *st,
     if (e)
         return e;
     if (version != STATE_VERSION)
-        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: unsupported state file version %d", path, version);
+        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: unsupported state file version %d", path, version);
     if (!have_if)
-        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: no interface line", path);
+        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: no interface line", path);
     for (int fe = 0; fe < OFFLOAD_NFEATURES; fe++)
-        recompute(&st->f[fe]);
+        offload_feature_summarize(&st->f[fe]);
     return OFFLOAD_OK;
 }
 
 enum offload_err offload_state_remove(const char *path, char *err, size_t errlen)
 {
     if (unlink(path) < 0 && errno != ENOENT)
-        return sfail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot remove: %s", path, strerror(errno));
+        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot remove: %s", path, strerror(errno));
     return OFFLOAD_OK;
 }
 
@@ -276,25 +250,25 @@ enum offload_err offload_state_recover(const char *path, struct offload_state *r
     if (info.pid > 0 && info.pid != getpid() && (kill(info.pid, 0) == 0 || errno == EPERM)) {
         unsigned long long start = pid_start_time(info.pid);
         if (start == 0 || info.pid_start == 0 || start == info.pid_start)
-            return sfail(OFFLOAD_ERR_STATE_OWNER, err, errlen,
-                         "%s: offload state of %s belongs to process %d, which is still running; not touching it",
-                         path, saved.ifname, (int)info.pid);
+            return offload_fail(OFFLOAD_ERR_STATE_OWNER, err, errlen,
+                                "%s: offload state of %s belongs to process %d, which is still running; not touching it",
+                                path, saved.ifname, (int)info.pid);
     }
     unsigned long long ns = netns_inode();
     if (info.netns && ns && info.netns != ns)
-        return sfail(OFFLOAD_ERR_STATE_STALE, err, errlen,
-                     "%s: saved in another network namespace (net:[%llu], this is net:[%llu]); left in place",
-                     path, info.netns, ns);
+        return offload_fail(OFFLOAD_ERR_STATE_STALE, err, errlen,
+                            "%s: saved in another network namespace (net:[%llu], this is net:[%llu]); left in place",
+                            path, info.netns, ns);
     int idx = (int)if_nametoindex(saved.ifname);
     if (idx == 0 || (saved.ifindex && idx != saved.ifindex)) {
         char e2[256];
         offload_state_remove(path, e2, sizeof e2);
         if (idx == 0)
-            return sfail(OFFLOAD_ERR_STATE_STALE, err, errlen,
-                         "%s: interface %s no longer exists; stale state file removed", path, saved.ifname);
-        return sfail(OFFLOAD_ERR_STATE_STALE, err, errlen,
-                     "%s: interface %s was recreated (index %d, saved %d); stale state file removed", path,
-                     saved.ifname, idx, saved.ifindex);
+            return offload_fail(OFFLOAD_ERR_STATE_STALE, err, errlen,
+                                "%s: interface %s no longer exists; stale state file removed", path, saved.ifname);
+        return offload_fail(OFFLOAD_ERR_STATE_STALE, err, errlen,
+                            "%s: interface %s was recreated (index %d, saved %d); stale state file removed", path,
+                            saved.ifname, idx, saved.ifindex);
     }
     e = offload_restore(&saved, restored, err, errlen);
     if (e)

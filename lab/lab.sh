@@ -15,7 +15,9 @@
 #   lab/lab.sh run [DIR] [up options] [--delay DUR] -- CMD...
 #                                   up, CMD in the client namespace (LAB_* exported), down;
 #                                   torn down on exit, error and Ctrl-C; exits with CMD's status
-#   lab/lab.sh demo                 up, the scenario file etc/lab-experiment.conf, down
+#   lab/lab.sh demo                 up with the seed's 5.5 ms base RTT (LAB_BASE_DELAY), each
+#                                   server's reported offload state, the scenario file
+#                                   etc/lab-experiment.conf (seed-style table, JSON lines, plot), down
 #   lab/lab.sh check                can this machine run the lab? (prints why not)
 # Options of `up`:
 #   --rate RATE        bottleneck rate, tc syntax (default 1gbit)
@@ -32,7 +34,7 @@ LAB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${DEBIT_BUILD:=$LAB_TOP/${BUILD:-build}}"
 LAB_DEBITD=${LAB_DEBITD:-$DEBIT_BUILD/debitd}
 LAB_DELAYLINE=${LAB_DELAYLINE:-$DEBIT_BUILD/debit-delayline}
-LAB_QUEUE=7302    # NFQUEUE numbers: client delay 7302, router base delay 7303
+LAB_QUEUE=7302    # NFQUEUE numbers: client delay 7302, router base delay 7304 (s1) and 7305 (s2)
 
 lab_die() { echo "lab: $*" >&2; exit 2; }
 lab_log() { [ -n "${LAB_QUIET:-}" ] || echo "lab: $*" >&2; }
@@ -411,17 +413,47 @@ lab_run() {
   exit $rc
 }
 
-# The seed experiment in the lab: up, `debit --scenario etc/lab-experiment.conf` in the
-# client namespace (it applies each latency and client-offload setting to eth0 itself),
-# the seed-style table on stdout, the runs (JSON lines) and plot kept, down — also on
-# Ctrl-C (debit then prints the table of the finished runs and exits 130).
+# What each server of a scenario file says about itself: a HEAD request from the client
+# namespace to every server URL (`debit -t` lists them), and the X-Debit-Offload/-Tcp
+# headers of the answer, as a Markdown list. The seed's question is which server had
+# TSO/GSO off, so the demo prints this above the table; debit records the same headers
+# for every run (server_config in the JSON lines).
+lab_demo_servers() { # CONF (env loaded)
+  local name url h off ifc tcp
+  echo "Servers, as each one reports itself (X-Debit-Offload and X-Debit-Tcp response headers):"
+  echo
+  "$DEBIT_BUILD/debit" -t --scenario "$1" 2>/dev/null | sed -n 's/^server \(.*\): \([a-z]*:\/\/.*\)$/\1\t\2/p' |
+    while IFS=$'\t' read -r name url; do
+      h=$(ip netns exec "$LAB_NS_C" curl -sI --max-time 5 "$url" 2>/dev/null | tr -d '\r')
+      off=$(printf '%s\n' "$h" | sed -n 's/^[Xx]-[Dd]ebit-[Oo]ffload: //p')
+      ifc=$(printf '%s\n' "$h" | sed -n 's/^[Xx]-[Dd]ebit-[Ii]nterface: //p')
+      tcp=$(printf '%s\n' "$h" | sed -n 's/^[Xx]-[Dd]ebit-[Tt]cp: //p')
+      if [ -n "$off" ]; then
+        echo "- $name: $off${ifc:+ on $ifc}${tcp:+; $tcp} ($url)"
+      elif [ -n "$h" ]; then
+        echo "- $name: no X-Debit-Offload header (not debitd: offload state unknown) ($url)"
+      else
+        echo "- $name: no answer to HEAD ($url)"
+      fi
+    done
+  echo
+}
+
+# The seed experiment in the lab: up (with the seed's natural RTT, 5.5 ms, as base delay
+# at the router), `debit --scenario etc/lab-experiment.conf` in the client namespace (it
+# applies each latency and client-offload setting to eth0 itself), each server's reported
+# offload state and the seed-style table on stdout, the runs (JSON lines) and plot kept,
+# down — also on Ctrl-C (debit then prints the table of the finished runs and exits 130).
 #   LAB_SCENARIO=FILE   another scenario file;  LAB_OUT=DIR  where results go
+#   LAB_BASE_DELAY=DUR  base RTT (default 5.5ms, the seed's natural ping; 0: the veths' own)
 lab_demo() {
   [ "$(id -u)" -eq 0 ] || lab_die "demo: needs root (network namespaces, tc, iptables)"
   local conf=${LAB_SCENARIO:-$LAB_TOP/etc/lab-experiment.conf}
   [ -r "$conf" ] || lab_die "demo: cannot read $conf"
   conf=$(cd "$(dirname "$conf")" && pwd)/$(basename "$conf")
   [ -x "$DEBIT_BUILD/debit" ] || lab_die "demo: $DEBIT_BUILD/debit is not built (make)"
+  local base=${LAB_BASE_DELAY-5.5ms}
+  lab_us "$base" >/dev/null || lab_die "demo: LAB_BASE_DELAY: '$base' is not a duration (5.5ms, 0)"
   local out=${LAB_OUT:-$(mktemp -d /tmp/debit-demo.XXXXXX)}
   mkdir -p "$out" || lab_die "demo: cannot create $out"
   out=$(cd "$out" && pwd)
@@ -429,12 +461,13 @@ lab_demo() {
   trap 'lab_down "$dir" >/dev/null 2>&1' EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
-  lab_up "$dir" || exit 2
+  lab_up "$dir" --base-delay "$base" || exit 2
   lab_load "$dir"
-  echo "lab: $(lab_check 2>/dev/null | sed 's/^lab: //')" >&2
+  echo "lab: $(lab_check 2>/dev/null | sed 's/^lab: //'); base RTT +$base at the router (the seed's natural ping)" >&2
   echo "lab: running $conf in the client namespace ($LAB_NS_C); Ctrl-C stops and cleans up" >&2
+  lab_demo_servers "$conf" | tee "$out/table.md"
   ip netns exec "$LAB_NS_C" "$DEBIT_BUILD/debit" --scenario "$conf" --format markdown \
-    --jsonl "$out/runs.jsonl" --plot "$out/plot.png" | tee -i "$out/table.md"   # -i: survive Ctrl-C, keep the final table
+    --jsonl "$out/runs.jsonl" --plot "$out/plot.png" | tee -i -a "$out/table.md"   # -i: survive Ctrl-C, keep the final table
   local rc=${PIPESTATUS[0]}
   echo "lab: table in $out/table.md, every run as JSON in $out/runs.jsonl, plot in $out/plot.png" >&2
   exit $rc

@@ -40,7 +40,7 @@ int config_clear_listeners(struct config *c)
     return 0;
 }
 
-static void clear_files(struct config *c)
+void config_clear_files(struct config *c)
 {
     for (size_t i = 0; i < c->n_files; i++)
         free(c->files[i].path);
@@ -54,7 +54,7 @@ void config_free(struct config *c)
     if (!c)
         return;
     config_clear_listeners(c);
-    clear_files(c);
+    config_clear_files(c);
     free(c->source);
     free(c->upload_path);
     free(c->access_log);
@@ -162,8 +162,10 @@ static int check_path_syntax(const char *path, char *err, size_t errlen)
     for (const unsigned char *p = (const unsigned char *)path; *p; p++)
         if (*p <= ' ' || *p == 0x7f || *p == '?' || *p == '#' || *p == '%' || *p == '"' || *p == '<' ||
             *p == '>' || *p == '\\')
-            return fail(err, errlen, "\"%s\": character '%c' is not allowed in a path", path,
-                        *p > ' ' ? *p : '?');
+            return *p > ' ' && *p != 0x7f
+                       ? fail(err, errlen, "\"%s\": character '%c' is not allowed in a path", path, *p)
+                       : fail(err, errlen, "\"%s\": character 0x%02x (a space or control character) is not allowed in a path",
+                              path, *p);
     if (is_reserved(path))
         return fail(err, errlen, "\"%s\" is reserved for debitd's own pages (/status, /transfers/)", path);
     return 0;

@@ -74,6 +74,8 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
 
 /* Setters shared by the file parser and the command line. */
 int config_clear_listeners(struct config *c);
+/* Drop every file (the config file's files list replaces the current one). */
+void config_clear_files(struct config *c);
 int config_add_listener(struct config *c, const char *address, uint64_t port, char *err, size_t errlen);
 /* "ADDR:PORT", "[V6ADDR]:PORT" or "PORT" (= [::]:PORT), as in nginx's listen. */
 int config_add_listener_spec(struct config *c, const char *spec, char *err, size_t errlen);

@@ -62,22 +62,13 @@ static int parse_listen(struct config *c, const config_setting_t *list, char *er
     return 0;
 }
 
-static void clear_files(struct config *c)
-{
-    for (size_t i = 0; i < c->n_files; i++)
-        free(c->files[i].path);
-    free(c->files);
-    c->files = NULL;
-    c->n_files = 0;
-}
-
 static int parse_files(struct config *c, const config_setting_t *list, char *err, size_t errlen)
 {
     if (!need_type(list, CONFIG_TYPE_LIST, "a list of groups: ( { path = \"/ram/1GiB.dat\"; size = \"1GiB\"; } )",
                    err, errlen))
         return -1;
     static const char *const keys[] = {"path", "size", NULL};
-    clear_files(c);
+    config_clear_files(c);
     int n = config_setting_length(list);
     for (int i = 0; i < n; i++) {
         const config_setting_t *g = config_setting_get_elem(list, (unsigned)i);
@@ -258,7 +249,7 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
     /* upload before files, so that a file that collides with it names the file's line; the
      * file's list replaces the defaults, so drop them first */
     if (config_setting_get_member(root, "files"))
-        clear_files(c);
+        config_clear_files(c);
     if ((s = config_setting_get_member(root, "upload")) && parse_upload(c, s, err, errlen) < 0)
         goto out;
     if ((s = config_setting_get_member(root, "files")) && parse_files(c, s, err, errlen) < 0)

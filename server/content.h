@@ -24,6 +24,11 @@ int content_fd(const struct content *c);
 const unsigned char *content_map(const struct content *c);
 /* Seconds the generation took. */
 double content_gen_seconds(const struct content *c);
+/* Bytes of the region held in 2 MiB pages (read back from /proc/self/smaps; 0 when the
+ * machine's shmem THP setting, content_thp_setting(), does not allow them for a memfd). */
+uint64_t content_huge_bytes(const struct content *c);
+/* The machine's shmem THP policy that decided it ("never", "advise", ...; owned by content). */
+const char *content_thp_setting(const struct content *c);
 
 /* Fill buf with byte i of every position [off, off+len) of the region, without the region
  * (the generator itself, used by tests to check determinism). */

@@ -1,5 +1,6 @@
 /* debitd: the RAM-backed test-file server. Parses the command line, loads the
  * configuration, starts the server and waits for SIGINT/SIGTERM. */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,6 +33,21 @@ static void usage(FILE *out)
             "Without -c, debitd serves /ram/1GiB.dat and /files/1Gio.dat on [::]:8080.\n"
             "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 on a usage or\n"
             "configuration error (including an address that cannot be bound).\n");
+}
+
+/* As nginx -t does: an access log that cannot be opened is a configuration error (exit 2,
+ * also with -t), not a runtime failure found once the content is generated. */
+static int check_access_log(const struct config *cfg, char *err, size_t errlen)
+{
+    if (!cfg->access_log || strcmp(cfg->access_log, "off") == 0 || strcmp(cfg->access_log, "-") == 0)
+        return 0;
+    FILE *f = fopen(cfg->access_log, "ae");
+    if (!f) {
+        snprintf(err, errlen, "%s: log.access: cannot open \"%s\": %s", cfg->source, cfg->access_log, strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -100,6 +116,8 @@ int main(int argc, char **argv)
         goto fail;
     }
     if (config_validate(&cfg, err, sizeof err) < 0)
+        goto fail;
+    if (check_access_log(&cfg, err, sizeof err) < 0)
         goto fail;
     log_set_level(cfg.log_level);
     if (check) {

@@ -157,8 +157,11 @@ int server_start(struct server *s, char *err, size_t errlen)
         return -2;
     char sz[32];
     units_format_size(region, sz, sizeof sz);
-    log_info("content: %s generated from seed %llu in %.3f s (memfd, shared by %zu file(s))", sz,
-             (unsigned long long)cfg->seed, content_gen_seconds(s->content), cfg->n_files);
+    log_info("content: %s generated from seed %llu in %.3f s (memfd, shared by %zu file(s); "
+             "%.0f%% in 2 MiB pages, shmem_enabled=%s)", sz, (unsigned long long)cfg->seed,
+             content_gen_seconds(s->content), cfg->n_files,
+             region ? 100.0 * (double)content_huge_bytes(s->content) / (double)region : 0.0,
+             content_thp_setting(s->content));
     for (size_t i = 0; i < s->n_listeners; i++) {
         struct listener *l = &s->listeners[i];
         unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;

@@ -14,11 +14,11 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "cliopt.h"
 #include "hold.h"
 #include "log.h"
 #include "queue.h"
 #include "rules.h"
-#include "units.h"
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig) { stop_flag = sig; }
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
     enum rules_dir dir = RULES_DIR_BOTH;
     uint64_t qnum = 7301, maxlen = 65536, delay_us = 0;
     int fail_open = 0, with_parent = 0, cleanup = 0, realtime = 1, c;
-    enum units_err ue;
+    char err[1024] = "", warn[1024] = "";
 
     log_set_prog("debit-delayline");
     while ((c = getopt_long(argc, argv, "d:D:Q:qvhV", opts, NULL)) != -1) {
@@ -95,14 +95,14 @@ int main(int argc, char **argv)
             else { fprintf(stderr, "debit-delayline: --direction: '%s' is not in, out or both\n", optarg); return 2; }
             break;
         case 'Q':
-            if ((ue = units_parse_uint(optarg, 0, 65535, &qnum)) != UNITS_OK) {
-                fprintf(stderr, "debit-delayline: --queue-num: '%s': %s (0..65535)\n", optarg, units_strerror(ue));
+            if (cliopt_uint("--queue-num", optarg, 0, 65535, "0..65535", &qnum, err, sizeof err) < 0) {
+                fprintf(stderr, "debit-delayline: %s\n", err);
                 return 2;
             }
             break;
         case O_MAXLEN:
-            if ((ue = units_parse_uint(optarg, 16, 1u << 24, &maxlen)) != UNITS_OK) {
-                fprintf(stderr, "debit-delayline: --queue-maxlen: '%s': %s (16..16777216)\n", optarg, units_strerror(ue));
+            if (cliopt_uint("--queue-maxlen", optarg, 16, 1u << 24, "16..16777216", &maxlen, err, sizeof err) < 0) {
+                fprintf(stderr, "debit-delayline: %s\n", err);
                 return 2;
             }
             break;
@@ -125,7 +125,6 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    char err[1024] = "", warn[1024] = "";
     if (cleanup) {
         int n = rules_cleanup(ipt, ip6t, (unsigned)qnum, err, sizeof err);
         if (n < 0) { log_error("%s", err); return 1; }
@@ -138,9 +137,11 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!delay_arg) { fprintf(stderr, "debit-delayline: --delay is required (see --help)\n"); return 2; }
-    if ((ue = units_parse_duration(delay_arg, &delay_us)) != UNITS_OK || delay_us == 0 || delay_us > 10000000) {
-        fprintf(stderr, "debit-delayline: --delay: '%s': %s\n", delay_arg,
-                ue != UNITS_OK ? units_strerror(ue) : "must be between 1us and 10s");
+    int bad = cliopt_duration("--delay", delay_arg, NULL, &delay_us, err, sizeof err);
+    if (!bad && (delay_us == 0 || delay_us > 10000000))
+        bad = cliopt_error(err, sizeof err, "--delay", delay_arg, "must be between 1us and 10s");
+    if (bad) {
+        fprintf(stderr, "debit-delayline: %s\n", err);
         return 2;
     }
 

@@ -29,6 +29,9 @@ usage "--stall missing argument" '^debit: --stall: missing argument' http://127.
 usage "unknown option" '^debit: --frobnicate: unknown option' --frobnicate http://127.0.0.1:9/
 usage "bad URL" "^debit: URL: 'gopher://x/': only http:// and https://" gopher://x/
 usage "--resolve format" "^debit: --resolve: 'x': expected HOST:PORT:ADDR" --resolve x http://127.0.0.1:9/
+usage "the same NAME twice" "^debit: URL: 'A=http://127\.0\.0\.1:9/b': this NAME is already used" A=http://127.0.0.1:9/a A=http://127.0.0.1:9/b
+usage "-o in a missing folder: before any download" '^debit: --output: /nonexistent/dir/x\.json: No such file' -o /nonexistent/dir/x.json http://127.0.0.1:9/
+usage "-o a folder" "^debit: --output: $T_TMP: Is a directory" -o "$T_TMP" http://127.0.0.1:9/
 usage "--jsonl unwritable" '^debit: --jsonl: /nonexistent/dir/x.jsonl: No such file' --jsonl /nonexistent/dir/x.jsonl http://127.0.0.1:9/
 
 # A run that fails is exit 1, not 2; port 9 (discard) is closed on loopback here.

@@ -34,6 +34,8 @@ check_eq "debitd runs: server_tcp is the record of that transfer (id, done, byte
   "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.id == .server_config["X-Debit-Transfer"] and .server_tcp.state == "done" and .server_tcp.bytes == 10485760] | all' "$f")"
 check_eq "debitd runs: server_tcp carries sender TCP_INFO" true \
   "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.tcp | type == "object"] | all' "$f")"
+check_eq "a fresh TCP connection per download: distinct client ports seen by debitd" 3 \
+  "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.remote] | unique | length' "$f")"
 check_eq "distinct transfer IDs per run" 3 "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.id] | unique | length' "$f")"
 
 "$DEBIT" -q -n 1 --max-bytes 3MiB --format json "$D" >"$T_TMP/mb.json"
@@ -42,6 +44,9 @@ check_eq "--max-bytes on debitd: 206 with 3 MiB" "3145728 206 true" "$(jqr '.run
 check_eq "--resolve on debitd: name, address, bytes, server_tcp fetched through the same mapping" \
   "degrouptest.test 127.0.0.1 10485760 done" \
   "$(jqr '.runs[0] | "\(.server) \(.remote_ip) \(.bytes) \(.server_tcp.state)"' "$T_TMP/res.json")"
+"$DEBIT" -q -n 1 --local-address 127.0.0.2 --format json "$D" >"$T_TMP/la.json"
+check_eq "--local-address 127.0.0.2: debitd saw the download come from there" "true 127.0.0.2" \
+  "$(jqr '.runs[0] | "\(.ok) \(.server_tcp.remote | sub(":[0-9]+$"; ""))"' "$T_TMP/la.json")"
 "$DEBIT" -q -n 1 --format json "http://127.0.0.1:$dport/files/nope.dat" >"$T_TMP/404.json"
 check_eq "debitd 404: failed run, kind http" "false http 404" "$(jqr '.runs[0] | "\(.ok) \(.error_kind) \(.http_status)"' "$T_TMP/404.json")"
 t_done

@@ -6,8 +6,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/client_lib.bash"
 need_cmd nginx python3
-www_new
-nginx_up
+nginx_up   # and its tmpfs web root
 fake_up
 dead=$(free_port)
 
@@ -54,6 +53,51 @@ else
   t_skip "DNS failure" "needs root for a namespace without a resolver"
 fi
 
+# --- HTTP 5xx: failed with the status line as the reason -----------------------------------
+"$DEBIT" -q -n 1 --format json "$FAKE/code/503" >"$T_TMP/5xx.json"
+check_eq "HTTP 503: exit 1, failed, kind http, status, reason" "1 false http 503 HTTP 503 Service Unavailable" \
+  "$? $(jqr '.runs[0] | "\(.ok) \(.error_kind) \(.http_status) \(.error)"' "$T_TMP/5xx.json")"
+
+# --- connect timeout: SYNs dropped (a namespace whose loopback drops them) -----------------
+if [ "$(id -u)" -eq 0 ] && command -v iptables >/dev/null; then
+  ns_new NT ct
+  if ip netns exec "$NT" iptables -A INPUT -p tcp --syn --dport 9 -j DROP 2>/dev/null; then
+    t0=$(date +%s%N)
+    ip netns exec "$NT" "$DEBIT" -q -n 2 --timeout 0.5 --format json "http://127.0.0.1:9/x" >"$T_TMP/ct.json"
+    rc=$? ms=$((($(date +%s%N) - t0) / 1000000))
+    check_eq "--timeout 0.5: both runs fail as connect timeouts, exit 1" "1 false connect,false connect" \
+      "$rc $(jqr '[.runs[] | "\(.ok) \(.error_kind)"] | join(",")' "$T_TMP/ct.json")"
+    check_match "--timeout: reason says timeout" '^connect timeout: ' "$(jqr '.runs[0].error' "$T_TMP/ct.json")"
+    check_cmp "--timeout 0.5: two runs in about 1 s, not the default (${ms} ms)" "$ms" '<' 4000
+    check_cmp "--timeout 0.5: each run waited the timeout" "$(jqr '.runs[0].total_s' "$T_TMP/ct.json")" '>=' 0.45
+  else
+    t_skip "--timeout" "iptables cannot add a rule in a namespace here"
+  fi
+else
+  t_skip "--timeout" "needs root and iptables for a namespace that drops SYNs"
+fi
+
+# --- --user-agent: what the server receives (echoed back as an X-Debit-* header) ----------
+"$DEBIT" -q -n 1 --format json "$FAKE/ua/1000" >"$T_TMP/ua.json"
+check_eq "default User-Agent: debit/VERSION" "debit/$("$DEBIT" --version | awk '{print $2}')" \
+  "$(jqr '.runs[0].server_config["X-Debit-Echo-User-Agent"]' "$T_TMP/ua.json")"
+"$DEBIT" -q -n 1 --user-agent 'Wget/1.21.3 (linux-gnu)' --format json "$FAKE/ua/1000" >"$T_TMP/ua2.json"
+check_eq "--user-agent is sent as given" "Wget/1.21.3 (linux-gnu)" \
+  "$(jqr '.runs[0].server_config["X-Debit-Echo-User-Agent"]' "$T_TMP/ua2.json")"
+
+# --- the series, peak and slow start of a paced download (3 MB at 3 MB/s: ~10 intervals) --
+"$DEBIT" -q -n 1 --format json "$FAKE/slow/3000000?rate=3000000" >"$T_TMP/ser.json"
+r='.runs[0]'
+check_cmp "paced 1 s download: at least 9 intervals of 100 ms" "$(jqr "$r.series | length" "$T_TMP/ser.json")" '>=' 9
+check_eq "series integrates to the bytes (full intervals x 0.1 s + the partial last one)" true \
+  "$(jqr "$r"' | (.series | length) as $n | ((.series[:$n-1] | add) * 0.1 + .series[$n-1] * (.body_s - 0.1 * ($n-1))) as $mbit
+      | (($mbit - .bytes * 8 / 1e6) | fabs) < 0.01 * .bytes * 8 / 1e6' "$T_TMP/ser.json")"
+check_eq "peak = the highest full interval" true "$(jqr "$r"' | .peak_mbps == (.series[:-1] | max)' "$T_TMP/ser.json")"
+check_eq "slow start = end of the first full interval reaching 90% of the peak" true \
+  "$(jqr "$r"' | .peak_mbps as $p | ([.series[:-1] | to_entries[] | select(.value >= 0.9 * $p * (1 - 1e-9)) | .key] | first) as $i
+      | ((.slow_start_s - 0.1 * ($i + 1)) | fabs) < 1e-9' "$T_TMP/ser.json")"
+check_cmp "paced at 24 Mb/s: the wget-style average is below 30 Mb/s" "$(jqr "$r.avg_mbps" "$T_TMP/ser.json")" '<' 30
+
 # --- --max-bytes against a server that ignores Range: abort after exactly SIZE -----------
 "$DEBIT" -q -n 1 --max-bytes 1MiB --format json "$FAKE/norange/5000000" >"$T_TMP/nr.json"
 check_eq "--max-bytes fallback: exit 0" 0 $?
@@ -77,12 +121,11 @@ check_eq "no X-Debit-* headers (nginx): empty server_config" '{}' "$(jq -c '[.ru
   slow="$FAKE/slow/50000000?rate=5000000" good="$NGINX/files/1Mio.dat" 2>"$T_TMP/kill.err" &
 dpid=$!
 t_track $dpid
-for _ in $(seq 50); do grep -q . <(ss -Htn "sport = :$FAKE_PORT" state established) && break; sleep 0.1; done
+wait_for 100 eval "ss -Htn state established 'sport = :$FAKE_PORT' | grep -q ."
 sleep 0.5
-kill -KILL "$FAKE_PID"
-for _ in $(seq 100); do kill -0 $dpid 2>/dev/null || break; sleep 0.1; done
-wait $dpid
-check_eq "killed server: debit exits 1" 1 $?
+stop_pid "$FAKE_PID" KILL
+stop_pid $dpid CONT   # just the bounded wait: debit goes on to its other runs and ends
+check_eq "killed server: debit exits 1" 1 "$STOP_RC"
 check_eq "killed server: first run failed as short body or receive error" "false" \
   "$(jqr '[.runs[] | select(.server=="slow") | .ok] | first | tostring' "$T_TMP/kill.json")"
 check_match "killed server: kind" '^(short_body|recv)$' "$(jqr '[.runs[] | select(.server=="slow")][0].error_kind' "$T_TMP/kill.json")"

@@ -9,6 +9,8 @@ Paths:
   /loop                      302 to itself (redirect loop)
   /norange/N                 N bytes, 200, ignores Range
   /debit/N                   N bytes with X-Debit-* headers, like debitd
+  /ua/N                      N bytes; the request's User-Agent echoed as X-Debit-Echo-User-Agent
+  /code/C                    HTTP status C (e.g. 500, 503) with a short body
 Every loop is bounded in time; the server exits after 120 s whatever happens.
 """
 import http.server
@@ -81,6 +83,13 @@ class H(http.server.BaseHTTPRequestHandler):
                                    ("X-Debit-Tcp", "cc=cubic pacing=500Mbit sndbuf=4194304"),
                                    ("x-debit-kernel", "6.18.0-test")])
                 send_body(self.wfile, n)
+            elif kind == "ua":
+                self.head(200, n, [("X-Debit-Echo-User-Agent", self.headers.get("User-Agent", ""))])
+                send_body(self.wfile, n)
+            elif kind == "code":
+                body = b"fake error\n"
+                self.head(n, len(body))
+                self.wfile.write(body)
             else:
                 self.head(404, 0)
         except (BrokenPipeError, ConnectionResetError):

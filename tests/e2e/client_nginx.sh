@@ -42,12 +42,32 @@ check_eq "times ordered: 0 < connect <= ttfb <= total" true \
   "$(jqr '[.runs[] | .connect_s > 0 and .connect_s <= .ttfb_s and .ttfb_s <= .total_s] | all' "$out")"
 check_eq "series, peak and slow start present" true \
   "$(jqr '[.runs[] | (.series | length) >= 1 and .series_interval_s == 0.1 and .peak_mbps > 0 and .slow_start_s > 0] | all' "$out")"
-check_eq "receiver TCP_INFO recorded (rtt, mss, bytes_received >= body)" true \
-  "$(jqr '[.runs[] | .rtt_ms > 0 and .mss > 0 and .retransmits >= 0 and .tcp_info.bytes_received >= .bytes] | all' "$out")"
+check_eq "receiver TCP_INFO recorded (rtt, 0 <= min_rtt <= rtt, rcv_rtt, mss, bytes_received >= body)" true \
+  "$(jqr '[.runs[] | .rtt_ms > 0 and .min_rtt_ms >= 0 and .min_rtt_ms <= .rtt_ms and (.rcv_rtt_ms | type) == "number"
+      and .mss > 0 and .retransmits >= 0 and .tcp_info.bytes_received >= .bytes] | all' "$out")"
 check_eq "B compared to A: ratio, CI, p-value and method" true \
   "$(jqr '.summary[1] | .ratio > 0 and (.ratio_ci95 | length) == 2 and .ratio_ci95[0] <= .ratio and .ratio <= .ratio_ci95[1] and .p_value > 0 and .p_value <= 1 and .p_method == "exact"' "$out")"
 check_match "per-run lines on stderr" 'A run 3: [0-9.]+ Mb/s, 10485760 bytes' "$(cat "$T_TMP/err1")"
 check_match "table on stderr with -o" 'Mann-Whitney' "$(cat "$T_TMP/err1")"
+# The table shows the JSON's figures: runs, median, min, max (integer Mb/s) of each server.
+check_eq "table rows = JSON summary (runs ok/failed, median, min, max)" \
+  "$(jqr '.summary[] | "\(.server) \(.runs_ok) \(.runs_failed) \(.median_mbps | round) \(.min_mbps | round) \(.max_mbps | round)"' "$out")" \
+  "$(grep -E '^[AB] ' "$T_TMP/err1" | awk '{print $1, $2, $3, $4, $6, $8}')"
+
+# --- --pause: the gap between the end of a download and the start of the next -------------
+"$DEBIT" -q -n 2 --pause 0.4 --format json A="$B" B="$B" >"$T_TMP/pause.json"
+check_eq "--pause 0.4: every download starts >= 0.4 s (ms timestamps) after the previous one started" true \
+  "$(jqr '[.runs[].started_at | sub("\\.[0-9]+Z$"; "Z") as $s | (($s | fromdateiso8601) + ((capture("\\.(?<f>[0-9]+)Z$").f | "0." + .) | tonumber))] as $t
+         | [range(1; $t | length) | $t[.] - $t[. - 1] >= 0.395] | all' "$T_TMP/pause.json")"
+check_eq "--pause: 4 runs, all ok" "4 true" "$(jqr '"\(.runs | length) \([.runs[].ok] | all)"' "$T_TMP/pause.json")"
+
+# --- names: NAME=URL, else the host, then host:port when the host is already taken ---------
+"$DEBIT" -q -n 1 --format csv "$B" "http://localhost:$NGINX_PORT/files/1Mio.dat" "$NGINX/files/10Mio.dat" >"$T_TMP/names.csv"
+check_eq "default names: host, host, then host:port" "127.0.0.1 localhost 127.0.0.1:$NGINX_PORT" \
+  "$(tail -n +2 "$T_TMP/names.csv" | cut -d, -f3 | tr '\n' ' ' | sed 's/ $//')"
+# -q: only the result on stdout, nothing on stderr when all is well
+"$DEBIT" -q -n 1 --format csv "$B" >/dev/null 2>"$T_TMP/q.err"
+check_eq "-q: nothing on stderr" "" "$(cat "$T_TMP/q.err")"
 
 # --- other orders -------------------------------------------------------------------------
 "$DEBIT" -q -n 2 --order sequential --format json A="$B" B="$B" >"$T_TMP/seq.json"

@@ -16,6 +16,11 @@ wait_http "http://198.18.0.1:$port/" 100 "$CLI" || { t_fail "fake server in the 
 U=http://198.18.0.1:$port
 
 feat() { ip netns exec "$CLI" ethtool -k "$DEV" | awk -v f="$1:" '$1==f {print $2}'; }
+# "tso" is every tx-tcp*-segmentation feature (kernel 6.18 adds tx-tcp-accecn-segmentation,
+# which the legacy ETHTOOL_STSO leaves on): their distinct states, e.g. "off".
+tcpseg() { ip netns exec "$CLI" ethtool -k "$DEV" | awk '$1 ~ /^tx-tcp.*segmentation:$/ {print $2}' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
+# Client state files of this veth (per network namespace: offload-DEV@netINODE.state).
+statefiles() { local f; for f in /run/debit/offload-"$DEV".state /run/debit/offload-"$DEV"@net*.state; do [ -e "$f" ] && echo "${f##*/}"; done; }
 before="$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
 check_eq "veth starts with tso on, gso on" "on on" "$before"
 
@@ -28,7 +33,7 @@ check_eq "JSON records the state before" "true true" \
   "$(jq -r '.client_settings.offload[0].before | "\(.tso) \(.gso)"' "$T_TMP/o.json")"
 check_match "stderr says what was applied and restored" "offloads $DEV: tso=off gso=off.*restored" "$(tr '\n' ' ' <"$T_TMP/o.err")"
 check_eq "restored after a normal exit" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
-check_eq "no state file left" "" "$(ls /run/debit/offload-"$DEV".state 2>/dev/null)"
+check_eq "no state file left" "" "$(statefiles)"
 
 for sig in INT TERM; do
   ip netns exec "$CLI" "$DEBIT" -n 3 --no-progress --offload "$DEV:tso=off,gso=off" --format json \
@@ -39,6 +44,8 @@ for sig in INT TERM; do
   sleep 0.5
   check_eq "SIG$sig: offloads off during the download (ethtool)" "off off" \
     "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+  check_eq "SIG$sig: every tx-tcp*-segmentation feature off (accecn too)" "off" "$(tcpseg)"
+  check_match "SIG$sig: crash-safety state file, named after the namespace" "^offload-$DEV@net[0-9]+\.state$" "$(statefiles)"
   kill -$sig $pid
   for _ in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
   wait $pid
@@ -46,6 +53,8 @@ for sig in INT TERM; do
   [ $sig = INT ] && want=130 || want=143
   check_eq "SIG$sig: exit $want" $want $rc
   check_eq "SIG$sig: offloads restored" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+  check_eq "SIG$sig: every tx-tcp*-segmentation feature back on" "on" "$(tcpseg)"
+  check_eq "SIG$sig: state file removed" "" "$(statefiles)"
 done
 
 # --delay on the same veth: the measured min RTT grows by the delay; removed afterwards.

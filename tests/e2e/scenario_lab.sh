@@ -3,11 +3,13 @@
 # latency natural / +20 ms on the client veth (netem, or the NFQUEUE delay line on kernels
 # without sch_netem; the mechanism is reported), client TSO/GSO on / off. Checks the
 # measured min RTT against the configured delay, the offload state recorded per cell,
-# and that every qdisc, iptables rule, process and offload change is gone afterwards.
+# the SVG plot (valid XML, one line style per server x client setting), and that every
+# qdisc, iptables rule, process and offload change is gone afterwards.
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/client_lib.bash"
+. "$(dirname "$0")/lab_lib.bash"
 need_root "network namespaces, qdiscs and iptables"
-need_cmd nginx ethtool tc iptables
+need_cmd nginx ethtool tc iptables python3 gnuplot
 www_new
 ns_new SRV s
 ns_new CLI c
@@ -31,15 +33,15 @@ client_offload = ( { name = "TSO/GSO on"; device = "$DEV"; tso = true; gso = tru
 CONF
 qdisc_before=$(ip netns exec "$CLI" tc qdisc show dev "$DEV")
 ip netns exec "$CLI" timeout 120 "$DEBIT" --no-progress --scenario "$S" --format json -o "$T_TMP/lab.json" \
-  --jsonl "$T_TMP/lab.jsonl" 2>"$T_TMP/lab.err"
+  --jsonl "$T_TMP/lab.jsonl" --plot "$T_TMP/lab.svg" 2>"$T_TMP/lab.err"
 rc=$?
 check_eq "lab scenario: exit 0" 0 $rc
 [ $rc -eq 0 ] || t_diag "$(tail -5 "$T_TMP/lab.err")"
 j=$T_TMP/lab.json
 check_eq "16 runs, all ok" "16 true" "$(jq -r '"\(.runs | length) \([.runs[].ok] | all)"' "$j")"
 mech=$(jq -r '[.scenario.cells[] | select(.scenario == "+20 ms") | .settings.delay.mechanism] | unique | join(",")' "$j")
-check_match "delay mechanism reported (netem or delayline)" '^(netem|delayline)$' "$mech"
-t_diag "delay mechanism: $mech"
+lab_expected_mechanism; want=$LAB_MECH
+check_eq "delay mechanism: the one this kernel calls for ($want), reported" "$want" "$mech"
 base=$(jq '[.runs[] | select(.scenario == "natural") | .min_rtt_ms] | min' "$j")
 d20=$(jq '[.runs[] | select(.scenario == "+20 ms") | .min_rtt_ms] | min' "$j")
 t_diag "min RTT natural $base ms, +20 ms $d20 ms"
@@ -61,6 +63,10 @@ check_eq "no IFB device left" "" "$(ip -n "$CLI" -br link show type ifb)"
 check_eq "no NFQUEUE rule left" "" "$(ip netns exec "$CLI" iptables-save 2>/dev/null | grep NFQUEUE)"
 check_eq "no delay-line process left" "" "$(ip netns pids "$CLI")"
 check_eq "JSONL has the 16 runs" 16 "$(wc -l <"$T_TMP/lab.jsonl")"
+# 2 latency panels x 2 client settings x 2 servers = 8 lines, in 4 distinct styles.
+check_plot "SVG plot: valid XML, key with one line style per server x client setting, 8 lines" svg "$T_TMP/lab.svg" \
+  --key "A, TSO/GSO on|B, TSO/GSO on|A, TSO/GSO off|B, TSO/GSO off" --lines 8 \
+  --text "natural" --text "+20 ms" --text "Throughput over time" --text "Latency scenario"
 
 # Ctrl-C in the middle of a delayed, offload-off cell: every setting is put back.
 cat >"$T_TMP/int.conf" <<CONF

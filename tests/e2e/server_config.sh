@@ -26,6 +26,8 @@ bad 'files = ( { path = "/a.dat"; size = "12Gb"; } );' '1: files\[0\]\.size: "12
 bad 'files = ( { path = "/a.dat"; size = -5; } );' '1: files\[0\]\.size: must not be negative'
 bad 'files = ( { path = "a.dat"; size = 5; } );' '1: files\[0\]\.path: "a\.dat" must start with'
 bad 'files = ( { path = "/x/../a.dat"; size = 5; } );' "1: files\\[0\\]\\.path: \"/x/\\.\\./a\\.dat\": empty, '\\.' or '\\.\\.' path segment"
+bad 'files = ( { path = "/a b.dat"; size = 5; } );' '1: files\[0\]\.path: "/a b\.dat": character 0x20 \(a space or control character\) is not allowed'
+bad 'log = { access = "/nonexistent/dir/a.log"; };' ' log\.access: cannot open "/nonexistent/dir/a\.log": No such file or directory'
 bad 'files = ( { path = "/status"; size = 5; } );' '1: files\[0\]\.path: "/status" is reserved'
 bad 'files = ( { path = "/a"; size = 5; },\n { path = "/a/b"; size = 5; } );' '2: files\[1\]\.path: "/a/b" and "/a": a path cannot be both a file and a folder'
 bad 'files = ( { path = "/a"; size = 5; },\n { path = "/a.sha256"; size = 5; } );' '2: files\[1\]\.path: "/a\.sha256" collides with the checksum of "/a"'
@@ -52,6 +54,9 @@ check_match "missing file: message" "none\.conf: cannot read: No such file or di
 "$DEBITD" -t -c "$DEBIT_TOP/etc/debitd.conf" >"$T_TMP/eff" 2>"$T_TMP/err"; rc=$?
 check_eq "etc/debitd.conf is valid" 0 "$rc"
 check_match "-t says valid on stderr" 'configuration .*etc/debitd\.conf is valid' "$(cat "$T_TMP/err")"
+check_eq "etc/debitd.conf serves the seed's paths, 100Mio and 10Gio, with ram = 1GiB" \
+  '/ram/1GiB.dat /files/1Gio.dat /files/100Mio.dat /files/10Gio.dat ram="1GiB"' \
+  "$(sed -n 's/^ *{ path = "\([^"]*\)"; size.*/\1/p' "$T_TMP/eff" | tr '\n' ' ')ram=$(sed -n 's/^ram = \("[^"]*"\);.*/\1/p' "$T_TMP/eff")"
 check_match "-t prints the files" 'path = "/files/10Gio.dat"; size = "10GiB"; \} # 10737418240 bytes, repeats the region' "$(cat "$T_TMP/eff")"
 check_match "-t prints the resolved thread count" 'threads = 0; # [0-9]+ worker thread' "$(cat "$T_TMP/eff")"
 "$DEBITD" -t -c "$T_TMP/eff" >"$T_TMP/eff2" 2>/dev/null; rc=$?

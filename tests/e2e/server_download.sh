@@ -60,25 +60,30 @@ check_eq "bytes are incompressible (gzip saves < 1%)" 1 \
   "$(awk -v a="$(gzip -c "$T_TMP/c.dat" | wc -c)" 'BEGIN{print (a > 0.99 * 16777216) ? 1 : 0}')"
 srv_stop
 
-# IPv6 and dual stack on "::", with the same seed: same bytes, different seed: different
-P6=$(free_port)
+# IPv6 and dual stack on "::", a second, v6-only listener on ::1, with the same seed: same
+# bytes, different seed: different
+P6=$(free_port); P6b=$(free_port)
+while [ "$P6b" = "$P6" ]; do P6b=$(free_port); done
 cat >"$T_TMP/v6.conf" <<CONF
-listen = ( { address = "::"; port = $P6; } );
+listen = ( { address = "::"; port = $P6; }, { address = "::1"; port = $P6b; } );
 seed = 42;
 files = ( { path = "/ram/16MiB.dat"; size = "16MiB"; } );
 log = { access = "off"; };
 CONF
 start_debitd "$T_TMP/v6.conf"
-if wait_http "http://[::1]:$P6/status" 150; then
+if wait_http "http://[::1]:$P6/status" 150 "" "$DEBITD_PID" && wait_http "http://[::1]:$P6b/status" 50 "" "$DEBITD_PID"; then
   check_eq "dual stack: IPv6 download, same seed = same bytes" "$want" "$(curl -s -g "http://[::1]:$P6/ram/16MiB.dat" | sha256sum | cut -d' ' -f1)"
   check_eq "dual stack: IPv4 on the \"::\" listener" "$want" "$(curl -s "http://127.0.0.1:$P6/ram/16MiB.dat" | sha256sum | cut -d' ' -f1)"
+  check_eq "second listener [::1]: same bytes" "$want" "$(curl -s -g "http://[::1]:$P6b/ram/16MiB.dat" | sha256sum | cut -d' ' -f1)"
+  check_eq "[::1] listener is IPv6 only: 127.0.0.1 refused" 000 "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P6b/status")"
+  check_eq "/status lists both listeners" "[::]:$P6 [::1]:$P6b" "$(curl -s -g "http://[::1]:$P6b/status" | jq -r '[.listeners[].name] | join(" ")')"
 else
   t_fail "debitd on [::]:$P6 started" "$(tail -3 "$T_TMP/debitd.log")"
 fi
-kill "$DEBITD_PID"; wait "$DEBITD_PID" 2>/dev/null
+stop_pid "$DEBITD_PID"
 sed -i 's/seed = 42;/seed = 43;/' "$T_TMP/v6.conf"
 start_debitd "$T_TMP/v6.conf"
-wait_http "http://[::1]:$P6/status" 150
+wait_http "http://[::1]:$P6/status" 150 "" "$DEBITD_PID"
 other=$(curl -s -g "http://[::1]:$P6/ram/16MiB.dat.sha256" | cut -d' ' -f1)
 check_match "another seed: another digest" '^[0-9a-f]{64}$' "$other"
 check_nomatch "another seed: bytes differ" "$want" "$other"

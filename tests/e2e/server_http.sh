@@ -25,7 +25,14 @@ check_match "Last-Modified is an HTTP-date" '^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]
 check_eq "X-Debit-Kernel is uname -r" "$(uname -r)" "$(hdr "$T_TMP/h" X-Debit-Kernel)"
 check_match "X-Debit-Tcp" '^cc=[a-z0-9_]+ pacing=[^ ]+ sndbuf=[^ ]+$' "$(hdr "$T_TMP/h" X-Debit-Tcp)"
 check_match "X-Debit-Offload (lo, read back)" '^tso=(on|off|n/a) gso=(on|off|n/a) gro=(on|off|n/a)' "$(hdr "$T_TMP/h" X-Debit-Offload)"
-check_eq "HEAD has no body" 0 "$(curl -s -I "$U" -o /dev/null -w '%{size_download}' --head)"
+# HEAD's protocol bytes: headers only. A HEAD then a GET on one connection: the GET's status
+# line must follow the HEAD's blank line at once (a body after HEAD would come first).
+exec 3<>"/dev/tcp/127.0.0.1/$PORT"
+printf 'HEAD /ram/1MiB.dat HTTP/1.1\r\nHost: t\r\n\r\nGET /files/sub/a%%26b.bin HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n' >&3
+timeout 5 cat <&3 >"$T_TMP/raw"; exec 3<&-
+check_eq "HEAD then GET on one connection: two status lines, HEAD's without a body" "HTTP/1.1 200 OK|HTTP/1.1 200 OK|10" \
+  "$(tr -d '\r' <"$T_TMP/raw" | grep '^HTTP/' | tr '\n' '|')$(awk 'BEGIN{RS="\r\n\r\n"} NR==3{printf "%d", length($0)}' "$T_TMP/raw")"
+check_eq "HEAD's Content-Length is the file's" 1048576 "$(tr -d '\r' <"$T_TMP/raw" | awk -F': ' 'tolower($1)=="content-length"{print $2; exit}')"
 curl -s -o /dev/null -D "$T_TMP/g" "$U"
 check_match "GET carries X-Debit-Transfer" '^[0-9a-f]{8}-[0-9]+$' "$(hdr "$T_TMP/g" X-Debit-Transfer)"
 
@@ -55,7 +62,7 @@ check_eq "If-Range with another ETag: 200 whole" "200 1048576" \
 check_eq "If-Range with a weak ETag: 200" 200 "$(code -r 0-9 -H "If-Range: W/$etag" "$U")"
 check_eq "If-Range with Last-Modified: 206" 206 "$(code -r 0-9 -H "If-Range: $lm" "$U")"
 check_eq "If-Range with an older date: 200" 200 "$(code -r 0-9 -H 'If-Range: Thu, 01 Jan 1970 00:00:00 GMT' "$U")"
-etag2=$(curl -s -I "$BASE/files/2Mio.dat" | grep -i '^etag:' | sed 's/^[^:]*: *//' | tr -d '\r')
+etag2=$(curl -s -I "$BASE/files/2Mio.dat" | hdr /dev/stdin ETag)
 check_nomatch "files of other sizes have other ETags" "^$etag\$" "$etag2"
 
 # keep-alive: two requests, one connection
@@ -74,7 +81,7 @@ check_match "/files/ links the checksum" '<a href="2Mio.dat.sha256">sha256</a>' 
 check_match "/files/ links the subfolder and parent" '<a href="../">../</a>.*' "$files"
 check_match "/files/ lists sub/" '<a href="sub/">sub/</a>' "$files"
 check_match "names are HTML-escaped" 'a&amp;b.bin' "$(curl -s "$BASE/files/sub/")"
-check_eq "/files (no slash): 301 to /files/" "301 /files/" "$(curl -s -o /dev/null -w '%{http_code} ' "$BASE/files"; curl -s -D - -o /dev/null "$BASE/files" | grep -i '^location:' | sed 's/^[^:]*: *//' | tr -d '\r')"
+check_eq "/files (no slash): 301 to /files/" "301 /files/" "$(code "$BASE/files") $(hdr "$T_TMP/hh" Location)"
 check_eq "unknown folder: 404" 404 "$(code "$BASE/nothing/")"
 check_eq "a file path with a slash: 404" 404 "$(code "$BASE/ram/1MiB.dat/")"
 
@@ -91,13 +98,24 @@ check_eq "/status: the listener's TCP profile (defaults)" "cc=default pacing=unl
   "$(jq -r '.listeners[0].x_debit_tcp' "$T_TMP/status.json")"
 check_cmp "/status counts requests" "$(jq .counters.requests "$T_TMP/status.json")" ">=" 30
 check_cmp "/status counts bytes sent" "$(jq .counters.bytes_sent "$T_TMP/status.json")" ">=" $((3 * 1048576))
-check_eq "/status: one active connection (this one)" 1 "$(jq .counters.active_connections "$T_TMP/status.json")"
+# Closed connections are counted down when debitd notices the close: wait for it, bounded.
+one_active() { [ "$(curl -s "$BASE/status" | jq .counters.active_connections)" = 1 ]; }
+wait_for 50 one_active
+check_eq "/status: one active connection (this one)" 1 "$(curl -s "$BASE/status" | jq .counters.active_connections)"
+check_eq "/status: pid is the daemon's" "$DEBITD_PID" "$(jq .pid "$T_TMP/status.json")"
+check_eq "/status: counters and sections present" true \
+  "$(jq '[(.counters | has("requests","bytes_sent","active_connections","connections","transfers")), (.content | has("seed","region_bytes")), has("uptime_s","started","upload","limits")] | all' "$T_TMP/status.json")"
+check_eq "/status: threads = 0 means one per online CPU" "$(nproc)" "$(jq .threads_per_listener "$T_TMP/status.json")"
 check_match "/status uptime" '^[0-9.]+' "$(jq .uptime_s "$T_TMP/status.json")"
 check_eq "/status: sha256 is cached once asked" "$(sha_of "$U")" "$(curl -s "$BASE/status" | jq -r '.files[0].sha256')"
 
 # /transfers/ID: the contract with the client
-id=$(curl -s -o /dev/null -D - "$U" | grep -i '^x-debit-transfer:' | sed 's/^[^:]*: *//' | tr -d '\r')
-sleep 0.2
+id=$(curl -s -o /dev/null -D - "$U" | hdr /dev/stdin X-Debit-Transfer)
+# "done" is recorded when libmicrohttpd reports the request finished, a moment after the
+# client has its last byte: wait for it, bounded.
+tr_state() { curl -s "$BASE/transfers/$1" | jq -r .state; }
+not_sending() { [ "$(tr_state "$1")" != sending ]; }
+wait_for 50 not_sending "$id"
 curl -s -o "$T_TMP/tr.json" -w '%{http_code}' "$BASE/transfers/$id" >"$T_TMP/code"
 check_eq "/transfers/ID: 200" 200 "$(cat "$T_TMP/code")"
 check_eq "/transfers/ID: id, state, path, bytes" "$id done /ram/1MiB.dat 1048576" \
@@ -106,14 +124,17 @@ check_eq "/transfers/ID: duration_s and a tcp object with rtt and cwnd" "true" \
   "$(jq '(.duration_s | type) == "number" and (.tcp.rtt_ms | type) == "number" and (.tcp.snd_cwnd > 0)' "$T_TMP/tr.json")"
 check_match "/transfers/ID: started is an ISO 8601 UTC time" '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{3}Z$' "$(jq -r .started "$T_TMP/tr.json")"
 check_eq "/transfers/ID: remote and listener" "127.0.0.1 127.0.0.1:$PORT" "$(jq -r '"\(.remote | sub(":[0-9]+$"; "")) \(.listener)"' "$T_TMP/tr.json")"
-# while a transfer runs it is "sending", with the bytes planned and a growing duration
-curl -s -o /dev/null -D "$T_TMP/slow.h" --limit-rate 1M "$BASE/big/64Mio.dat" & slow=$!; t_track $slow
-for _ in $(seq 50); do grep -qi '^x-debit-transfer' "$T_TMP/slow.h" 2>/dev/null && break; sleep 0.05; done
+# While a transfer runs it is "sending", with the bytes planned. Deterministic: the client
+# reads at 1 MB/s, so 64 MiB cannot be finished (nor fit in socket buffers) for a minute;
+# the client is stopped only after the check.
+curl -s -o /dev/null -D "$T_TMP/slow.h" --limit-rate 1M --max-time 60 "$BASE/big/64Mio.dat" & slow=$!; t_track $slow
+wait_for 100 grep -qi '^x-debit-transfer' "$T_TMP/slow.h"
 sid=$(hdr "$T_TMP/slow.h" X-Debit-Transfer)
+check_match "slow download has a transfer ID" '^[0-9a-f]{8}-[0-9]+$' "$sid"
 check_eq "/transfers/ID during the download: sending, 64 MiB planned" "sending 67108864" \
   "$(curl -s "$BASE/transfers/$sid" | jq -r '"\(.state) \(.length)"')"
-kill $slow 2>/dev/null; wait $slow 2>/dev/null
-for _ in $(seq 50); do [ "$(curl -s "$BASE/transfers/$sid" | jq -r .state)" = sending ] || break; sleep 0.1; done
+stop_pid $slow
+wait_for 100 not_sending "$sid"
 check_eq "/transfers/ID after the client went away: aborted" aborted "$(curl -s "$BASE/transfers/$sid" | jq -r .state)"
 check_eq "/transfers/unknown: 404" 404 "$(code "$BASE/transfers/00000000-1")"
 check_eq "/transfers/garbage: 404" 404 "$(code "$BASE/transfers/zz")"

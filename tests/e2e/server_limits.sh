@@ -5,37 +5,46 @@
 . "$(dirname "$0")/server_lib.bash"
 need_cmd python3
 
-# hold N PORT SECONDS: N idle TCP connections to 127.0.0.1:PORT for SECONDS (background)
+# hold N PORT: N idle TCP connections to 127.0.0.1:PORT, held (at most 60 s) until
+# release; returns once they are established and debitd has accepted them (bounded), so
+# that what follows never races with the holder's start-up on a loaded machine.
 hold() {
-  python3 - "$1" "$2" "$3" <<'PY' &
+  rm -f "$T_TMP/held"
+  python3 - "$1" "$2" "$T_TMP/held" <<'PY' &
 import socket, sys, time
-n, port, secs = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+n, port, flag = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 ss = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
-time.sleep(secs)
+open(flag, "w").close()
+time.sleep(60)
 PY
-  t_track $!
   HOLD_PID=$!
+  t_track $HOLD_PID
+  wait_for 100 test -e "$T_TMP/held"
+  # accepted: the server side of each connection shows up as established
+  wait_for 50 eval "[ \$(ss -Htn state established \"sport = :$2\" | wc -l) -ge $1 ]"
+  # (with one worker thread, connections are accepted in order: a later one cannot overtake)
 }
-# per_ip: with 2 connections held, a third from the same address is refused
-srv_conf "$T_TMP/ip.conf" 'threads = 1;' 'files = ( { path = "/f.dat"; size = 1000; } );' \
-  'limits = { per_ip = 2; connections = 100; idle_timeout = 30; };'
-srv_start "$T_TMP/ip.conf"
-check_eq "per_ip: a first connection is served" 200 "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/f.dat")"
-hold 2 "$PORT" 3; sleep 0.5
-check_eq "per_ip = 2: a third connection gets no answer" 000 "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$BASE/f.dat")"
-kill "$HOLD_PID" 2>/dev/null; wait "$HOLD_PID" 2>/dev/null; sleep 0.3
-check_eq "per_ip: served again once they close" 200 "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/f.dat")"
-srv_stop
+release() { stop_pid "$HOLD_PID" KILL; }
+code_f() { curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$BASE/f.dat"; }
+served() { [ "$(code_f)" = 200 ]; }
 
-# connections: the total per listener
-srv_conf "$T_TMP/c.conf" 'threads = 1;' 'files = ( { path = "/f.dat"; size = 1000; } );' \
-  'limits = { connections = 3; idle_timeout = 30; };'
-srv_start "$T_TMP/c.conf"
-hold 3 "$PORT" 3; sleep 0.5
-check_eq "connections = 3: a fourth gets no answer" 000 "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$BASE/f.dat")"
-kill "$HOLD_PID" 2>/dev/null; wait "$HOLD_PID" 2>/dev/null; sleep 0.3
-check_eq "connections: served again" 200 "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/f.dat")"
-srv_stop
+# limit_case NAME LIMITS N: debitd (one worker thread) with LIMITS; a first connection is
+# served; with N connections held, one more gets no answer; once they close, served again.
+limit_case() {
+  local name=$1 limits=$2 n=$3
+  srv_conf "$T_TMP/$name.conf" 'threads = 1;' 'files = ( { path = "/f.dat"; size = 1000; } );' "limits = $limits;"
+  srv_start "$T_TMP/$name.conf"
+  check_eq "$name: a first connection is served" 200 "$(code_f)"
+  hold "$n" "$PORT"
+  check_eq "$name: with $n held, one more connection gets no answer" 000 "$(code_f)"
+  release
+  wait_for 50 served
+  check_eq "$name: served again once they close" 200 "$(code_f)"
+  srv_stop
+}
+# per_ip: the connections from one address; connections: the total per listener
+limit_case per_ip '{ per_ip = 2; connections = 100; idle_timeout = 30; }' 2
+limit_case connections '{ connections = 3; idle_timeout = 30; }' 3
 
 # idle_timeout: an idle connection is closed after about that long
 srv_conf "$T_TMP/t.conf" 'files = ( { path = "/f.dat"; size = 1000; } );' 'limits = { idle_timeout = 1; };'
@@ -55,22 +64,31 @@ PY
 check_cmp "idle_timeout = 1: closed after >= 0.9 s ($idle s)" "$idle" ">=" 0.9
 check_cmp "idle_timeout = 1: closed before 4 s ($idle s)" "$idle" "<" 4
 
-# SIGTERM in the middle of a transfer: exit 0, promptly
-curl -s -o /dev/null --limit-rate 200k "$BASE/f.dat" &
+# SIGTERM in the middle of a transfer (a client reading at 1 MB/s: 64 s): exit 0, promptly
+srv_stop
 srv_conf "$T_TMP/s.conf" 'files = ( { path = "/big.dat"; size = "64MiB"; } );'
-kill -TERM "$DEBITD_PID"; wait "$DEBITD_PID" 2>/dev/null
 srv_start "$T_TMP/s.conf"
-curl -s -o /dev/null --limit-rate 1M "$BASE/big.dat" & cpid=$!; t_track $cpid
-sleep 0.5
+curl -s -o /dev/null -D "$T_TMP/big.h" --limit-rate 1M --max-time 60 "$BASE/big.dat" & cpid=$!; t_track $cpid
+wait_for 100 grep -q '^HTTP/1.1 200' "$T_TMP/big.h"
+check_cmp "a download is running when SIGTERM comes" "$(curl -s "$BASE/status" | jq '.counters.active_connections - 1')" '>=' 1
 t0=$(date +%s.%N); srv_stop; t1=$(date +%s.%N)
 check_eq "SIGTERM during a download: exit 0" 0 "$SRV_RC"
 check_cmp "SIGTERM: stopped within 2 s" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "<" 2
 check_match "SIGTERM: logged" 'SIGTERM: stopping' "$(cat "$T_TMP/debitd.log")"
-wait $cpid 2>/dev/null
+stop_pid $cpid   # it would read what its socket buffer still holds at 1 MB/s
 srv_start "$T_TMP/s.conf"
 kill -INT "$DEBITD_PID"; wait "$DEBITD_PID"; rc=$?
 check_eq "SIGINT: exit 0" 0 "$rc"
 check_match "SIGINT: logged" 'SIGINT: stopping' "$(cat "$T_TMP/debitd.log")"
+
+# -f/--foreground: the process started is the one that serves (never forks), until SIGTERM
+debitd_conf "$T_TMP/f.conf" 'files = ( { path = "/f.dat"; size = 1000; } );'
+t_bg debitd "$DEBITD" -f -c "$T_TMP/f.conf"; DEBITD_PID=$T_LAST_PID
+wait_http "$DEBITD_BASE/status" 150 "" "$DEBITD_PID"
+check_eq "-f: the started process serves, /status pid is its pid" "$DEBITD_PID" "$(curl -s "$DEBITD_BASE/status" | jq .pid)"
+check_eq "-f: no other debitd process was forked" "" "$(pgrep -P "$DEBITD_PID" 2>/dev/null)"
+stop_pid "$DEBITD_PID"
+check_eq "-f: SIGTERM exit 0" 0 "$STOP_RC"
 
 # start-up errors: exit 2 and a message that names the listener
 srv_start "$T_TMP/s.conf"

@@ -26,6 +26,27 @@ curl -s -v -o /dev/null -w '%{http_code}' --data-binary @"$T_TMP/5M" "$BASE/up" 
 check_eq "Content-Length over max_size: 413" 413 "$(cat "$T_TMP/c")"
 check_match "413 closes the connection" 'Connection: close|Closing connection' "$(cat "$T_TMP/v")"
 check_nomatch "413 before the body: no 100 Continue" 'HTTP/1.1 100' "$(cat "$T_TMP/v")"
+# The same in protocol bytes: headers announcing 5 MB and no body; debitd answers 413 with
+# "Connection: close" and closes its end (EOF) without waiting for the body.
+python3 - "$PORT" >"$T_TMP/raw413" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: 5000000\r\n\r\n")
+data = b""
+try:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            print("EOF")
+            break
+        data += b
+except socket.timeout:
+    print("TIMEOUT")
+head = data.split(b"\r\n\r\n")[0].decode("latin-1").lower()
+print(head.splitlines()[0] if head else "nothing")
+print("close" if "connection: close" in head else "keep")
+PY
+check_eq "413 in protocol bytes: status, Connection: close, then EOF" "EOF|http/1.1 413 content too large|close|" "$(tr '\n' '|' <"$T_TMP/raw413")"
 curl -s -v -o /dev/null -w '%{http_code}' -H 'Transfer-Encoding: chunked' --data-binary @"$T_TMP/5M" "$BASE/up" >"$T_TMP/c" 2>"$T_TMP/v"
 check_eq "chunked body over max_size: 413" 413 "$(cat "$T_TMP/c")"
 check_match "chunked 413 closes the connection" 'Connection: close|Closing connection' "$(cat "$T_TMP/v")"

@@ -4,8 +4,9 @@
 #
 # Gives: TAP assertions (check, check_eq, check_match, check_file_eq, skip_all, t_done);
 # a per-run temp dir $T_TMP; background processes tracked and killed by PID on exit
-# (t_bg / t_track); free ports; bounded readiness waits; network namespaces with a
-# per-run unique prefix, removed on exit even when the test fails (trap).
+# (t_bg / t_track, stop_pid); free ports; bounded waits (wait_http, wait_port, wait_for);
+# network namespaces with a per-run unique prefix, removed on exit even when the test fails
+# (trap); and, from tests/lib/servers.sh, debitd and nginx started on free ports.
 # Nothing here ever contacts an outside address.
 
 set -u
@@ -89,16 +90,38 @@ free_port() {
   return 1
 }
 
-# wait_http URL [TRIES] [NETNS]: bounded wait (TRIES × 0.1 s) until URL answers any HTTP status.
+# wait_http URL [TRIES] [NETNS] [PID]: bounded wait (TRIES x 0.1 s) until URL answers any HTTP
+# status; with PID, gives up as soon as that process has exited (a server that failed to start).
 wait_http() {
-  local url=$1 tries=${2:-100} ns=${3:-} i
+  local url=$1 tries=${2:-100} ns=${3:-} pid=${4:-} i
   for ((i = 0; i < tries; i++)); do
     if [ -n "$ns" ]; then ip netns exec "$ns" curl -s -o /dev/null --max-time 1 "$url" && return 0
     else curl -s -o /dev/null --max-time 1 "$url" && return 0; fi
+    [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && return 1
     sleep 0.1
   done
   return 1
 }
+
+# wait_for TRIES CMD...: bounded retry (TRIES x 0.1 s) until CMD succeeds. For a state that a
+# peer reaches asynchronously (a record completed, a connection counted as closed): never a
+# bare sleep.
+wait_for() {
+  local tries=$1 i; shift
+  for ((i = 0; i < tries; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  return 1
+}
+
+# stop_pid PID [SIGNAL]: send SIGNAL (TERM) and wait for the process, bounded (5 s, then
+# SIGKILL). Sets STOP_RC to its exit status (for children of this shell).
+stop_pid() {
+  local pid=$1 sig=${2:-TERM}
+  kill -"$sig" "$pid" 2>/dev/null
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  kill -KILL "$pid" 2>/dev/null
+  wait "$pid"
+  STOP_RC=$?
+} 2>/dev/null   # also bash's "Killed"/"Terminated" job notices
 
 # wait_port PORT [TRIES]: bounded wait until something listens on PORT.
 wait_port() {
@@ -108,41 +131,6 @@ wait_port() {
     sleep 0.1
   done
   return 1
-}
-
-# start_debitd CONF [NETNS]: runs debitd in the background; sets DEBITD_PID. Caller waits.
-start_debitd() {
-  local conf=$1 ns=${2:-}
-  if [ -n "$ns" ]; then t_bg "debitd-$ns" ip netns exec "$ns" "$DEBITD" -c "$conf"
-  else t_bg "debitd" "$DEBITD" -c "$conf"; fi
-  DEBITD_PID=$T_LAST_PID
-}
-
-# start_nginx ROOT PORT [NETNS] [LISTEN_ADDR]: nginx serving ROOT with sendfile, foreground,
-# tracked. Sets NGINX_PID. The stand-in for a public mirror.
-start_nginx() {
-  local root=$1 port=$2 ns=${3:-} addr=${4:-127.0.0.1} d
-  need_cmd nginx
-  d=$(mktemp -d "$T_TMP/nginx.XXXX")
-  mkdir -p "$d/logs"
-  cat >"$d/nginx.conf" <<NGX
-worker_processes 1;
-pid $d/nginx.pid;
-error_log $d/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  sendfile on; tcp_nopush on;
-  default_type application/octet-stream;
-  client_body_temp_path $d/tmp; proxy_temp_path $d/tmp; fastcgi_temp_path $d/tmp;
-  uwsgi_temp_path $d/tmp; scgi_temp_path $d/tmp;
-  server { listen $addr:$port; root $root; autoindex on; }
-}
-NGX
-  mkdir -p "$d/tmp"
-  if [ -n "$ns" ]; then t_bg "nginx-$port" ip netns exec "$ns" nginx -p "$d" -c "$d/nginx.conf" -g 'daemon off;'
-  else t_bg "nginx-$port" nginx -p "$d" -c "$d/nginx.conf" -g 'daemon off;'; fi
-  NGINX_PID=$T_LAST_PID
 }
 
 # --- network namespaces -------------------------------------------------------------------
@@ -165,3 +153,6 @@ ns_veth() {
   ip -n "$na" link set "$ia" up
   ip -n "$nb" link set "$ib" up
 }
+
+# Servers the tests start (debitd, the nginx mirror stand-in) and HTTP helpers.
+. "$DEBIT_TOP/tests/lib/servers.sh"

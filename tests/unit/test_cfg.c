@@ -157,11 +157,45 @@ static void test_keys_and_paths(void **state)
     config_destroy(&c);
 }
 
+/* Text read from memory has no file: every error names the NAME given to cfg_load_string,
+ * as a file's do; a configuration built in code, never read, says "(config)". */
+static void test_in_memory_name(void **state)
+{
+    (void)state;
+    static const char *const allowed[] = {"a", NULL};
+    config_t c;
+    char err[512];
+    uint64_t v;
+    config_init(&c);
+    assert_int_equal(cfg_load_string(&c, "g = {\n  a = 1;\n  zz = 2;\n};", "embedded", err, sizeof err), 0);
+    const config_setting_t *g = config_lookup(&c, "g");
+    assert_non_null(g);
+    assert_int_equal(cfg_check_keys(g, allowed, err, sizeof err), -1);
+    assert_string_equal(err, "embedded:3: g.zz: unknown setting (expected one of: a)");
+    assert_int_equal(cfg_get_uint(g, "a", 5, 9, &v, err, sizeof err), -1);
+    assert_string_equal(err, "embedded:2: g.a: 1 is out of range [5, 9]");
+    assert_int_equal(cfg_error(err, sizeof err, g, "bad %d", 7), -1);
+    assert_string_equal(err, "embedded:1: g: bad 7");
+    /* read again: the new text's name */
+    assert_int_equal(cfg_load_string(&c, "\nm = true;", "again", err, sizeof err), 0);
+    cfg_error(err, sizeof err, config_lookup(&c, "m"), "bad");
+    assert_string_equal(err, "again:2: m: bad");
+    config_destroy(&c);
+
+    config_init(&c);
+    config_setting_t *m = config_setting_add(config_root_setting(&c), "m", CONFIG_TYPE_INT);
+    assert_non_null(m);
+    cfg_error(err, sizeof err, m, "bad");
+    assert_string_equal(err, "(config):0: m: bad");
+    config_destroy(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_getters),
         cmocka_unit_test(test_keys_and_paths),
+        cmocka_unit_test(test_in_memory_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,19 @@ static void fill(struct result_set *rs, const struct run_row *rows, size_t n)
     }
 }
 
+/* What report_write prints in format f (caller frees). */
+static char *render(enum report_format f, const struct result_set *rs, const struct summary *s, unsigned runs)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_non_null(fp);
+    struct report_meta m = {.runs = runs};
+    assert_int_equal(report_write(fp, f, rs, s, &m), 0);
+    fclose(fp);
+    return buf;
+}
+
 static void test_single_cell(void **state)
 {
     (void)state;
@@ -75,17 +88,10 @@ static void test_single_cell(void **state)
     assert_float_equal(s.rows[1].mw.p, 2.0 / 126, 1e-12);
     assert_float_equal(s.rows[1].median_total_mbps, 214, 1e-9);
 
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    struct report_meta m = {.runs = 5};
-    assert_int_equal(report_write(fp, REPORT_MARKDOWN, &rs, &s, &m), 0);
-    fclose(fp);
+    char *buf = render(REPORT_MARKDOWN, &rs, &s, 5);
     assert_non_null(strstr(buf, "| scenario | Srv OVH | Srv DT |\n|---|---|---|\n| measured | 722 | 428 |\n"));
     free(buf);
-    fp = open_memstream(&buf, &len);
-    assert_int_equal(report_write(fp, REPORT_CSV, &rs, &s, &m), 0);
-    fclose(fp);
+    buf = render(REPORT_CSV, &rs, &s, 5);
     assert_non_null(strstr(buf, "\n,,OVH,http://x/,5,0,722.000,597.000,726.000,361.000,0.300,,,,,,\n"));
     assert_non_null(strstr(buf, "\n,,DT,http://x/,4,1,428.000,392.000,476.000,214.000,0.300,,0.592798,"));
     free(buf);
@@ -113,12 +119,7 @@ static void test_cells(void **state)
     assert_int_equal(refs, 4); /* one reference per cell */
     assert_true(isnan(s.rows[7].median_mbps));
     assert_false(s.rows[7].has_comparison);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-    struct report_meta m = {.runs = 1};
-    assert_int_equal(report_write(fp, REPORT_MARKDOWN, &rs, &s, &m), 0);
-    fclose(fp);
+    char *buf = render(REPORT_MARKDOWN, &rs, &s, 1);
     /* The seed's layout: rows = latency, columns = server x variant (variant-major). */
     assert_non_null(strstr(buf, "| scenario | Srv A (on) | Srv B (on) | Srv A (off) | Srv B (off) |\n"
                                 "|---|---|---|---|---|\n"

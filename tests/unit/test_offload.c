@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "offload.h"
+#include "testlib.h"
 
 /* --- helpers -------------------------------------------------------------------------- */
 
@@ -22,21 +23,8 @@ static char tmpdir[256];
 
 static void make_tmpdir(void)
 {
-    if (tmpdir[0])
-        return;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/debit-test-offload.XXXXXX");
-    if (!mkdtemp(tmpdir))
+    if (testlib_mkdtemp(tmpdir, sizeof tmpdir, "/tmp/debit-test-offload.XXXXXX") < 0)
         fail_msg("mkdtemp: %s", strerror(errno));
-}
-
-static void rm_tmpdir(void)
-{
-    if (tmpdir[0]) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "# could not remove %s\n", tmpdir);
-    }
 }
 
 static void write_file(const char *path, const char *text)
@@ -341,6 +329,6 @@ int main(void)
         cmocka_unit_test(test_state_file_bad),
     };
     int failed = cmocka_run_group_tests_name("offload", tests, NULL, NULL);
-    rm_tmpdir();
+    testlib_rm_rf(tmpdir);
     return failed ? 1 : 0;
 }

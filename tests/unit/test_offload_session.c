@@ -21,34 +21,14 @@
 #include <unistd.h>
 
 #include "offload_session.h"
+#include "testlib.h"
 
 static const char *skip_reason;
 static char tmpdir[128];
 static char state_path[256];
 
-static int sh(const char *cmd)
-{
-    int r = system(cmd);
-    return r == -1 ? -1 : WIFEXITED(r) ? WEXITSTATUS(r) : -1;
-}
-
-/* 1/0 from `ethtool -k dbq0`'s line for NAME, -1 if absent. */
-static int ethtool_flag(const char *name)
-{
-    char line[256];
-    FILE *p = popen("ethtool -k dbq0 2>/dev/null", "r");
-    if (!p)
-        return -1;
-    int v = -1;
-    size_t n = strlen(name);
-    while (fgets(line, sizeof line, p))
-        if (strncmp(line, name, n) == 0 && line[n] == ':')
-            v = strncmp(line + n + 1, " on", 3) == 0;
-    pclose(p);
-    return v;
-}
-#define TSO() ethtool_flag("tcp-segmentation-offload")
-#define GSO() ethtool_flag("generic-segmentation-offload")
+#define TSO() testlib_ethtool_bit("dbq0", "tcp-segmentation-offload", NULL)
+#define GSO() testlib_ethtool_bit("dbq0", "generic-segmentation-offload", NULL)
 
 static int file_exists(const char *p)
 {
@@ -67,11 +47,8 @@ static void wish_off(struct offload_wish *w)
 static pid_t child_session(void (*body)(struct offload_session *), int handle_signals)
 {
     int pfd[2];
-    assert_int_equal(pipe(pfd), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = testlib_fork_pipe(pfd);
     if (pid == 0) {
-        close(pfd[0]);
         struct offload_session *s = offload_session_new();
         struct offload_wish w;
         char err[256], note[256];
@@ -87,7 +64,6 @@ static pid_t child_session(void (*body)(struct offload_session *), int handle_si
         body(s);
         _exit(99); /* body must not return */
     }
-    close(pfd[1]);
     char ok = 0;
     if (read(pfd[0], &ok, 1) != 1 || !ok) {
         close(pfd[0]);
@@ -228,13 +204,13 @@ static void test_failures_change_nothing(void **state)
     assert_false(offload_session_active(s));
 
     /* refused (sg off drops tso): rolled back, no state file */
-    assert_int_equal(sh("ip link add dbr0 type veth peer name dbr1 && ethtool -K dbr0 sg off >/dev/null"), 0);
+    assert_int_equal(testlib_sh("ip link add dbr0 type veth peer name dbr1 && ethtool -K dbr0 sg off >/dev/null"), 0);
     memset(&w, 0, sizeof w);
     w.want[OFFLOAD_TSO] = OFFLOAD_ON;
     assert_int_equal(offload_session_begin(s, "dbr0", &w, state_path, NULL, 0, err, sizeof err), OFFLOAD_ERR_REFUSED);
     assert_false(file_exists(state_path));
     assert_false(offload_session_active(s));
-    sh("ip link del dbr0");
+    testlib_sh("ip link del dbr0");
 
     /* unprivileged: clear error, nothing changed */
     pid_t pid = fork();
@@ -254,9 +230,14 @@ static void test_failures_change_nothing(void **state)
     assert_int_equal(TSO(), 1);
     offload_session_free(s);
 
-    char p[300];
+    /* This process runs in a private network namespace (setup): its inode is in the
+     * name, so that another namespace's eth0 never shares the state file. */
+    char p[300], want[300];
+    struct stat ns;
+    assert_int_equal(stat("/proc/self/ns/net", &ns), 0);
+    snprintf(want, sizeof want, "/run/debit/offload-eth0@net%lu.state", (unsigned long)ns.st_ino);
     offload_session_default_path("eth0", p, sizeof p);
-    assert_string_equal(p, "/run/debit/offload-eth0.state");
+    assert_string_equal(p, want);
 }
 
 static void test_child_ends_normally(void **state)
@@ -366,27 +347,14 @@ static int setup(void **state)
 
 static void prepare(void)
 {
-    if (geteuid() != 0) {
-        skip_reason = "needs root (CAP_NET_ADMIN) to create a private network namespace";
+    skip_reason = testlib_private_netns();
+    if (skip_reason)
         return;
-    }
-    if (sh("command -v ip >/dev/null && command -v ethtool >/dev/null") != 0) {
-        skip_reason = "needs ip (iproute2) and ethtool (run tools/deps as root)";
-        return;
-    }
-    struct stat a, b;
-    stat("/proc/self/ns/net", &a);
-    if (unshare(CLONE_NEWNET) < 0) {
-        skip_reason = "unshare(CLONE_NEWNET) failed";
-        return;
-    }
-    stat("/proc/self/ns/net", &b);
-    if (a.st_ino == b.st_ino || sh("ip link set lo up && ip link add dbq0 type veth peer name dbq1") != 0) {
+    if (testlib_sh("ip link set lo up && ip link add dbq0 type veth peer name dbq1") != 0) {
         skip_reason = "cannot create a veth pair in a private network namespace";
         return;
     }
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/debit-test-session.XXXXXX");
-    if (!mkdtemp(tmpdir)) {
+    if (testlib_mkdtemp(tmpdir, sizeof tmpdir, "/tmp/debit-test-session.XXXXXX") < 0) {
         skip_reason = "mkdtemp failed";
         return;
     }
@@ -407,16 +375,10 @@ int main(void)
     };
     prepare();
     if (skip_reason) {
-        /* proper TAP skips (cmocka 1.1 prints "not ok N # SKIP") */
-        printf("# SKIP %s\n", skip_reason);
-        for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
-            printf("ok - %s # SKIP %s\n", tests[i].name, skip_reason);
+        testlib_skip_all(tests, sizeof tests / sizeof tests[0], skip_reason);
         return 0;
     }
     int failed = cmocka_run_group_tests_name("offload_session", tests, setup, NULL);
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (sh(cmd) != 0)
-        fprintf(stderr, "# could not remove %s\n", tmpdir);
+    testlib_rm_rf(tmpdir);
     return failed ? 1 : 0;
 }

@@ -60,7 +60,7 @@ static void test_bad(void **state)
         {"files = ( { path = \"/a\"; size = \"20TiB\"; } );", "1: files[0].size: 21990232555520 bytes is larger than the 16 TiB limit"},
         {"files = ( { path = \"/a\"; size = 1; },\n { path = \"/a\"; size = 2; } );", "2: files[1].path: duplicate path \"/a\""},
         {"files = ( { path = \"/a/\"; size = 1; } );", "1: files[0].path: \"/a/\" names a folder, not a file"},
-        {"files = ( { path = \"/a b\"; size = 1; } );", "1: files[0].path: \"/a b\": character '?' is not allowed in a path"},
+        {"files = ( { path = \"/a b\"; size = 1; } );", "1: files[0].path: \"/a b\": character 0x20 (a space or control character) is not allowed in a path"},
         {"files = ( { path = \"/transfers/x\"; size = 1; } );",
          "1: files[0].path: \"/transfers/x\" is reserved for debitd's own pages (/status, /transfers/)"},
         {"upload = { path = \"/u\"; max = 1; };", "1: upload.max: unknown setting (expected one of: path, max_size)"},

@@ -17,24 +17,9 @@
 #include <unistd.h>
 
 #include "tcp_info.h"
+#include "testlib.h"
 
 #define PAYLOAD (4u << 20)
-
-static void loopback_pair(int *cli, int *srv)
-{
-    int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(l >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    assert_int_equal(bind(l, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(l, 1), 0);
-    assert_int_equal(getsockname(l, (struct sockaddr *)&a, &al), 0);
-    *cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_int_equal(connect(*cli, (struct sockaddr *)&a, sizeof a), 0);
-    *srv = accept(l, NULL, NULL);
-    assert_true(*srv >= 0);
-    close(l);
-}
 
 /* The server sends PAYLOAD bytes, the client reads them all (one thread: socket buffers
  * on loopback are large enough when we alternate in chunks). */
@@ -67,7 +52,7 @@ static void test_loopback_both_ends(void **state)
     (void)state;
     int cli, srv;
     char err[128];
-    loopback_pair(&cli, &srv);
+    testlib_loopback_pair(&cli, &srv);
     transfer(srv, cli);
 
     struct tcp_info_sample s, r;

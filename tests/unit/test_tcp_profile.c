@@ -20,6 +20,7 @@
 
 #include "cfg.h"
 #include "tcp_profile.h"
+#include "testlib.h"
 
 #ifndef SO_MAX_PACING_RATE
 #define SO_MAX_PACING_RATE 47
@@ -217,23 +218,6 @@ static void test_format_and_json(void **state)
     }
 }
 
-/* A connected loopback pair; *srv is the accepted end (what debitd applies profiles to). */
-static void loopback_pair(int *cli, int *srv)
-{
-    int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(l >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    assert_int_equal(bind(l, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(l, 1), 0);
-    assert_int_equal(getsockname(l, (struct sockaddr *)&a, &al), 0);
-    *cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_int_equal(connect(*cli, (struct sockaddr *)&a, sizeof a), 0);
-    *srv = accept(l, NULL, NULL);
-    assert_true(*srv >= 0);
-    close(l);
-}
-
 static void read_back(int fd, char *cc, uint64_t *pacing, int *sndbuf, int *lowat)
 {
     socklen_t l = TCP_PROFILE_CC_LEN;
@@ -266,7 +250,7 @@ static void test_apply_loopback(void **state)
     assert_int_equal(tcp_profile_set_sndbuf(&p, "1MiB", err, sizeof err), 0);
     assert_int_equal(tcp_profile_set_notsent_lowat(&p, "128KiB", err, sizeof err), 0);
 
-    loopback_pair(&cli, &srv);
+    testlib_loopback_pair(&cli, &srv);
     if (tcp_profile_apply(srv, &p, err, sizeof err) < 0)
         fail_msg("apply: %s", err);
     read_back(srv, cc, &pacing, &sndbuf, &lowat);
@@ -283,7 +267,7 @@ static void test_apply_loopback(void **state)
 
     /* a default profile changes nothing */
     tcp_profile_defaults(&p);
-    loopback_pair(&cli, &srv);
+    testlib_loopback_pair(&cli, &srv);
     assert_int_equal(tcp_profile_apply(srv, &p, err, sizeof err), 0);
     read_back(srv, cc, &pacing, &sndbuf, &lowat);
     assert_string_equal(cc, def);
@@ -323,7 +307,7 @@ static void test_apply_privileges(void **state)
     int cli, srv, sndbuf;
     socklen_t l = sizeof sndbuf;
     if (geteuid() == 0) {
-        loopback_pair(&cli, &srv);
+        testlib_loopback_pair(&cli, &srv);
         if (tcp_profile_apply(srv, &p, err, sizeof err) < 0)
             fail_msg("root apply sndbuf %llu: %s", (unsigned long long)p.sndbuf, err);
         assert_int_equal(getsockopt(srv, SOL_SOCKET, SO_SNDBUF, &sndbuf, &l), 0);
@@ -353,16 +337,13 @@ static void test_apply_privileges(void **state)
         }
     }
     int pfd[2];
-    assert_int_equal(pipe(pfd), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
+    pid_t pid = testlib_fork_pipe(pfd);
     if (pid == 0) {
-        close(pfd[0]);
         char out[1000] = "", e2[400];
         if (geteuid() == 0 && setresuid(65534, 65534, 65534) < 0)
             _exit(3);
         int c, s;
-        loopback_pair(&c, &s);
+        testlib_loopback_pair(&c, &s);
         if (tcp_profile_apply(s, &p, e2, sizeof e2) < 0)
             strcat(out, e2);
         strcat(out, "|");
@@ -377,13 +358,8 @@ static void test_apply_privileges(void **state)
             _exit(4);
         _exit(0);
     }
-    close(pfd[1]);
     char got[1000] = "";
-    ssize_t n = read(pfd[0], got, sizeof got - 1);
-    got[n > 0 ? n : 0] = 0;
-    close(pfd[0]);
-    int status;
-    waitpid(pid, &status, 0);
+    int status = testlib_child_report(pid, pfd[0], got, sizeof got);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     char want[1000];
     snprintf(want, sizeof want,
