@@ -93,7 +93,8 @@ static void on_cell_start(const char *latency, const char *variant, const char *
     struct run_ctx *c = ud;
     if (c->quiet)
         return;
-    fprintf(stderr, "debit: cell: latency %s, client %s%s%s\n", latency ? latency : "-", variant ? variant : "-",
+    /* Same "(latency / variant)" form as each run's line, so a reader can grep a cell. */
+    fprintf(stderr, "debit: cell (%s / %s)%s%s\n", latency ? latency : "-", variant ? variant : "-",
             settings && *settings ? ": " : "", settings ? settings : "");
 }
 

@@ -85,13 +85,47 @@ static int same(const char *a, const char *b)
     return (!a || !b) ? a == b : strcmp(a, b) == 0;
 }
 
+static const char *header_of(const struct run_result *r, const char *name)
+{
+    return r->server_config ? json_string_value(json_object_get(r->server_config, name)) : NULL;
+}
+
+/* What each server said of itself (X-Debit-Offload, X-Debit-Tcp) next to its figures: the
+ * seed's question is which server had TSO/GSO off, and a figure without that state is
+ * worth little. One line per distinct answer, so a server whose state changed during the
+ * measurement shows every state it was measured in. Nothing for plain mirrors. */
+static void write_server_configs(FILE *out, const struct result_set *rs, const char *title, const char *bullet)
+{
+    int any = 0;
+    for (size_t i = 0; rs && i < rs->n; i++) {
+        const struct run_result *r = rs->runs[i];
+        const char *off = header_of(r, "X-Debit-Offload"), *tcp = header_of(r, "X-Debit-Tcp");
+        if (!off && !tcp)
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++) {
+            const struct run_result *q = rs->runs[j];
+            seen = same(q->server, r->server) && same(header_of(q, "X-Debit-Offload"), off) &&
+                   same(header_of(q, "X-Debit-Tcp"), tcp);
+        }
+        if (seen)
+            continue;
+        if (!any)
+            fprintf(out, "%s", title);
+        any = 1;
+        fprintf(out, "%s%s: %s%s%s%s\n", bullet, r->server, off ? "offload " : "", off ? off : "",
+                off && tcp ? "; tcp " : tcp ? "tcp " : "", tcp ? tcp : "");
+    }
+}
+
 static void write_notes(FILE *out, const struct report_meta *m, const char *bullet)
 {
     for (size_t i = 0; m && i < m->nnotes; i++)
         fprintf(out, "%s%s\n", bullet, m->notes[i]);
 }
 
-static void write_table(FILE *out, const struct summary *s, const struct report_meta *m)
+static void write_table(FILE *out, const struct result_set *rs, const struct summary *s,
+                        const struct report_meta *m)
 {
     const char *cur_scn = NULL, *cur_var = NULL;
     int first = 1;
@@ -122,6 +156,7 @@ static void write_table(FILE *out, const struct summary *s, const struct report_
                 g->runs_failed, medu, mnu, mxu, c.ss, c.rtt, c.ratio, c.p);
     }
     fprintf(out, "\nMb/s = 10^6 bit/s. Method: %s.\n", summary_method_note());
+    write_server_configs(out, rs, "Servers, as they reported themselves (X-Debit-* headers):\n", "  ");
     if (m && m->nnotes) {
         fprintf(out, "Client settings:\n");
         write_notes(out, m, "  ");
@@ -148,7 +183,8 @@ static size_t distinct(const struct summary *s, int which, const char **vals, si
 #define MAXLAB 64
 
 /* The seed's layout: rows = scenario, columns = server x client variant. */
-static void write_markdown(FILE *out, const struct summary *s, const struct report_meta *m)
+static void write_markdown(FILE *out, const struct result_set *rs, const struct summary *s,
+                           const struct report_meta *m)
 {
     const char *scn[MAXLAB], *var[MAXLAB], *srv[MAXLAB];
     size_t nscn = distinct(s, 0, scn, MAXLAB), nvar = distinct(s, 1, var, MAXLAB), nsrv = distinct(s, 2, srv, MAXLAB);
@@ -197,6 +233,7 @@ static void write_markdown(FILE *out, const struct summary *s, const struct repo
                 c.med, c.mn, c.mx, c.ss, c.rtt, c.ratio, c.p);
     }
     fprintf(out, "\nMethod: %s.\n", summary_method_note());
+    write_server_configs(out, rs, "\nServers, as they reported themselves (X-Debit-* headers):\n\n", "- ");
     if (m && m->nnotes) {
         fprintf(out, "\nClient settings per cell:\n\n");
         write_notes(out, m, "- ");
@@ -291,10 +328,10 @@ int report_write(FILE *out, enum report_format f, const struct result_set *rs, c
 {
     switch (f) {
     case REPORT_TABLE:
-        write_table(out, s, m);
+        write_table(out, rs, s, m);
         break;
     case REPORT_MARKDOWN:
-        write_markdown(out, s, m);
+        write_markdown(out, rs, s, m);
         break;
     case REPORT_CSV:
         write_csv(out, s);

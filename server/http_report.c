@@ -160,11 +160,16 @@ json_t *http_listener_json(struct listener *l)
     struct server *s = l->srv;
     json_t *o = json_pack("{s:s, s:s, s:i, s:o}", "name", l->name, "address", l->cfg->address, "port",
                           (int)l->cfg->port, "tcp", tcp_profile_to_json(&l->cfg->tcp));
-    char cc[64], err[128];
-    if (!l->cfg->tcp.congestion[0] && tcp_cc_default(cc, sizeof cc, err, sizeof err) == 0)
+    char cc[TCP_PROFILE_CC_LEN], err[128];
+    /* The header names the algorithm the socket really uses; so does /status, where a
+     * listener without `congestion` gets the netns default. */
+    struct tcp_profile shown = l->cfg->tcp;
+    if (!l->cfg->tcp.congestion[0] && tcp_cc_default(cc, sizeof cc, err, sizeof err) == 0) {
         json_object_set_new(json_object_get(o, "tcp"), "congestion_default", json_string(cc));
+        snprintf(shown.congestion, sizeof shown.congestion, "%s", cc);
+    }
     char hdr[160];
-    tcp_profile_format(&l->cfg->tcp, hdr, sizeof hdr);
+    tcp_profile_format(&shown, hdr, sizeof hdr);
     json_object_set_new(o, "x_debit_tcp", json_string(hdr));
     /* the offload state of the interface this listener serves through */
     char ifname[IF_NAMESIZE + 1] = "";

@@ -38,6 +38,14 @@ check_eq "a fresh TCP connection per download: distinct client ports seen by deb
   "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.remote] | unique | length' "$f")"
 check_eq "distinct transfer IDs per run" 3 "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.id] | unique | length' "$f")"
 
+# The table and the Markdown say what each server reported of itself; nginx says nothing.
+"$DEBIT" -q -n 1 debitd="$D" nginx="$NGINX/files/10Mio.dat" >"$T_TMP/t.txt"
+"$DEBIT" -q -n 1 --format markdown debitd="$D" nginx="$NGINX/files/10Mio.dat" >"$T_TMP/t.md"
+want_cfg="debitd: offload $(jqr '[.runs[] | select(.server=="debitd")][0].server_config["X-Debit-Offload"]' "$f"); tcp $(jqr '[.runs[] | select(.server=="debitd")][0].server_config["X-Debit-Tcp"]' "$f")"
+check_eq "table: the server's reported offload and TCP state" "  $want_cfg" "$(grep -A1 '^Servers, as they reported themselves' "$T_TMP/t.txt" | tail -1)"
+check_eq "markdown: the same, as a list item" "- $want_cfg" "$(grep '^- debitd: offload ' "$T_TMP/t.md")"
+check_nomatch "nginx (no X-Debit-* headers) is not listed" '^(- |  )nginx:' "$(cat "$T_TMP/t.txt" "$T_TMP/t.md")"
+
 "$DEBIT" -q -n 1 --max-bytes 3MiB --format json "$D" >"$T_TMP/mb.json"
 check_eq "--max-bytes on debitd: 206 with 3 MiB" "3145728 206 true" "$(jqr '.runs[0] | "\(.bytes) \(.http_status) \(.ok)"' "$T_TMP/mb.json")"
 "$DEBIT" -q -n 1 --resolve "degrouptest.test:$dport:127.0.0.1" --format json "http://degrouptest.test:$dport/files/10Mio.dat" >"$T_TMP/res.json"

@@ -32,7 +32,7 @@ check_eq "cells in order, alternating inside each" \
   "natural ping/as is:OVH,DegroupTest,OVH,DegroupTest natural ping/still as is:OVH,DegroupTest,OVH,DegroupTest again/as is:OVH,DegroupTest,OVH,DegroupTest again/still as is:OVH,DegroupTest,OVH,DegroupTest" \
   "$(jq -rs 'group_by(.scenario + "/" + .variant) | sort_by(.[0].seq) | map("\(.[0].scenario)/\(.[0].variant):" + (sort_by(.seq) | map(.server) | join(","))) | join(" ")' "$T_TMP/s.jsonl")"
 check_eq "seq runs 1..16 across cells" "$(seq -s ' ' 16)" "$(jq -r '.seq' "$T_TMP/s.jsonl" | tr '\n' ' ' | sed 's/ $//')"
-check_match "stderr announces each cell" 'cell: latency again, client still as is' "$(cat "$T_TMP/s.err")"
+check_match "stderr announces each cell" 'cell \(again / still as is\)' "$(cat "$T_TMP/s.err")"
 check_match "plot: a PNG" 'PNG image data, 1200 x 1000' "$(file "$T_TMP/p.png")"
 
 # JSON output: cells and the markdown medians agree with the runs.

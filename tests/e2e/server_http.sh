@@ -94,7 +94,10 @@ check_eq "/status files and sizes" "/ram/1MiB.dat=1048576 /files/2Mio.dat=209715
   "$(jq -r '[.files[] | "\(.path)=\(.size)"] | join(" ")' "$T_TMP/status.json")"
 check_eq "/status: the listener's interface and its live offloads" "lo $(hdr "$T_TMP/h" X-Debit-Offload)" \
   "$(jq -r '.listeners[0] | "\(.interface) \(.x_debit_offload)"' "$T_TMP/status.json")"
-check_eq "/status: the listener's TCP profile (defaults)" "cc=default pacing=unlimited sndbuf=auto" \
+check_eq "/status: the listener's TCP profile (defaults: the netns's algorithm)" \
+  "cc=$(cat /proc/sys/net/ipv4/tcp_congestion_control) pacing=unlimited sndbuf=auto" \
+  "$(jq -r '.listeners[0].x_debit_tcp' "$T_TMP/status.json")"
+check_eq "/status: the listener's TCP profile is what X-Debit-Tcp says" "$(hdr "$T_TMP/h" X-Debit-Tcp)" \
   "$(jq -r '.listeners[0].x_debit_tcp' "$T_TMP/status.json")"
 check_cmp "/status counts requests" "$(jq .counters.requests "$T_TMP/status.json")" ">=" 30
 check_cmp "/status counts bytes sent" "$(jq .counters.bytes_sent "$T_TMP/status.json")" ">=" $((3 * 1048576))
