@@ -46,7 +46,9 @@ static int count_rules(void)
 {
     char out[64];
     sh("iptables -w -t mangle -S | grep -c debit-delayline:q7301", out, sizeof out);
-    return atoi(out);
+    char *end;
+    long n = strtol(out, &end, 10);
+    return end == out ? -1 : (int)n;
 }
 
 static void test_names(void **state)

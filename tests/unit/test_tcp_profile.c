@@ -298,7 +298,9 @@ static void test_apply_privileges(void **state)
     assert_non_null(f);
     assert_non_null(fgets(wmax_s, sizeof wmax_s, f));
     fclose(f);
-    long wmax = atol(wmax_s);
+    char *end;
+    long wmax = strtol(wmax_s, &end, 10);
+    assert_true(end != wmax_s);
     struct tcp_profile p;
     tcp_profile_defaults(&p);
     p.sndbuf = (uint64_t)wmax * 2 > 4096 ? (uint64_t)wmax * 2 : 8192; /* beyond the sysctl */
