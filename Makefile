@@ -111,8 +111,13 @@ check-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 \
 	  SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  all unit-bins
-	@BUILD=build/asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 tests/run
+	@# Reports go to files too, so that a daemon's report (whose stderr a test may not
+	@# read) still fails the run.
+	@d=$$(mktemp -d /tmp/debit-asan.XXXXXX); \
+	BUILD=build/asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:log_path=$$d/asan \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$$d/ubsan tests/run; rc=$$?; \
+	if [ -n "$$(ls -A $$d)" ]; then echo "check-asan: sanitizer reports in $$d:"; head -n 40 $$d/*; rc=1; \
+	else rmdir $$d; fi; exit $$rc
 
 bench: deps all
 	@BUILD=$(BUILD) bench/run

@@ -203,7 +203,8 @@ int main(int argc, char **argv)
         opts_free(&o);
         return 0;
     }
-    if (o.plot && plot_check(err, sizeof err) != 0) {
+    /* A plot that cannot be written must fail now, not after an hour of measurement. */
+    if (o.plot && (plot_check(err, sizeof err) != 0 || report_check_output(o.plot, err, sizeof err) != 0)) {
         fprintf(stderr, "debit: --plot: %s\n", err);
         scenario_free(scn);
         opts_free(&o);

@@ -33,6 +33,7 @@ usage "the same NAME twice" "^debit: URL: 'A=http://127\.0\.0\.1:9/b': this NAME
 usage "-o in a missing folder: before any download" '^debit: --output: /nonexistent/dir/x\.json: No such file' -o /nonexistent/dir/x.json http://127.0.0.1:9/
 usage "-o a folder" "^debit: --output: $T_TMP: Is a directory" -o "$T_TMP" http://127.0.0.1:9/
 usage "--jsonl unwritable" '^debit: --jsonl: /nonexistent/dir/x.jsonl: No such file' --jsonl /nonexistent/dir/x.jsonl http://127.0.0.1:9/
+usage "--plot in a missing folder: before any download" '^debit: --plot: /nonexistent/dir/x\.png: No such file' --plot /nonexistent/dir/x.png http://127.0.0.1:9/
 
 # A run that fails is exit 1, not 2; port 9 (discard) is closed on loopback here.
 port=$(free_port)
