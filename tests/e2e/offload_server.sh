@@ -130,5 +130,26 @@ if command -v setpriv >/dev/null; then
     "$DEBITD" -c "$T_TMP/pub/o.conf" 2>&1); rc=$?
   check_eq "without CAP_NET_ADMIN: exit 2" 2 "$rc"
   check_match "without CAP_NET_ADMIN: clear error" "offload: $VS: .*(CAP_NET_ADMIN|root|permitted)" "$out"
+  # required = false: a warning, and it serves, reporting the state it really has
+  cat >"$T_TMP/pub/w.conf" <<CONF
+listen = ( { address = "198.18.0.1"; port = $PA; } );
+files = ( { path = "/files/1Mio.dat"; size = "1Mio"; } );
+log = { access = "off"; };
+offload = { interface = "$VS"; tso = false; gso = false; gro = true; required = false; state_file = "$T_TMP/pub/state2"; };
+CONF
+  chmod 644 "$T_TMP/pub/w.conf"
+  t_bg nobody ip netns exec "$S" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+    "$DEBITD" -c "$T_TMP/pub/w.conf"
+  npid=$T_LAST_PID
+  if wait_http "http://198.18.0.1:$PA/status" 150 "$C"; then
+    check_match "required = false: a warning naming the interface and the privilege" \
+      "warn: .*$VS.*(CAP_NET_ADMIN|root|permitted)" "$(cat "$T_TMP/nobody.log")"
+    check_eq "required = false: X-Debit-Offload reports the live state, not the wish" "tso=on gso=on" \
+      "$(ip netns exec "$C" curl -s -D - -o /dev/null "http://198.18.0.1:$PA/files/1Mio.dat" | tr -d '\r' | sed -n 's/^X-Debit-Offload: \(tso=[a-z]* gso=[a-z]*\).*/\1/p')"
+    check_eq "required = false: the interface untouched" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+  else
+    t_fail "required = false: debitd serves without CAP_NET_ADMIN" "$(tail -5 "$T_TMP/nobody.log")"
+  fi
+  stop_pid "$npid"
 fi
 t_done
