@@ -37,6 +37,13 @@ static void install_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A closed terminal or SSH session (SIGHUP) must not leave --delay's netem qdisc on
+     * the interface: the orderly path below removes delay and offloads alike, whereas the
+     * offload session's fatal-signal handler only knows about offloads. Under nohup
+     * (SIGHUP ignored) the measurement goes on, as the user asked. */
+    struct sigaction old;
+    if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+        sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
 
@@ -271,7 +278,7 @@ int main(int argc, char **argv)
     struct result_set rs;
     result_set_init(&rs);
     install_signals();
-    /* SIGHUP/SIGQUIT restore offloads from a handler; SIGINT/SIGTERM come back here. */
+    /* SIGQUIT restores offloads from a handler; SIGINT/SIGTERM/SIGHUP come back here. */
     offload_session_handle_signals();
     struct netcfg *net = netcfg_new();
     if (!net || apply_settings(&o, net) != 0) {

@@ -73,7 +73,8 @@ void opts_usage(FILE *out)
           "  -h, --help                this help\n"
           "  -V, --version             version\n"
           "\n"
-          "Exit status: 0 all runs ok, 1 some runs failed, 2 usage error, 130 interrupted.\n",
+          "Exit status: 0 all runs ok, 1 some runs failed, 2 usage error; interrupted\n"
+          "(finished runs reported, settings put back): 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP.\n",
           out);
 }
 

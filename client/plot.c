@@ -460,12 +460,18 @@ int plot_write(const char *path, const struct result_set *rs, const struct summa
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
         goto out;
     }
-    if (plot_script(fp, tmpout, rs, s, bars, series) != 0 || fclose(fp) != 0) {
-        fp = NULL;
-        snprintf(err, errlen, "%s: %s", script, strerror(errno));
-        goto out;
+    /* fclose whatever plot_script returned: the FILE must not leak on a write error. */
+    int wrc = plot_script(fp, tmpout, rs, s, bars, series);
+    int e = errno;
+    if (fclose(fp) != 0 && wrc == 0) {
+        wrc = -1;
+        e = errno;
     }
     fp = NULL;
+    if (wrc != 0) {
+        snprintf(err, errlen, "%s: %s", script, strerror(e));
+        goto out;
+    }
     int st = run_gnuplot(script, errfile);
     if (st != 0) {
         char line[256] = "";

@@ -46,7 +46,8 @@ void series_add(struct series *s, double now, uint64_t bytes)
         series_start(s, now);
     /* Close every interval that ended before this write arrived. The edge is recomputed
      * from t0 rather than accumulated, so rounding never drifts over a long download. */
-    while (now >= s->edge) {
+    /* After a failed push s->n stops growing and so would the edge: stop, or spin forever. */
+    while (now >= s->edge && !s->oom) {
         push(s, (double)s->cur_bytes * 8 / s->interval_s / 1e6);
         s->cur_bytes = 0;
         s->edge = s->t0 + (double)(s->n + 1) * s->interval_s;
@@ -58,7 +59,7 @@ void series_finish(struct series *s, double t_end)
 {
     if (!s->started)
         return;
-    while (t_end > s->edge) {
+    while (t_end > s->edge && !s->oom) {
         push(s, (double)s->cur_bytes * 8 / s->interval_s / 1e6);
         s->cur_bytes = 0;
         s->edge = s->t0 + (double)(s->n + 1) * s->interval_s;

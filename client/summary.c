@@ -88,8 +88,10 @@ int summary_compute(const struct result_set *rs, const struct plan_server *names
         struct server_summary *g = &out->rows[k];
         size_t n;
         double *v = group_values(rs, g, &n, 0);
-        if (!v)
+        if (!v) {
+            summary_free(out); /* the caller frees nothing on failure */
             return -1;
+        }
         g->median_mbps = stats_median(v, n);
         g->min_mbps = stats_min(v, n);
         g->max_mbps = stats_max(v, n);

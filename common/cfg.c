@@ -164,9 +164,8 @@ int cfg_get_uint(const config_setting_t *group, const char *name, uint64_t min, 
     return 1;
 }
 
-typedef enum units_err (*unit_parser)(const char *, uint64_t *);
-
-static int get_units(const config_setting_t *group, const char *name, unit_parser parse,
+static int get_units(const config_setting_t *group, const char *name,
+                     enum units_err (*parse)(const char *, uint64_t *),
                      uint64_t int_scale, const char *example, uint64_t *out, char *err, size_t errlen)
 {
     const config_setting_t *s = group ? config_setting_get_member(group, name) : NULL;

@@ -19,6 +19,8 @@ enum log_level log_get_level(void);
 int log_level_parse(const char *name, enum log_level *level);
 const char *log_level_name(enum log_level level);
 
+/* One line at LEVEL to stderr (dropped when above log_set_level's); newlines in the text
+ * become spaces. Thread-safe. */
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_error(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)

@@ -150,7 +150,8 @@ int units_format_size(uint64_t bytes, char *buf, size_t len)
     }
     if (i == 0)
         return snprintf(buf, len, "%llu B", (unsigned long long)bytes);
-    if (v == floor(v))
+    /* %.3g would print 1000 to 1023.x as "1.02e+03" */
+    if (v == floor(v) || v >= 100)
         return snprintf(buf, len, "%.0f %s", v, names[i]);
     return snprintf(buf, len, "%.3g %s", v, names[i]);
 }

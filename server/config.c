@@ -22,14 +22,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    if (!d)
-        abort(); /* out of memory while reading a config: nothing sensible to do */
-    return d;
-}
-
 int config_clear_listeners(struct config *c)
 {
     for (size_t i = 0; i < c->n_listen; i++)
@@ -89,9 +81,10 @@ int config_add_listener(struct config *c, const char *address, uint64_t port, ch
             return fail(err, errlen, "%s port %llu is already listed", address, (unsigned long long)port);
     struct listen_cfg *n = realloc(c->listen, (c->n_listen + 1) * sizeof *n);
     if (!n)
-        abort();
+        return fail(err, errlen, "out of memory");
     c->listen = n;
-    l.address = xstrdup(address);
+    if (!(l.address = strdup(address)))
+        return fail(err, errlen, "out of memory");
     l.port = (uint16_t)port;
     tcp_profile_defaults(&l.tcp);
     c->listen[c->n_listen++] = l;
@@ -204,9 +197,10 @@ int config_add_file(struct config *c, const char *path, uint64_t size, char *err
         return -1;
     struct file_cfg *n = realloc(c->files, (c->n_files + 1) * sizeof *n);
     if (!n)
-        abort();
+        return fail(err, errlen, "out of memory");
     c->files = n;
-    c->files[c->n_files].path = xstrdup(path);
+    if (!(c->files[c->n_files].path = strdup(path)))
+        return fail(err, errlen, "out of memory");
     c->files[c->n_files].size = size;
     c->n_files++;
     return 0;
@@ -221,8 +215,11 @@ int config_set_upload(struct config *c, const char *path, uint64_t max_size, cha
             if (check_against_file(path, c->files[i].path, err, errlen) < 0)
                 return -1;
     }
+    char *copy = NULL;
+    if (path && path[0] && !(copy = strdup(path)))
+        return fail(err, errlen, "out of memory");
     free(c->upload_path);
-    c->upload_path = path && path[0] ? xstrdup(path) : NULL;
+    c->upload_path = copy;
     c->upload_max = max_size;
     return 0;
 }
@@ -247,17 +244,19 @@ int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen)
 int config_defaults(struct config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    c->source = xstrdup("(defaults)");
+    c->source = strdup("(defaults)");
     c->seed = 1;
     c->upload_max = 10ULL << 30;
     c->max_connections = 10000;
     c->idle_timeout = 30;
     c->log_level = LOG_LEVEL_INFO;
-    c->access_log = xstrdup("-");
+    c->access_log = strdup("-");
     c->transfers_keep = 1024;
     c->offload.restore = 1;
     c->offload.required = 1;
-    c->offload.state_file = xstrdup(CONFIG_OFFLOAD_STATE_FILE);
+    c->offload.state_file = strdup(CONFIG_OFFLOAD_STATE_FILE);
+    if (!c->source || !c->access_log || !c->offload.state_file)
+        return fail(err, errlen, "out of memory");
     if (config_add_listener(c, "::", 8080, err, errlen) < 0 ||
         config_add_file(c, "/ram/1GiB.dat", 1ULL << 30, err, errlen) < 0 ||
         config_add_file(c, "/files/1Gio.dat", 1ULL << 30, err, errlen) < 0 ||

@@ -72,16 +72,24 @@ void config_free(struct config *c);
  * ones; other keys override one by one. Returns 0, or -1 with "FILE:LINE: setting: reason". */
 int config_load_file(struct config *c, const char *path, char *err, size_t errlen);
 
-/* Setters shared by the file parser and the command line. */
+/* Setters shared by the file parser and the command line. Each returns 0, or -1 with a
+ * plain reason in err (no FILE:LINE: the caller adds where the value came from). */
+/* Drop every listener (a --listen or the file's list replaces the current ones). Returns 0. */
 int config_clear_listeners(struct config *c);
 /* Drop every file (the config file's files list replaces the current one). */
 void config_clear_files(struct config *c);
+/* Add a listener on numeric ADDRESS (IPv4 or IPv6) and PORT (1-65535); duplicates fail. */
 int config_add_listener(struct config *c, const char *address, uint64_t port, char *err, size_t errlen);
 /* "ADDR:PORT", "[V6ADDR]:PORT" or "PORT" (= [::]:PORT), as in nginx's listen. */
 int config_add_listener_spec(struct config *c, const char *spec, char *err, size_t errlen);
+/* Add file PATH of SIZE bytes; a bad path or one colliding with another file, its
+ * .sha256, the upload path or a reserved page fails. */
 int config_add_file(struct config *c, const char *path, uint64_t size, char *err, size_t errlen);
+/* Upload sink at PATH (NULL or "" = none), bodies up to MAX_SIZE bytes. */
 int config_set_upload(struct config *c, const char *path, uint64_t max_size, char *err, size_t errlen);
+/* "error", "warn", "info" or "debug". */
 int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen);
+/* Worker threads per listener, 0 (one per CPU) to 1024. */
 int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen);
 
 /* Cross-checks that need the whole configuration (paths that collide with each other or

@@ -107,7 +107,9 @@ static int parse_upload(struct config *c, const config_setting_t *g, char *err, 
     if (cfg_get_string(g, "path", &path, err, errlen) < 0 || cfg_get_size(g, "max_size", &max, err, errlen) < 0)
         return -1;
     char *copy = strdup(path); /* path may point into c->upload_path, which the setter frees */
-    int r = copy ? config_set_upload(c, copy, max, err, errlen) : -1;
+    if (!copy)
+        return cfg_error(err, errlen, g, "out of memory");
+    int r = config_set_upload(c, copy, max, err, errlen);
     free(copy);
     if (r < 0)
         return at(config_setting_get_member(g, "path") ? config_setting_get_member(g, "path") : g, err, errlen);
@@ -161,8 +163,11 @@ static int parse_log(struct config *c, const config_setting_t *g, char *err, siz
         if (!s[0])
             return cfg_error(err, errlen, config_setting_get_member(g, "access"),
                              "empty (use \"-\" for stderr, \"off\", or a file path)");
+        char *copy = strdup(s);
+        if (!copy)
+            return cfg_error(err, errlen, config_setting_get_member(g, "access"), "out of memory");
         free(c->access_log);
-        c->access_log = strdup(s);
+        c->access_log = copy;
     }
     return 0;
 }
@@ -182,8 +187,11 @@ static int parse_offload(struct config *c, const config_setting_t *g, char *err,
     if (!s[0] || strlen(s) >= IF_NAMESIZE || strchr(s, '/') || strchr(s, ' '))
         return cfg_error(err, errlen, config_setting_get_member(g, "interface"),
                          "\"%s\" is not a valid interface name", s);
+    char *ifname = strdup(s);
+    if (!ifname)
+        return cfg_error(err, errlen, g, "out of memory");
     free(c->offload.interface);
-    c->offload.interface = strdup(s);
+    c->offload.interface = ifname;
     static const char *const feats[] = {"tso", "gso", "gro"};
     for (int i = 0; i < OFFLOAD_SETTABLE; i++) {
         int on;
@@ -199,8 +207,11 @@ static int parse_offload(struct config *c, const config_setting_t *g, char *err,
     if (r) {
         if (s[0] != '/')
             return cfg_error(err, errlen, config_setting_get_member(g, "state_file"), "must be an absolute path");
+        char *copy = strdup(s);
+        if (!copy)
+            return cfg_error(err, errlen, config_setting_get_member(g, "state_file"), "out of memory");
         free(c->offload.state_file);
-        c->offload.state_file = strdup(s);
+        c->offload.state_file = copy;
     }
     return 0;
 }
@@ -217,8 +228,13 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
                                        "limits", "log", "transfers", "offload", NULL};
     if (cfg_check_keys(root, keys, err, errlen) < 0)
         goto out;
+    char *source = strdup(path);
+    if (!source) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        goto out;
+    }
     free(c->source);
-    c->source = strdup(path);
+    c->source = source;
     const config_setting_t *s;
     uint64_t v;
     int r;
@@ -226,8 +242,10 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
         goto out;
     if ((r = cfg_get_uint(root, "threads", 0, 1024, &v, err, errlen)) < 0)
         goto out;
-    if (r)
-        c->threads = (unsigned)v;
+    if (r && config_set_threads(c, v, err, errlen) < 0) { /* the same setter as everywhere */
+        at(config_setting_get_member(root, "threads"), err, errlen);
+        goto out;
+    }
     if ((r = cfg_get_uint(root, "seed", 0, INT64_MAX, &v, err, errlen)) < 0)
         goto out;
     if (r)
@@ -324,8 +342,8 @@ void config_print(const struct config *c, FILE *out)
     if (c->upload_path)
         fprintf(out, "upload = { path = \"%s\"; max_size = %s; };\n", c->upload_path,
                 fmt_size(c->upload_max, b1, sizeof b1));
-    else
-        fprintf(out, "# upload: none\n");
+    else /* spelled out: without an upload group, a re-read would get the default sink back */
+        fprintf(out, "upload = { path = \"\"; }; # no upload sink\n");
     fprintf(out, "limits = { connections = %u; per_ip = %u; idle_timeout = %u; };\n", c->max_connections,
             c->per_ip, c->idle_timeout);
     fprintf(out, "log = { level = \"%s\"; access = \"%s\"; };\n", log_level_name(c->log_level), c->access_log);

@@ -15,8 +15,10 @@ struct content;
 /* Build a region of SIZE bytes from SEED with up to THREADS threads (0 = one per CPU).
  * Returns NULL with a reason in err. The caller owns the result (content_free). */
 struct content *content_new(uint64_t seed, uint64_t size, unsigned threads, char *err, size_t errlen);
+/* Unmap and close the region. NULL is fine. */
 void content_free(struct content *c);
 
+/* Bytes in the region (min(largest file, ram)). */
 uint64_t content_region_size(const struct content *c);
 /* The memfd holding the region (owned by content; dup() it to hand it to a response). */
 int content_fd(const struct content *c);

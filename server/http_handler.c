@@ -202,7 +202,9 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
         int ok = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK;
         uint64_t bytes = r->body_len;
         if (!ok) { /* what the peer acknowledged, headers included: an upper bound */
-            uint64_t acked = http_tcp_bytes_acked(r->sock) - r->acked0;
+            uint64_t now = http_tcp_bytes_acked(r->sock);
+            /* TCP_INFO unreadable (0): nothing is known to have arrived, never "all of it" */
+            uint64_t acked = now > r->acked0 ? now - r->acked0 : 0;
             bytes = acked < bytes ? acked : bytes;
         }
         l->srv->bytes_sent += bytes;

@@ -29,6 +29,7 @@ struct req {
     int up_rejected;
 };
 
+/* Monotonic seconds (upload durations). */
 double http_now(void);
 
 /* Queue RESP with STATUS and release our reference; counts the status class. */

@@ -171,7 +171,7 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         " s:{s:I, s:i, s:i},"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
         "version", DEBIT_VERSION, "pid", (int)getpid(), "uptime_s", server_uptime(s), "started", started,
-        "kernel", s->kernel, "threads_per_listener", (int)config_threads_effective(c),
+        "kernel", s->kernel, "threads_per_listener", (int)s->threads,
         "content", "seed", (json_int_t)c->seed, "region_bytes", (json_int_t)region, "ram_cap",
         (json_int_t)c->ram, "generated_in_s", content_gen_seconds(s->content), "backing", "memfd",
         "listeners", listeners, "files", files,

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "units.h"
+
 static enum MHD_Result too_large(struct listener *l, struct MHD_Connection *conn, struct req *r)
 {
     r->up_rejected = 1;
@@ -30,12 +32,9 @@ enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, str
         r->kind = REQ_UPLOAD;
         r->up_t0 = http_now();
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        char *end = NULL;
-        if (cl) {
-            unsigned long long v = strtoull(cl, &end, 10);
-            if (end != cl && *end == 0 && v > max)
-                return too_large(l, conn, r);
-        }
+        uint64_t v;
+        if (cl && units_parse_uint(cl, 0, UINT64_MAX, &v) == UNITS_OK && v > max)
+            return too_large(l, conn, r);
         return MHD_YES;
     }
     if (*upload_data_size) {
@@ -43,7 +42,8 @@ enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, str
         *upload_data_size = 0;
         if (r->up_rejected) {
             r->up_bytes += n;
-            return r->up_bytes - max > UPLOAD_DRAIN_MAX ? MHD_NO : MHD_YES;
+            /* under max: the 413 was queued on Content-Length alone, so cut at once */
+            return r->up_bytes <= max || r->up_bytes - max > UPLOAD_DRAIN_MAX ? MHD_NO : MHD_YES;
         }
         r->up_bytes += n;
         s->upload_bytes += n;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "config.h"
 #include "log.h"
@@ -154,6 +155,17 @@ int main(int argc, char **argv)
         goto fail;
     if (ost > 0)
         log_warn("%s", err);
+    /* Each connection may hold two descriptors (its socket and a dup of the content memfd):
+     * the usual soft limit of 1024 would cap limits.connections far below its default of
+     * 10000, so take the hard limit, as nginx's worker_rlimit_nofile lets one do. */
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        rlim_t was = nofile.rlim_cur;
+        nofile.rlim_cur = nofile.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &nofile) == 0)
+            log_debug("open files limit raised from %llu to %llu", (unsigned long long)was,
+                      (unsigned long long)nofile.rlim_cur);
+    }
     srv = server_new(&cfg, err, sizeof err);
     if (!srv) {
         rc = 1;

@@ -134,6 +134,7 @@ int server_start(struct server *s, char *err, size_t errlen)
     /* libmicrohttpd gives each worker connections/threads: never fewer than one */
     if (cfg->max_connections && threads > cfg->max_connections)
         threads = cfg->max_connections;
+    s->threads = threads;
     /* bind everything first, so that a port in use fails before anything is served; and
      * check each TCP profile on a scratch socket (an algorithm EPERM, a clamped buffer) */
     for (size_t i = 0; i < s->n_listeners; i++) {

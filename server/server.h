@@ -28,6 +28,7 @@ struct server {
     struct transfers *transfers;
     struct listener *listeners;
     size_t n_listeners;
+    unsigned threads; /* worker threads per listener, as started (set by server_start) */
     FILE *access; /* NULL = off */
     char kernel[128];
     char last_modified[40]; /* HTTP-date of the start, used as every file's Last-Modified */
@@ -46,6 +47,7 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen);
 int server_start(struct server *s, char *err, size_t errlen);
 /* Stop accepting and close every connection (idempotent). */
 void server_stop(struct server *s);
+/* Stop, then release the content, transfers and access log. NULL is fine. */
 void server_free(struct server *s);
 
 /* Seconds since start (monotonic). */

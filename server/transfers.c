@@ -81,12 +81,15 @@ void transfers_free(struct transfers *t)
     free(t);
 }
 
+/* NULL when out of memory: the entry then shows "" (a lost label, not a lost server). */
 static char *dup_or_empty(const char *s)
 {
-    char *d = strdup(s ? s : "");
-    if (!d)
-        abort();
-    return d;
+    return strdup(s ? s : "");
+}
+
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
 }
 
 uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, char id[TRANSFER_ID_LEN])
@@ -131,10 +134,11 @@ static json_t *entry_json(const struct entry *e)
     double duration = sending ? mono_now() - e->t0_mono : e->duration;
     json_t *tcp = e->tcp ? json_deep_copy(e->tcp) : json_object();
     return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:f, s:s, s:s, s:o}",
-                     "id", e->id, "state", e->state, "path", e->path, "status", e->status,
+                     "id", e->id, "state", e->state, "path", or_empty(e->path), "status", e->status,
                      "bytes", (json_int_t)e->bytes, "first", (json_int_t)e->first,
                      "length", (json_int_t)e->length, "started", started,
-                     "duration_s", duration, "remote", e->remote, "listener", e->listener, "tcp", tcp);
+                     "duration_s", duration, "remote", or_empty(e->remote), "listener", or_empty(e->listener),
+                     "tcp", tcp);
 }
 
 json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes, json_t *tcp)

@@ -24,6 +24,7 @@ struct transfer_start {
 
 /* A ring of KEEP entries (>= 1). The caller owns the result (transfers_free). */
 struct transfers *transfers_new(unsigned keep);
+/* Release every entry. NULL is fine. */
 void transfers_free(struct transfers *t);
 
 /* Record a transfer that starts now; writes its ID into id and returns its sequence number

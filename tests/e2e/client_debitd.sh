@@ -8,7 +8,8 @@ need_cmd nginx
 [ -x "$DEBITD" ] || skip_all "build/debitd not built"
 www_new
 nginx_up
-debitd_up || skip_all "build/debitd does not serve /files/10Mio.dat yet"
+# debitd is built: one that does not come up is a failure, not a reason to skip.
+debitd_up || { t_fail "debitd serves /files/10Mio.dat" "$(tail -5 "$T_TMP/debitd.log" 2>/dev/null)"; t_done; }
 D=$DEBITD_URL
 dport=${D#http://127.0.0.1:}; dport=${dport%%/*}
 

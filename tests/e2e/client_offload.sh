@@ -35,7 +35,9 @@ check_match "stderr says what was applied and restored" "offloads $DEV: tso=off 
 check_eq "restored after a normal exit" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
 check_eq "no state file left" "" "$(statefiles)"
 
-for sig in INT TERM; do
+# SIGHUP (a closed terminal or SSH session) takes the same orderly path as Ctrl-C: every
+# setting put back (a --delay qdisc too) and the finished runs reported.
+for sig in INT TERM HUP; do
   ip netns exec "$CLI" "$DEBIT" -n 3 --no-progress --offload "$DEV:tso=off,gso=off" --format json \
     "$U/slow/50000000?rate=5000000" >"$T_TMP/s.json" 2>"$T_TMP/s.err" &
   pid=$!
@@ -50,8 +52,10 @@ for sig in INT TERM; do
   for _ in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
   wait $pid
   rc=$?
-  [ $sig = INT ] && want=130 || want=143
+  case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; esac
   check_eq "SIG$sig: exit $want" $want $rc
+  check_eq "SIG$sig: results of the finished runs written, marked interrupted" true \
+    "$(jq -r '.interrupted' "$T_TMP/s.json" 2>&1)"
   check_eq "SIG$sig: offloads restored" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
   check_eq "SIG$sig: every tx-tcp*-segmentation feature back on" "on" "$(tcpseg)"
   check_eq "SIG$sig: state file removed" "" "$(statefiles)"

@@ -78,6 +78,8 @@ latency ping \+30 ms: \+30 ms on eth0' "$out"
 check_match "seed experiment: client TSO/GSO on and off" 'variant client TSO/GSO on: tso=on gso=on on eth0
 variant client TSO/GSO off: tso=off gso=off on eth0' "$out"
 check_match "seed experiment: 60 downloads" '^downloads: 60 \(6 cells x 2 servers x 5 runs\)$' "$out"
-"$DEBIT" --scenario "$S" "$NGINX/files/1Mio.dat" >/dev/null 2>"$T_TMP/x.err"
-check_eq "--scenario with URLs: exit 2" 2 $?
+"$DEBIT" --scenario "$S" "$NGINX/files/1Mio.dat" >"$T_TMP/x.out" 2>"$T_TMP/x.err"
+check_eq "--scenario with URLs: exit 2, nothing on stdout" "2 0" "$? $(wc -c <"$T_TMP/x.out")"
+check_match "--scenario with URLs: says why" '^debit: --scenario: servers come from the scenario file, not the command line' \
+  "$(cat "$T_TMP/x.err")"
 t_done

@@ -138,7 +138,10 @@ check_eq "/transfers/ID during the download: sending, 64 MiB planned" "sending 6
   "$(curl -s "$BASE/transfers/$sid" | jq -r '"\(.state) \(.length)"')"
 stop_pid $slow
 wait_for 100 not_sending "$sid"
-check_eq "/transfers/ID after the client went away: aborted" aborted "$(curl -s "$BASE/transfers/$sid" | jq -r .state)"
+curl -s "$BASE/transfers/$sid" >"$T_TMP/ab.json"
+check_eq "/transfers/ID after the client went away: aborted" aborted "$(jq -r .state "$T_TMP/ab.json")"
+check_eq "aborted transfer: bytes acknowledged, more than 0 and less than the 64 MiB planned" true \
+  "$(jq '.bytes > 0 and .bytes < 67108864' "$T_TMP/ab.json")"
 check_eq "/transfers/unknown: 404" 404 "$(code "$BASE/transfers/00000000-1")"
 check_eq "/transfers/garbage: 404" 404 "$(code "$BASE/transfers/zz")"
 check_eq "access log: one JSON line for that transfer" "done" \

@@ -85,6 +85,9 @@ static void test_getters(void **state)
         {"g = { m = \"500Mbit\"; };", G_RATE, 1, NULL, 500000000ULL},
         {"g = { m = \"10ms\"; };", G_DURATION, 1, NULL, 10000},
         {"g = { m = 30; };", G_DURATION, 1, NULL, 30000000ULL}, /* bare number: seconds */
+        {"g = { m = 18446744073710L; };", G_DURATION, -1, "t:1: g.m: too large", 0}, /* s -> us overflows */
+        {"g = { m = \"99999999999999999999\"; };", G_SIZE, -1,
+         "t:1: g.m: \"99999999999999999999\": too large (example: \"1GiB\")", 0},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         config_t c;

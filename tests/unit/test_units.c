@@ -118,6 +118,8 @@ static void test_format(void **state)
     static const struct { uint64_t bytes; const char *want; } sizes[] = {
         {0, "0 B"}, {512, "512 B"}, {1024, "1 KiB"}, {1073741824ULL, "1 GiB"},
         {104857600ULL, "100 MiB"}, {1610612736ULL, "1.5 GiB"}, {10737418240ULL, "10 GiB"},
+        {1048000ULL, "1023 KiB"}, {1047552000ULL, "999 MiB"}, {157810688ULL, "150 MiB"},
+        {1536ULL, "1.5 KiB"},
     };
     char buf[64];
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
