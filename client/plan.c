@@ -113,6 +113,12 @@ int plan_execute(const struct plan *p, struct result_set *rs, const struct plan_
         r->url = strdup(sv->url);
         r->scenario = p->scenario ? strdup(p->scenario) : NULL;
         r->variant = p->variant ? strdup(p->variant) : NULL;
+        /* Reports compare these strings: a run without them cannot be kept. */
+        if (!r->server || !r->url || (p->scenario && !r->scenario) || (p->variant && !r->variant)) {
+            result_free(r);
+            rc = -1;
+            break;
+        }
         r->run = st[i].run;
         r->seq = (unsigned)rs->n + 1;
         dl_perform(sv->url, p->dl, &dh, r);

@@ -131,8 +131,13 @@ int main(int argc, char **argv)
 
     if (restore_only) {
         char note[1200];
-        if (offload_ctl_recover(&cfg, note, sizeof note, err, sizeof err) < 0)
-            goto fail;
+        /* The configuration was valid: a failed restore is a runtime failure (exit 1). */
+        if (offload_ctl_recover(&cfg, note, sizeof note, err, sizeof err) < 0) {
+            log_error("%s", err);
+            config_free(&cfg);
+            free(listens);
+            return 1;
+        }
         log_info("%s", note);
         config_free(&cfg);
         free(listens);

@@ -121,6 +121,13 @@ check_eq "and applied its own configuration" "off off" "$(feat tcp-segmentation-
 stop_srv TERM
 check_eq "and restored the original at exit" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
 
+# a restore that cannot be done is a runtime failure (exit 1), not a config error (2)
+mkdir -p "$(dirname "$STATE")"; echo "not a state file" >"$STATE"
+out=$(ip netns exec "$S" "$DEBITD" --restore-offload -c "$T_TMP/o.conf" 2>&1); rc=$?
+check_eq "--restore-offload with a corrupt state file: exit 1" 1 "$rc"
+check_match "--restore-offload with a corrupt state file: names the file" "$STATE" "$out"
+rm -f "$STATE"
+
 # not root -> required offload fails clearly (exit 2); required = false -> a warning
 if command -v setpriv >/dev/null; then
   chmod o+x "$T_TMP"; mkdir -p "$T_TMP/pub"; chmod 777 "$T_TMP/pub"
