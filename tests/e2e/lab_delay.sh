@@ -8,12 +8,9 @@
 # when interrupted by Ctrl-C (SIGINT to the process group) in the middle.
 . "$DEBIT_TOP/tests/lib/common.sh"
 . "$DEBIT_TOP/tests/e2e/lab_lib.bash"
-need_root "network namespaces, tc and iptables"
+lab_require
 need_cmd ip tc iptables ethtool curl iperf3 jq
-LAB=$DEBIT_TOP/lab/lab.sh
-[ -x "$DEBITD" ] || skip_all "build/debitd is not built"
-why=$("$LAB" check 2>&1) || skip_all "$why"
-t_diag "$why"
+t_diag "$LAB_CHECK"
 
 # The root namespace must come out exactly as it went in (read-only snapshots).
 lab_snap_root >"$T_TMP/root.before"

@@ -10,12 +10,9 @@
 # rules) — also after a Ctrl-C in the middle, which keeps the finished runs and exits 130.
 . "$DEBIT_TOP/tests/lib/common.sh"
 . "$DEBIT_TOP/tests/e2e/lab_lib.bash"
-need_root "network namespaces, tc and iptables"
+lab_require
 need_cmd ip tc iptables ethtool curl jq python3
-LAB=$DEBIT_TOP/lab/lab.sh
-[ -x "$DEBITD" ] || skip_all "build/debitd is not built"
 [ -x "$DEBIT" ] || skip_all "build/debit is not built"
-why=$("$LAB" check 2>&1) || skip_all "$why"
 command -v gnuplot >/dev/null 2>&1 || skip_all "needs gnuplot for the plot (run tools/deps)"
 lab_expected_mechanism; mech=$LAB_MECH
 t_diag "this kernel calls for: $mech"

@@ -1,6 +1,16 @@
 # Shared by tests/e2e/lab_*.sh and scenario_lab.sh (sourced after tests/lib/common.sh; not
 # a test itself): what the lab tests need to check independently of the code under test.
 
+# The prologue of every lab test: root, a built debitd, and lab.sh's own check of this
+# machine (namespaces, veth, ifb, a delay mechanism); skips, with the reason, otherwise.
+# Sets LAB (the script) and LAB_CHECK (what its check said, e.g. the delay mechanism).
+lab_require() {
+  need_root "network namespaces, tc and iptables"
+  LAB=$DEBIT_TOP/lab/lab.sh
+  [ -x "$DEBITD" ] || skip_all "build/debitd is not built"
+  LAB_CHECK=$("$LAB" check 2>&1) || skip_all "$LAB_CHECK"
+}
+
 # The delay mechanism this kernel calls for, found the way the testbed notes say and
 # independently of lab.sh and debit (which must agree with it): netem when a netem qdisc
 # can be added in a scratch namespace, else the delay line. Sets LAB_MECH to "netem" or
