@@ -23,13 +23,14 @@ PKG_CONFIG?= pkg-config
 
 PKGS_COMMON := libconfig jansson
 PKGS_SERVER := libmicrohttpd libcrypto
-PKGS_CLIENT := libcurl libnl-route-3.0 libnl-3.0
+PKGS_CLIENT := libcurl
+PKGS_NETCTL := libnl-route-3.0 libnl-3.0
 PKGS_DELAY  := libnetfilter_queue libmnl
-PKGS_ALL    := $(PKGS_COMMON) $(PKGS_SERVER) $(PKGS_CLIENT) $(PKGS_DELAY)
+PKGS_ALL    := $(PKGS_COMMON) $(PKGS_SERVER) $(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_DELAY)
 
 SAN_FLAGS ?=
 OPT       ?= -O2
-CPPFLAGS  += -D_GNU_SOURCE -DDEBIT_VERSION='"$(VERSION)"' -Icommon
+CPPFLAGS  += -D_GNU_SOURCE -DDEBIT_VERSION='"$(VERSION)"'
 CFLAGS    ?=
 CFLAGS    += -std=gnu11 -Wall -Wextra $(OPT) -g -MMD -MP -pthread $(SAN_FLAGS)
 LDFLAGS   += -pthread $(SAN_FLAGS)
@@ -37,45 +38,76 @@ LDFLAGS   += -pthread $(SAN_FLAGS)
 pc_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pc_libs   = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 
+# Each folder is one layer; its include path is its dependency rule, so a layer that
+# includes a header above it does not compile (docs/architecture.md):
+#   common/          nothing but itself
+#   netctl/          common                       (host network changes: delay, offloads)
+#   client/measure/  common                       (the run loop, libcurl, results)
+#   client/output/   common, client/measure       (summary, tables, JSON, plots)
+#   client/          all of the above             (options, scenario files, main)
+#   server/          common
+#   lab/delayline/   common
+INC_common         := -Icommon
+INC_netctl         := -Icommon -Inetctl
+INC_client/measure := -Icommon -Iclient/measure
+INC_client/output  := -Icommon -Iclient/measure -Iclient/output
+INC_client         := -Icommon -Inetctl -Iclient/measure -Iclient/output -Iclient
+INC_server         := -Icommon -Iserver
+INC_lab/delayline  := -Icommon -Ilab/delayline
+INC_TESTS          := -Itests/unit -Icommon -Iserver -Inetctl -Iclient/measure -Iclient/output -Iclient -Ilab/delayline
+
 COMMON_SRC := $(sort $(wildcard common/*.c))
 SERVER_SRC := $(sort $(wildcard server/*.c))
-CLIENT_SRC := $(sort $(wildcard client/*.c))
+NETCTL_SRC := $(sort $(wildcard netctl/*.c))
+CLIENT_SRC := $(sort $(wildcard client/*.c client/measure/*.c client/output/*.c))
 DELAY_SRC  := $(sort $(wildcard lab/delayline/*.c))
-UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_SRC   := $(sort $(shell find tests/unit -name 'test_*.c'))
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 COMMON_OBJ := $(call obj,$(COMMON_SRC))
 SERVER_OBJ := $(call obj,$(filter-out server/main.c,$(SERVER_SRC)))
+NETCTL_OBJ := $(call obj,$(filter-out netctl/main.c,$(NETCTL_SRC)))
 CLIENT_OBJ := $(call obj,$(filter-out client/main.c,$(CLIENT_SRC)))
 DELAY_OBJ  := $(call obj,$(filter-out lab/delayline/main.c,$(DELAY_SRC)))
 
 LIBCOMMON := $(BUILD)/libcommon.a
 LIBSERVER := $(BUILD)/libserver.a
+LIBNETCTL := $(BUILD)/libnetctl.a
 LIBCLIENT := $(BUILD)/libclient.a
 LIBDELAY  := $(BUILD)/libdelay.a
 
-PROGS := $(BUILD)/debitd $(BUILD)/debit
-ifneq ($(DELAY_SRC),)
-PROGS += $(BUILD)/debit-delayline
+PROGS := $(BUILD)/debitd $(BUILD)/debit $(BUILD)/debit-delayline
+ifneq ($(wildcard netctl/main.c),)
+PROGS += $(BUILD)/debit-netctl
 endif
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 .PHONY: all test check-asan bench demo deps install uninstall clean unit-bins
 all: $(PROGS)
 
-$(BUILD)/common/%.o: CPPFLAGS += $(call pc_cflags,$(PKGS_COMMON))
-$(BUILD)/server/%.o: CPPFLAGS += -Iserver $(call pc_cflags,$(PKGS_COMMON) $(PKGS_SERVER))
-$(BUILD)/client/%.o: CPPFLAGS += -Iclient $(call pc_cflags,$(PKGS_COMMON) $(PKGS_CLIENT))
-$(BUILD)/lab/delayline/%.o: CPPFLAGS += -Ilab/delayline $(call pc_cflags,$(PKGS_COMMON) $(PKGS_DELAY))
-$(BUILD)/tests/%.o: CPPFLAGS += -Iserver -Iclient -Ilab/delayline $(call pc_cflags,$(PKGS_ALL) cmocka)
+PC_common         := $(PKGS_COMMON)
+PC_netctl         := $(PKGS_COMMON) $(PKGS_NETCTL)
+PC_client/measure := $(PKGS_COMMON) libcurl
+PC_client/output  := $(PKGS_COMMON) libcurl
+PC_client         := $(PKGS_COMMON) $(PKGS_CLIENT) $(PKGS_NETCTL)
+PC_server         := $(PKGS_COMMON) $(PKGS_SERVER)
+PC_lab/delayline  := $(PKGS_COMMON) $(PKGS_DELAY)
+
+# The folder of a source file, without the trailing slash: "client/measure".
+srcdir = $(patsubst %/,%,$(dir $(1)))
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(INC_TESTS) $(call pc_cflags,$(PKGS_ALL) cmocka) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(INC_$(call srcdir,$<)) $(call pc_cflags,$(PC_$(call srcdir,$<))) $(CFLAGS) -c -o $@ $<
 
 $(LIBCOMMON): $(COMMON_OBJ)
 $(LIBSERVER): $(SERVER_OBJ)
+$(LIBNETCTL): $(NETCTL_OBJ)
 $(LIBCLIENT): $(CLIENT_OBJ)
 $(LIBDELAY):  $(DELAY_OBJ)
 $(BUILD)/lib%.a:
@@ -86,14 +118,17 @@ $(BUILD)/lib%.a:
 $(BUILD)/debitd: $(BUILD)/server/main.o $(LIBSERVER) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) -lm
 
-$(BUILD)/debit: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_COMMON)) -lm
+$(BUILD)/debit: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBNETCTL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_COMMON)) -lm
+
+$(BUILD)/debit-netctl: $(BUILD)/netctl/main.o $(LIBNETCTL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_NETCTL) $(PKGS_COMMON)) -lm
 
 $(BUILD)/debit-delayline: $(BUILD)/lab/delayline/main.o $(LIBDELAY) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_DELAY) $(PKGS_COMMON)) -lm
 
 # Unit tests link the programs' libraries (all but main.c) and cmocka.
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBSERVER) $(LIBCLIENT) $(LIBDELAY) $(LIBCOMMON)
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBSERVER) $(LIBCLIENT) $(LIBNETCTL) $(LIBDELAY) $(LIBCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_ALL) cmocka) -lm
 

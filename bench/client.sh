@@ -19,7 +19,7 @@ mkdir -p "$root/files"
 head -c $SIZE_BYTES /dev/urandom >"$root/files/1Gio.dat"
 chmod -R a+rX "$root"
 port_n=$(free_port)
-start_nginx "$root" "$port_n"
+nginx_spawn "$root" "$port_n"
 url=http://127.0.0.1:$port_n/files/1Gio.dat
 wait_http "$url" 100 || { echo "nginx did not start"; exit 1; }
 
@@ -63,7 +63,7 @@ listen = ( { address = "127.0.0.1"; port = $port_d; } );
 files = ( { path = "/ram/1GiB.dat"; size = "1GiB"; } );
 log = { level = "warn"; };
 CONF
-start_debitd "$T_TMP/d.conf"
+debitd_spawn "$T_TMP/d.conf"
 durl=http://127.0.0.1:$port_d/ram/1GiB.dat
 wait_http "$durl" 100 || { echo "debitd did not start"; exit 1; }
 t_bg iperf3 iperf3 -s -p "$port_i"

@@ -27,7 +27,7 @@ files = ( { path = "/files/test.dat"; size = "$SIZE"; } );
 log = { access = "off"; level = "warn"; };
 offload = { interface = "v$i$T_ID"; tso = $st; gso = $st; gro = true; state_file = "$T_TMP/off$i.state"; };
 CONF
-  start_debitd "$T_TMP/s$i.conf" "$ns"
+  debitd_spawn "$T_TMP/s$i.conf" "$ns"
 done
 for i in 1 2; do
   wait_http "http://198.18.$i.1:$PORT/status" 300 "$C" || { echo "debitd $i did not start"; cat "$T_TMP"/debitd-*.log; exit 1; }

@@ -82,7 +82,7 @@ done
 [ -n "${THP:-}" ] && echo "$thp_orig" >"$thp_file"
 
 curl -s -o "$root/ram/1GiB.dat" "http://127.0.0.1:$port_d/ram/1GiB.dat"
-start_nginx "$root" "$port_n"
+nginx_spawn "$root" "$port_n"
 # (a one-byte range: wait_http would fetch the whole GiB within its 1 s limit)
 for _ in $(seq 100); do curl -s -o /dev/null -r 0-0 --max-time 1 "http://127.0.0.1:$port_n/ram/1GiB.dat" && break; sleep 0.1; done
 curl -s -o /dev/null -r 0-0 --max-time 1 "http://127.0.0.1:$port_n/ram/1GiB.dat" || { echo "nginx did not start"; exit 1; }

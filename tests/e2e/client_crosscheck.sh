@@ -12,7 +12,7 @@ nginx_up
 urls=("$NGINX/files/10Mio.dat")
 # Without a debitd build: nginx only. A built debitd that does not come up is a failure.
 if [ ! -x "$DEBITD" ]; then t_diag "build/debitd not built: nginx only"
-elif debitd_up; then urls+=("$DEBITD_URL")
+elif debitd_serve_10mio; then urls+=("$DEBITD_URL")
 else t_fail "debitd serves /files/10Mio.dat" "$(tail -5 "$T_TMP/debitd.log" 2>/dev/null)"; fi
 
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # debit against debitd and nginx side by side (the demo's comparison): alternation, byte
 # counts, medians from the runs, X-Debit-* headers as server_config, the server's own
-# transfer record (/transfers/ID) as server_tcp, --max-bytes and --resolve on debitd.
+# transfer record (/transfers/ID) as server_record, --max-bytes and --resolve on debitd.
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/client_lib.bash"
 need_cmd nginx
@@ -9,7 +9,7 @@ need_cmd nginx
 www_new
 nginx_up
 # debitd is built: one that does not come up is a failure, not a reason to skip.
-debitd_up || { t_fail "debitd serves /files/10Mio.dat" "$(tail -5 "$T_TMP/debitd.log" 2>/dev/null)"; t_done; }
+debitd_serve_10mio || { t_fail "debitd serves /files/10Mio.dat" "$(tail -5 "$T_TMP/debitd.log" 2>/dev/null)"; t_done; }
 D=$DEBITD_URL
 dport=${D#http://127.0.0.1:}; dport=${dport%%/*}
 
@@ -29,15 +29,15 @@ check_match "debitd runs: offload state as the server reports it" '^tso=(on|off)
 check_eq "server_config equals the headers curl sees" \
   "$(curl -s -D - -o /dev/null "$D" | tr -d '\r' | grep -i '^x-debit-\(offload\|tcp\|kernel\):' | sed 's/^[^:]*: //' | tr '\n' '|')" \
   "$(jqr '[.runs[] | select(.server=="debitd")][0].server_config | [.["X-Debit-Offload"], .["X-Debit-Tcp"], .["X-Debit-Kernel"]] | join("|")' "$f")|"
-check_eq "nginx runs: empty server_config, no server_tcp" "{} false" \
-  "$(jq -c '[.runs[] | select(.server=="nginx")][0] | .server_config, has("server_tcp")' "$f" | tr '\n' ' ' | sed 's/ $//')"
-check_eq "debitd runs: server_tcp is the record of that transfer (id, done, bytes)" true \
-  "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.id == .server_config["X-Debit-Transfer"] and .server_tcp.state == "done" and .server_tcp.bytes == 10485760] | all' "$f")"
-check_eq "debitd runs: server_tcp carries sender TCP_INFO" true \
-  "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.tcp | type == "object"] | all' "$f")"
+check_eq "nginx runs: empty server_config, no server_record" "{} false" \
+  "$(jq -c '[.runs[] | select(.server=="nginx")][0] | .server_config, has("server_record")' "$f" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "debitd runs: server_record is the record of that transfer (id, done, bytes)" true \
+  "$(jqr '[.runs[] | select(.server=="debitd") | .server_record.id == .server_config["X-Debit-Transfer"] and .server_record.state == "done" and .server_record.bytes == 10485760] | all' "$f")"
+check_eq "debitd runs: server_record carries sender TCP_INFO" true \
+  "$(jqr '[.runs[] | select(.server=="debitd") | .server_record.tcp | type == "object"] | all' "$f")"
 check_eq "a fresh TCP connection per download: distinct client ports seen by debitd" 3 \
-  "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.remote] | unique | length' "$f")"
-check_eq "distinct transfer IDs per run" 3 "$(jqr '[.runs[] | select(.server=="debitd") | .server_tcp.id] | unique | length' "$f")"
+  "$(jqr '[.runs[] | select(.server=="debitd") | .server_record.remote] | unique | length' "$f")"
+check_eq "distinct transfer IDs per run" 3 "$(jqr '[.runs[] | select(.server=="debitd") | .server_record.id] | unique | length' "$f")"
 
 # The table and the Markdown say what each server reported of itself; nginx says nothing.
 "$DEBIT" -q -n 1 debitd="$D" nginx="$NGINX/files/10Mio.dat" >"$T_TMP/t.txt"
@@ -50,12 +50,12 @@ check_nomatch "nginx (no X-Debit-* headers) is not listed" '^(- |  )nginx:' "$(c
 "$DEBIT" -q -n 1 --max-bytes 3MiB --format json "$D" >"$T_TMP/mb.json"
 check_eq "--max-bytes on debitd: 206 with 3 MiB" "3145728 206 true" "$(jqr '.runs[0] | "\(.bytes) \(.http_status) \(.ok)"' "$T_TMP/mb.json")"
 "$DEBIT" -q -n 1 --resolve "degrouptest.test:$dport:127.0.0.1" --format json "http://degrouptest.test:$dport/files/10Mio.dat" >"$T_TMP/res.json"
-check_eq "--resolve on debitd: name, address, bytes, server_tcp fetched through the same mapping" \
+check_eq "--resolve on debitd: name, address, bytes, server_record fetched through the same mapping" \
   "degrouptest.test 127.0.0.1 10485760 done" \
-  "$(jqr '.runs[0] | "\(.server) \(.remote_ip) \(.bytes) \(.server_tcp.state)"' "$T_TMP/res.json")"
+  "$(jqr '.runs[0] | "\(.server) \(.remote_ip) \(.bytes) \(.server_record.state)"' "$T_TMP/res.json")"
 "$DEBIT" -q -n 1 --local-address 127.0.0.2 --format json "$D" >"$T_TMP/la.json"
 check_eq "--local-address 127.0.0.2: debitd saw the download come from there" "true 127.0.0.2" \
-  "$(jqr '.runs[0] | "\(.ok) \(.server_tcp.remote | sub(":[0-9]+$"; ""))"' "$T_TMP/la.json")"
+  "$(jqr '.runs[0] | "\(.ok) \(.server_record.remote | sub(":[0-9]+$"; ""))"' "$T_TMP/la.json")"
 "$DEBIT" -q -n 1 --format json "http://127.0.0.1:$dport/files/nope.dat" >"$T_TMP/404.json"
 check_eq "debitd 404: failed run, kind http" "false http 404" "$(jqr '.runs[0] | "\(.ok) \(.error_kind) \(.http_status)"' "$T_TMP/404.json")"
 t_done

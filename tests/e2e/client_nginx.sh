@@ -123,7 +123,7 @@ check_eq "--interface lo" "true" "$(jqr '.runs[0].ok | tostring' "$T_TMP/if.json
 # IPv6: nginx on [::1]; -6 reaches it, -4 cannot (localhost resolves to both).
 if ip -6 addr show dev lo 2>/dev/null | grep -q '::1/128'; then
   p6=$(free_port)
-  start_nginx "$WWW" "$p6" "" "[::1]"
+  nginx_spawn "$WWW" "$p6" "" "[::1]"
   if wait_http "http://[::1]:$p6/" 50; then
     "$DEBIT" -q -n 1 -6 --format json "http://localhost:$p6/files/1Mio.dat" >"$T_TMP/v6.json"
     check_eq "-6: reached nginx on ::1" "true ::1 1048576" "$(jqr '.runs[0] | "\(.ok) \(.remote_ip) \(.bytes)"' "$T_TMP/v6.json")"

@@ -64,8 +64,8 @@ J=$OUT/runs.jsonl
 check_eq "every run recorded the server's offload state (server_config)" \
   "DegroupTest:tso=off gso=off OVH:tso=on gso=on" \
   "$(jq -rs 'group_by(.server) | map("\(.[0].server):" + ([.[].server_config["X-Debit-Offload"] // "none" | split(" ")[0:2] | join(" ")] | unique | join(","))) | join(" ")' "$J" 2>&1)"
-check_eq "every run has the server's own record of the transfer (server_tcp done, 32 MiB)" true \
-  "$(jq -s '[.[] | .server_tcp.state == "done" and .server_tcp.bytes == 33554432] | all' "$J" 2>&1)"
+check_eq "every run has the server's own record of the transfer (server_record done, 32 MiB)" true \
+  "$(jq -s '[.[] | .server_record.state == "done" and .server_record.bytes == 33554432] | all' "$J" 2>&1)"
 
 # The table: rows = latency, columns = server x client offload, medians falling.
 table=$(grep '^| ' "$T_TMP/demo.out" | head -5)

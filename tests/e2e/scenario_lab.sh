@@ -16,7 +16,7 @@ ns_new CLI c
 ns_veth "$SRV" "vs$T_ID" 198.18.0.1/24 "$CLI" "vc$T_ID" 198.18.0.2/24
 DEV=vc$T_ID
 port=8080
-start_nginx "$WWW" $port "$SRV" 198.18.0.1
+nginx_spawn "$WWW" $port "$SRV" 198.18.0.1
 wait_http "http://198.18.0.1:$port/files/1Mio.dat" 100 "$CLI" || { t_fail "nginx in the server namespace"; t_done; }
 ip netns exec "$CLI" sysctl -qw net.ipv4.tcp_no_metrics_save=1
 

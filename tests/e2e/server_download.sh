@@ -70,7 +70,7 @@ seed = 42;
 files = ( { path = "/ram/16MiB.dat"; size = "16MiB"; } );
 log = { access = "off"; };
 CONF
-start_debitd "$T_TMP/v6.conf"
+debitd_spawn "$T_TMP/v6.conf"
 if wait_http "http://[::1]:$P6/status" 150 "" "$DEBITD_PID" && wait_http "http://[::1]:$P6b/status" 50 "" "$DEBITD_PID"; then
   check_eq "dual stack: IPv6 download, same seed = same bytes" "$want" "$(curl -s -g "http://[::1]:$P6/ram/16MiB.dat" | sha256sum | cut -d' ' -f1)"
   check_eq "dual stack: IPv4 on the \"::\" listener" "$want" "$(curl -s "http://127.0.0.1:$P6/ram/16MiB.dat" | sha256sum | cut -d' ' -f1)"
@@ -82,7 +82,7 @@ else
 fi
 stop_pid "$DEBITD_PID"
 sed -i 's/seed = 42;/seed = 43;/' "$T_TMP/v6.conf"
-start_debitd "$T_TMP/v6.conf"
+debitd_spawn "$T_TMP/v6.conf"
 wait_http "http://[::1]:$P6/status" 150 "" "$DEBITD_PID"
 other=$(curl -s -g "http://[::1]:$P6/ram/16MiB.dat.sha256" | cut -d' ' -f1)
 check_match "another seed: another digest" '^[0-9a-f]{64}$' "$other"

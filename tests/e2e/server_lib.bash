@@ -10,7 +10,7 @@ srv_conf() { debitd_conf "$@"; PORT=$DEBITD_PORT BASE=$DEBITD_BASE; }
 # srv_start CONF: start debitd and wait (bounded) until it answers /status, or fail the test
 # and stop. Sets DEBITD_PID (and PORT/BASE again, in case another port had to be taken).
 srv_start() {
-  if ! debitd_start "$1"; then
+  if ! debitd_up "$1"; then
     t_fail "debitd started" "$(tail -5 "$T_TMP/debitd.log")"
     t_done
   fi

@@ -156,3 +156,12 @@ ns_veth() {
 
 # Servers the tests start (debitd, the nginx mirror stand-in) and HTTP helpers.
 . "$DEBIT_TOP/tests/lib/servers.sh"
+
+# wire_get NAME: the string value of `#define NAME "value"` in common/wire.h, the one
+# definition of the client/server contract (header names, paths, the delay ready line).
+wire_get() {
+  local v
+  v=$(sed -n "s/^#define $1 \"\(.*\)\"\$/\1/p" "$DEBIT_TOP/common/wire.h")
+  [ -n "$v" ] || { echo "wire_get: $1 is not defined in common/wire.h" >&2; return 1; }
+  printf '%s\n' "$v"
+}

@@ -1,22 +1,25 @@
 # tests/lib/servers.sh — sourced by tests/lib/common.sh (not on its own): the servers the
 # end-to-end tests and benchmarks start on loopback, and small HTTP helpers.
 #
-# Gives: start_debitd, start_nginx (start only; the caller waits); up_on_free_port (start on a
+# One verb per step: X_spawn starts X in the background and returns at once (the caller
+# waits); X_up starts X and waits, bounded, until it answers.
+#
+# Gives: debitd_spawn, nginx_spawn (start only; the caller waits); up_on_free_port (start on a
 # free port with a bounded wait, retried on another port if that one was taken meanwhile);
-# debitd_conf + debitd_start (a test debitd, ready); www_new + nginx_up (a tmpfs web root and
+# debitd_conf + debitd_up (a test debitd, ready); www_new + nginx_up (a tmpfs web root and
 # nginx serving it: the public-mirror stand-in); hdr (a header from a curl -D dump).
 
-# start_debitd CONF [NETNS]: runs debitd in the background; sets DEBITD_PID. Caller waits.
-start_debitd() {
+# debitd_spawn CONF [NETNS]: runs debitd in the background; sets DEBITD_PID. Caller waits.
+debitd_spawn() {
   local conf=$1 ns=${2:-}
   if [ -n "$ns" ]; then t_bg "debitd-$ns" ip netns exec "$ns" "$DEBITD" -c "$conf"
   else t_bg "debitd" "$DEBITD" -c "$conf"; fi
   DEBITD_PID=$T_LAST_PID
 }
 
-# start_nginx ROOT PORT [NETNS] [LISTEN_ADDR]: nginx serving ROOT with sendfile, foreground,
+# nginx_spawn ROOT PORT [NETNS] [LISTEN_ADDR]: nginx serving ROOT with sendfile, foreground,
 # tracked. Sets NGINX_PID. The stand-in for a public mirror.
-start_nginx() {
+nginx_spawn() {
   local root=$1 port=$2 ns=${3:-} addr=${4:-127.0.0.1} d
   need_cmd nginx
   d=$(mktemp -d "$T_TMP/nginx.XXXX")
@@ -72,16 +75,16 @@ debitd_conf() {
   } >"$f"
 }
 
-# debitd_start FILE: start debitd with FILE (made by debitd_conf; DEBITD_PORT and DEBITD_BASE
+# debitd_up FILE: start debitd with FILE (made by debitd_conf; DEBITD_PORT and DEBITD_BASE
 # are set from its first line) and wait, bounded, until /status answers. If it exits first
 # because the port was taken meanwhile, FILE gets another free port and it starts again
 # (3 tries). Sets DEBITD_PID; returns 1 (the reason in $T_TMP/debitd.log) if it did not come up.
-debitd_start() {
+debitd_up() {
   local f=$1 try
   DEBITD_PORT=$(sed -n '1s/.*port = \([0-9]*\);.*/\1/p' "$f")
   DEBITD_BASE=http://127.0.0.1:$DEBITD_PORT
   for try in 1 2 3; do
-    start_debitd "$f"
+    debitd_spawn "$f"
     wait_http "$DEBITD_BASE/status" 150 "" "$DEBITD_PID" && return 0
     kill -0 "$DEBITD_PID" 2>/dev/null && return 1   # alive but silent: no point in retrying
     grep -q 'cannot bind: Address already in use' "$T_TMP/debitd.log" || return 1
@@ -105,11 +108,11 @@ www_new() {
 
 # nginx_up: nginx on a free loopback port serving $WWW (made by www_new if unset), ready;
 # sets NGINX_PORT, NGINX_PID and NGINX (its base URL). Fails the test if it cannot start.
-_nginx_start() { start_nginx "$WWW" "$1"; }
+_nginx_spawn() { nginx_spawn "$WWW" "$1"; }
 nginx_up() {
   need_cmd nginx
   [ -n "${WWW:-}" ] || www_new
-  if ! up_on_free_port _nginx_start "" 50; then
+  if ! up_on_free_port _nginx_spawn "" 50; then
     t_fail "nginx started" "$(cat "$T_TMP"/nginx-*.log 2>/dev/null)"
     t_done
   fi

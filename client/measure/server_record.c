@@ -1,5 +1,5 @@
-/* server_tcp: see server_tcp.h. */
-#include "server_tcp.h"
+/* server_record: see server_record.h. */
+#include "server_record.h"
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -31,7 +31,7 @@ static size_t cb_body(char *ptr, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
-char *server_tcp_url(const char *url, const char *id)
+char *server_record_url(const char *url, const char *id)
 {
     CURLU *u = curl_url();
     char *out = NULL, *esc = NULL, path[512];
@@ -79,13 +79,13 @@ static long get_once(const char *url, const struct dl_options *o, struct body *b
     return code;
 }
 
-int server_tcp_fetch(struct run_result *r, const struct dl_options *o, char *err, size_t errlen)
+int server_record_fetch(struct run_result *r, const struct dl_options *o, char *err, size_t errlen)
 {
     json_t *idj = r->server_config ? json_object_get(r->server_config, "X-Debit-Transfer") : NULL;
     const char *id = json_string_value(idj);
     if (!id || !*id)
         return 0;
-    char *url = server_tcp_url(r->effective_url ? r->effective_url : r->url, id);
+    char *url = server_record_url(r->effective_url ? r->effective_url : r->url, id);
     if (!url) {
         snprintf(err, errlen, "cannot build the /transfers/ URL");
         return -1;
@@ -113,10 +113,10 @@ int server_tcp_fetch(struct run_result *r, const struct dl_options *o, char *err
         const char *state = obj ? json_string_value(json_object_get(obj, "state")) : NULL;
         clock_gettime(CLOCK_MONOTONIC, &now);
         double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
-        int again = (code == 404 || (state && strcmp(state, "sending") == 0)) && el < SERVER_TCP_RETRY_S;
+        int again = (code == 404 || (state && strcmp(state, "sending") == 0)) && el < SERVER_RECORD_RETRY_S;
         if (obj && !again) {
-            json_decref(r->server_tcp);
-            r->server_tcp = obj; /* even "sending" after the retries: better than nothing */
+            json_decref(r->server_record);
+            r->server_record = obj; /* even "sending" after the retries: better than nothing */
             rc = 1;
             break;
         }

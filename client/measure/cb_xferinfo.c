@@ -1,4 +1,4 @@
-/* cb_progress: libcurl's transfer-info callback, called many times a second while data
+/* cb_xferinfo: libcurl's transfer-info callback, called many times a second while data
  * flow and about once a second when idle. It aborts the download on Ctrl-C and on a stall
  * (nothing at all received for --stall seconds: libcurl's LOW_SPEED options average over
  * whole seconds and would let a trickle through), and feeds the progress hook. */

@@ -70,8 +70,8 @@ struct run_result {
 
     struct tcp_summary tcp;  /* receiver TCP_INFO at the end */
     json_t *server_config;   /* X-Debit-* response headers: object name -> value (owned) */
-    json_t *server_tcp;      /* the server's /transfers/ID record, or NULL (owned) */
-    char *server_tcp_error;  /* why it could not be fetched, or NULL */
+    json_t *server_record;      /* the server's /transfers/ID record, or NULL (owned) */
+    char *server_record_error;  /* why it could not be fetched, or NULL */
 };
 
 struct run_result *result_new(void);

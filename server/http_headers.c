@@ -1,4 +1,4 @@
-/* http_report: what debitd tells clients about how it serves: the headers of every file
+/* http_headers: what debitd tells clients about how it serves: the headers of every file
  * response (one function adds them all), the per-listener part of /status, and the sender's
  * TCP_INFO of a finished transfer. Values are read back from the live socket and interface,
  * never copied from the configuration. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "server_tcp.h"
+#include "server_record.h"
 #include "stats.h"
 
 static const char *const order_names[] = {"alternate", "sequential", "random"};
@@ -130,8 +130,8 @@ int plan_execute(const struct plan *p, struct result_set *rs, const struct plan_
         if (r->ok) {
             /* After the timed download, so the extra request never disturbs a measurement. */
             char err[512];
-            if (server_tcp_fetch(r, p->dl, err, sizeof err) < 0)
-                r->server_tcp_error = strdup(err);
+            if (server_record_fetch(r, p->dl, err, sizeof err) < 0)
+                r->server_record_error = strdup(err);
         }
         if (result_set_add(rs, r) != 0) {
             rc = -1;

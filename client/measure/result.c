@@ -46,14 +46,14 @@ void result_free(struct run_result *r)
     free(r->server);
     free(r->url);
     free(r->effective_url);
-    free(r->server_tcp_error);
+    free(r->server_record_error);
     free(r->scenario);
     free(r->variant);
     free(r->error);
     free(r->remote_ip);
     free(r->series);
     json_decref(r->server_config);
-    json_decref(r->server_tcp);
+    json_decref(r->server_record);
     free(r);
 }
 
@@ -141,10 +141,10 @@ json_t *result_to_json(const struct run_result *r)
     json_object_set_new(o, "mss", r->tcp.valid ? json_integer(r->tcp.rcv_mss) : json_null());
     json_object_set_new(o, "tcp_info", r->tcp.valid ? tcp_json(&r->tcp) : json_null());
     json_object_set_new(o, "server_config", r->server_config ? json_incref(r->server_config) : json_object());
-    if (r->server_tcp)
-        json_object_set(o, "server_tcp", r->server_tcp);
-    if (r->server_tcp_error)
-        json_object_set_new(o, "server_tcp_error", json_string(r->server_tcp_error));
+    if (r->server_record)
+        json_object_set(o, "server_record", r->server_record);
+    if (r->server_record_error)
+        json_object_set_new(o, "server_record_error", json_string(r->server_record_error));
     if (r->effective_url && r->url && strcmp(r->effective_url, r->url) != 0)
         json_object_set_new(o, "effective_url", json_string(r->effective_url));
     json_object_set_new(o, "series_interval_s", num(r->series_interval_s));

@@ -1,0 +1,65 @@
+/* sys: the small operating-system helpers every program needs once: clocks, durable
+ * file replacement, PATH lookup, bounded waits for a child, the network namespace's
+ * identity. Nothing here prints or exits; errors follow err.h. */
+#ifndef DEBIT_SYS_H
+#define DEBIT_SYS_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* CLOCK_MONOTONIC, in seconds / nanoseconds / milliseconds: for durations, never dates. */
+double sys_mono_s(void);
+uint64_t sys_mono_ns(void);
+int64_t sys_mono_ms(void);
+/* CLOCK_REALTIME in seconds since the epoch: for timestamps a reader sees. */
+double sys_wall_s(void);
+/* Sleep ms milliseconds, resuming after signals. Async-signal-safe. */
+void sys_sleep_ms(long ms);
+
+/* Replace a file atomically and durably: write to a temporary file beside it (same
+ * directory, so rename(2) is atomic), then fflush + fsync + rename + fsync of the
+ * directory. A reader sees the old file or the whole new one, never half, even after a
+ * crash. Usage:
+ *   struct sys_atomic a;
+ *   FILE *fp = sys_atomic_open(&a, path, 0644, err, errlen);
+ *   if (!fp) return -1;
+ *   ...fprintf(fp, ...)...
+ *   return sys_atomic_commit(&a, err, errlen);   (or sys_atomic_abort(&a) to give up)
+ * The FILE belongs to a; commit and abort close it and remove the temporary file on
+ * failure. */
+struct sys_atomic {
+    FILE *fp;
+    char path[PATH_MAX];
+    char tmp[PATH_MAX];
+};
+FILE *sys_atomic_open(struct sys_atomic *a, const char *path, mode_t mode, char *err, size_t errlen);
+int sys_atomic_commit(struct sys_atomic *a, char *err, size_t errlen);
+void sys_atomic_abort(struct sys_atomic *a);
+/* Can path be replaced this way (its directory writable, path not a directory)? Creates
+ * and removes a temporary file. 0, or -1 with err filled. Lets a program fail before a
+ * long measurement rather than after it. */
+int sys_atomic_check(const char *path, char *err, size_t errlen);
+
+/* Find an executable NAME in $PATH (or a default PATH when unset) into out. A NAME with a
+ * slash is checked as it is. Returns 1 found, 0 not found. */
+int sys_find_in_path(const char *name, char *out, size_t outlen);
+/* The file NAME in the directory of the running executable (/proc/self/exe), into out.
+ * Returns 1 when it exists and is executable, else 0. */
+int sys_find_beside_self(const char *name, char *out, size_t outlen);
+
+/* Wait up to ms milliseconds for child pid to end (polling every 10 ms, through EINTR).
+ * Returns 1 when it ended (*status filled when status is not NULL; a child already
+ * reaped counts as ended), 0 when it is still running. Async-signal-safe. */
+int sys_wait_child_ms(pid_t pid, long ms, int *status);
+/* sys_wait_child_ms, then SIGKILL and reap if it had not ended. Returns 1 when it ended
+ * by itself, 0 when it had to be killed. */
+int sys_reap_child_ms(pid_t pid, long ms, int *status);
+
+/* Inode number of this process's network namespace (/proc/self/ns/net), 0 if unknown.
+ * Two processes are in the same namespace iff the numbers are equal. */
+unsigned long long sys_netns_inode(void);
+
+#endif

@@ -1,0 +1,32 @@
+/* wire: the contract between debitd, debit, the lab and the tests, defined once.
+ *
+ * Response headers debitd adds to every test-file response (debit keeps every X-Debit-*
+ * header it receives in a run's "server_config"; docs/server.md documents the values):
+ *   X-Debit-Offload    live offload state of the listener's interface ("tso=on gso=on gro=on")
+ *   X-Debit-Interface  that interface's name
+ *   X-Debit-Tcp        the listener's TCP profile ("cc=cubic pacing=unlimited sndbuf=auto")
+ *   X-Debit-Kernel     the server's kernel release (uname -r)
+ *   X-Debit-Transfer   the ID of this transfer's record, served at WIRE_TRANSFERS_PATH ID
+ *
+ * The shell side (lab/lab.sh, tests/lib) reads the string values below out of this file
+ * (tests/lib/common.sh: wire_get NAME), so keep each on one line as `#define NAME "value"`. */
+#ifndef DEBIT_WIRE_H
+#define DEBIT_WIRE_H
+
+#define WIRE_HEADER_PREFIX "X-Debit-"
+#define WIRE_HDR_OFFLOAD "X-Debit-Offload"
+#define WIRE_HDR_INTERFACE "X-Debit-Interface"
+#define WIRE_HDR_TCP "X-Debit-Tcp"
+#define WIRE_HDR_KERNEL "X-Debit-Kernel"
+#define WIRE_HDR_TRANSFER "X-Debit-Transfer"
+
+/* GET WIRE_TRANSFERS_PATH ID: 200 with a JSON object whose "state" is "sending", "done" or
+ * "aborted"; 404 until the record exists or after it left the ring. */
+#define WIRE_TRANSFERS_PATH "/transfers/"
+#define WIRE_STATUS_PATH "/status"
+
+/* The first word of the line a delay program (debit-delayline, debit-netctl) prints on
+ * stdout once packets are being delayed; whoever started it waits for it (bounded). */
+#define WIRE_DELAY_READY "debit-delay: ready"
+
+#endif
