@@ -4,12 +4,12 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "units.h"
 
 void progress_format(const struct progress *pr, const struct dl_progress *p, char *buf, size_t len)
 {
     char rate[32], pct[16] = "", eta[32] = "";
-    report_fmt_mbps(p->rate_mbps, rate, sizeof rate);
+    units_format_mbps(p->rate_mbps, rate, sizeof rate);
     if (p->expected > 0) {
         double f = (double)p->bytes / (double)p->expected;
         snprintf(pct, sizeof pct, " %3.0f%%", f * 100);

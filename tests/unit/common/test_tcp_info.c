@@ -92,7 +92,7 @@ static void test_loopback_both_ends(void **state)
     json_t *j = tcp_info_to_json(&s);
     static const char *const num_keys[] = {
         "rtt_ms", "rttvar_ms", "min_rtt_ms", "rcv_rtt_ms", "rto_ms", "snd_mss", "rcv_mss", "pmtu", "snd_cwnd",
-        "max_snd_cwnd", "retransmits", "total_retrans", "lost", "delivery_rate_bps", "pacing_rate_bps",
+        "max_snd_cwnd", "unrecovered_rtos", "total_retrans", "lost", "delivery_rate_bps", "pacing_rate_bps",
         "bytes_acked", "bytes_received", "bytes_sent", "bytes_retrans", "segs_out", "segs_in", "busy_time_ms",
         "rwnd_limited_ms", "sndbuf_limited_ms", "snd_wnd",
     };
@@ -101,6 +101,11 @@ static void test_loopback_both_ends(void **state)
         if (!v || !json_is_number(v))
             fail_msg("sender JSON: %s missing or not a number", num_keys[i]);
     }
+    /* "retransmits" meant two things (issue 8): the total is total_retrans, the RTO count
+     * unrecovered_rtos, and the old key is gone. */
+    assert_null(json_object_get(j, "retransmits"));
+    assert_int_equal(json_integer_value(json_object_get(j, "unrecovered_rtos")), s.unrecovered_rtos);
+    assert_int_equal(json_integer_value(json_object_get(j, "total_retrans")), s.total_retrans);
     assert_string_equal(json_string_value(json_object_get(j, "state")), "ESTABLISHED");
     assert_string_equal(json_string_value(json_object_get(j, "ca_state")), "open");
     /* units: milliseconds and bit/s */

@@ -130,20 +130,6 @@ static void test_cells(void **state)
     result_set_clear(&rs);
 }
 
-static void test_fmt(void **state)
-{
-    (void)state;
-    static const struct {
-        double v;
-        const char *want;
-    } rows[] = {{722.4, "722"}, {99.5, "100"}, {42.25, "42.2"}, {9.5, "9.50"}, {0.123, "0.12"}, {NAN, "-"}};
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        char b[32];
-        report_fmt_mbps(rows[i].v, b, sizeof b);
-        assert_string_equal(b, rows[i].want);
-    }
-}
-
 static void test_progress_line(void **state)
 {
     (void)state;
@@ -173,7 +159,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_cell),
         cmocka_unit_test(test_cells),
-        cmocka_unit_test(test_fmt),
         cmocka_unit_test(test_progress_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
