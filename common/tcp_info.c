@@ -207,6 +207,7 @@ json_t *tcp_info_to_json(const struct tcp_info_sample *ti)
     set_u(o, "lost", ti->lost, base);
     set_u(o, "unacked", ti->unacked, base);
     set_u(o, "rcv_space", ti->rcv_space, base);
+    set_u(o, "rcv_ssthresh", ti->rcv_ssthresh, base);
     set_u(o, "snd_wnd", ti->snd_wnd, !!(h & TCP_INFO_HAVE_SND_WND));
     set_u(o, "rcv_wnd", ti->rcv_wnd, !!(h & TCP_INFO_HAVE_RCV_WND));
     set_u(o, "notsent_bytes", ti->notsent_bytes, !!(h & TCP_INFO_HAVE_MIN_RTT));

@@ -8,10 +8,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* A socket that never connected (refused, timed out) tells nothing worth keeping. */
+/* A socket that never connected tells nothing worth keeping: still SYN_SENT (timed out),
+ * or CLOSE having received at most one segment (the RST refusing the SYN). One that did
+ * connect received the SYN-ACK and then at least a FIN or RST. */
 static int connected(const struct tcp_info_sample *t)
 {
-    return t->state != TCP_SYN_SENT && !(t->state == TCP_CLOSE && t->segs_in == 0);
+    return t->state != TCP_SYN_SENT && !(t->state == TCP_CLOSE && t->segs_in <= 1);
 }
 
 curl_socket_t cb_opensocket(void *ud, curlsocktype purpose, struct curl_sockaddr *addr)

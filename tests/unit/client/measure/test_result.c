@@ -77,7 +77,7 @@ static void test_one_vocabulary(void **state)
     /* The figures the client printed before, under the shared names and units. */
     static const char *const numbers[] = {
         "rtt_ms", "min_rtt_ms", "rcv_rtt_ms", "total_retrans", "unrecovered_rtos", "rcv_mss", "snd_mss",
-        "rcv_space", "bytes_received", "data_segs_in", "lost", "reordering", "pmtu", "advmss",
+        "rcv_space", "rcv_ssthresh", "bytes_received", "data_segs_in", "lost", "reordering", "pmtu", "advmss",
     };
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
         if (!json_is_number(json_object_get(tcp, numbers[i])))
