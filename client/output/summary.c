@@ -102,6 +102,8 @@ int summary_compute(const struct result_set *rs, const struct plan_server *names
         g->median_mbps = stats_median(v, n);
         g->min_mbps = stats_min(v, n);
         g->max_mbps = stats_max(v, n);
+        g->q1_mbps = stats_quantile(v, n, 0.25);
+        g->q3_mbps = stats_quantile(v, n, 0.75);
         free(v);
         g->median_total_mbps = median_of(rs, g, 1);
         g->median_slow_start_s = median_of(rs, g, 2);
@@ -185,6 +187,8 @@ json_t *summary_to_json(const struct summary *s)
         json_object_set_new(o, "median_mbps", num(g->median_mbps));
         json_object_set_new(o, "min_mbps", num(g->min_mbps));
         json_object_set_new(o, "max_mbps", num(g->max_mbps));
+        json_object_set_new(o, "q1_mbps", num(g->q1_mbps));
+        json_object_set_new(o, "q3_mbps", num(g->q3_mbps));
         json_object_set_new(o, "median_total_mbps", num(g->median_total_mbps));
         json_object_set_new(o, "median_slow_start_s", num(g->median_slow_start_s));
         json_object_set_new(o, "median_rtt_ms", num(g->median_rtt_ms));

@@ -25,6 +25,8 @@ check_eq "B: every run has 1 MiB" "1048576" "$(jqr '[.runs[] | select(.server=="
 check_eq "all runs ok with status 200" "true 200" "$(jqr '[.runs[].ok] | all | tostring' "$out") $(jqr '[.runs[].http_status] | unique | map(tostring) | join(" ")' "$out")"
 check_eq "issue's run fields present" "true" "$(jqr '[.runs[] | has("server","url","run","ok","error","bytes","avg_mbps","total_mbps","ttfb_s","slow_start_s","rtt_ms","tcp","server_config","series")] | all | tostring' "$out")"
 check_eq "issue's summary fields present" "true" "$(jqr '[.summary[] | has("server","runs_ok","runs_failed","median_mbps","min_mbps","max_mbps")] | all | tostring' "$out")"
+check_eq "quartiles: min <= q1 <= median <= q3 <= max" true \
+  "$(jqr '[.summary[] | .min_mbps <= .q1_mbps and .q1_mbps <= .median_mbps and .median_mbps <= .q3_mbps and .q3_mbps <= .max_mbps] | all' "$out")"
 # Medians, min and max recomputed from the runs.
 recomputed=$(jq -r '
   def median: sort | if length % 2 == 1 then .[length/2|floor] else (.[length/2-1] + .[length/2]) / 2 end;

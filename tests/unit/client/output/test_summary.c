@@ -74,12 +74,17 @@ static void test_single_cell(void **state)
     assert_float_equal(s.rows[0].median_mbps, 722, 1e-9);
     assert_float_equal(s.rows[0].min_mbps, 597, 1e-9);
     assert_float_equal(s.rows[0].max_mbps, 726, 1e-9);
+    /* Quartiles, R type 7: 597 720 722 723 726 -> 720 and 723. */
+    assert_float_equal(s.rows[0].q1_mbps, 720, 1e-9);
+    assert_float_equal(s.rows[0].q3_mbps, 723, 1e-9);
     assert_true(s.rows[0].is_reference && !s.rows[0].has_comparison);
     /* DT: the failed 9999 is excluded: median of 404 476 392 452 = 428. */
     assert_int_equal(s.rows[1].runs_ok, 4);
     assert_int_equal(s.rows[1].runs_failed, 1);
     assert_float_equal(s.rows[1].median_mbps, 428, 1e-9);
     assert_float_equal(s.rows[1].max_mbps, 476, 1e-9);
+    assert_float_equal(s.rows[1].q1_mbps, 401, 1e-9); /* 392 404 452 476 */
+    assert_float_equal(s.rows[1].q3_mbps, 458, 1e-9);
     assert_true(s.rows[1].has_comparison);
     assert_float_equal(s.rows[1].ratio, 428.0 / 722, 1e-12);
     assert_true(s.rows[1].ci_lo <= s.rows[1].ratio && s.rows[1].ratio <= s.rows[1].ci_hi);
