@@ -152,7 +152,7 @@ void tcp_info_track(struct tcp_info_sample *acc, const struct tcp_info_sample *c
         acc->max_snd_cwnd = cur->snd_cwnd;
 }
 
-const char *tcp_info_state_name(unsigned state)
+static const char *state_name(unsigned state)
 {
     static const char *const names[] = {
         "?", "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT",
@@ -161,7 +161,7 @@ const char *tcp_info_state_name(unsigned state)
     return state < ARRAY_SIZE(names) ? names[state] : "?";
 }
 
-const char *tcp_info_ca_state_name(unsigned ca_state)
+static const char *ca_state_name(unsigned ca_state)
 {
     static const char *const names[] = {"open", "disorder", "cwr", "recovery", "loss"};
     return ca_state < ARRAY_SIZE(names) ? names[ca_state] : "?";
@@ -187,8 +187,8 @@ json_t *tcp_info_to_json(const struct tcp_info_sample *ti)
     json_t *o = json_object();
     unsigned h = ti->have;
     int base = !!(h & TCP_INFO_HAVE_BASE);
-    json_object_set_new(o, "state", json_string(tcp_info_state_name(ti->state)));
-    json_object_set_new(o, "ca_state", json_string(tcp_info_ca_state_name(ti->ca_state)));
+    json_object_set_new(o, "state", json_string(state_name(ti->state)));
+    json_object_set_new(o, "ca_state", json_string(ca_state_name(ti->ca_state)));
     set_ms(o, "rtt_ms", ti->rtt_us, base);
     set_ms(o, "rttvar_ms", ti->rttvar_us, base);
     set_ms(o, "min_rtt_ms", ti->min_rtt_us, (h & TCP_INFO_HAVE_MIN_RTT) && ti->min_rtt_us);

@@ -65,12 +65,8 @@ int tcp_info_read(int fd, struct tcp_info_sample *ti, char *err, size_t errlen);
  * each periodic sample of a transfer (ACC zeroed at the start). */
 void tcp_info_track(struct tcp_info_sample *acc, const struct tcp_info_sample *cur);
 
-/* "ESTABLISHED", "CLOSE_WAIT", ... and "open", "disorder", "cwr", "recovery", "loss". */
-const char *tcp_info_state_name(unsigned state);
-const char *tcp_info_ca_state_name(unsigned ca_state);
-
 /* JSON object, units in the names; caller owns the reference:
- *   {"state":"ESTABLISHED","ca_state":"open","rtt_ms":0.05,"rttvar_ms":..,"min_rtt_ms":..,
+ *   {"state":"ESTABLISHED"|"CLOSE_WAIT"|...,"ca_state":"open"|"disorder"|"cwr"|"recovery"|"loss","rtt_ms":0.05,"rttvar_ms":..,"min_rtt_ms":..,
  *    "rcv_rtt_ms":..,"rto_ms":..,"snd_mss":..,"rcv_mss":..,"pmtu":..,"snd_cwnd":..,
  *    "max_snd_cwnd":..,"snd_ssthresh":null|N,"unrecovered_rtos":..,"total_retrans":..,"lost":..,
  *    "delivery_rate_bps":..,"pacing_rate_bps":..,"max_pacing_rate_bps":null|N,

@@ -14,18 +14,6 @@ static const char *const order_names[] = {
     [PLAN_ORDER_RANDOM] = "random",
 };
 
-static const char *const status_names[] = {
-    [PLAN_DONE] = "done",
-    [PLAN_STOPPED] = "stopped",
-    [PLAN_FAILED] = "failed",
-};
-_Static_assert(ARRAY_SIZE(status_names) == PLAN_STATUS_COUNT, "one name per plan_status");
-
-const char *plan_status_name(enum plan_status st)
-{
-    return (unsigned)st < ARRAY_SIZE(status_names) ? status_names[st] : "?";
-}
-
 int plan_order_parse(const char *s, enum plan_order *o)
 {
     for (size_t i = 0; i < ARRAY_SIZE(order_names); i++) {

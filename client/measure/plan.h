@@ -62,16 +62,13 @@ struct plan_hooks {
     volatile sig_atomic_t *stop; /* set by a signal handler: stop after/abort the current run */
 };
 
-/* How plan_execute ended. */
+/* How plan_execute ended (common/err.h: more than done/failed, so a named enum). Its
+ * callers turn it into their own outcome; nothing prints it, so it has no _name. */
 enum plan_status {
     PLAN_DONE = 0,  /* every download ran (each run's own failure is data in its result) */
     PLAN_STOPPED,   /* *hooks->stop was set: the interrupted download is discarded */
     PLAN_FAILED,    /* out of memory: the runs so far are in rs */
-    PLAN_STATUS_COUNT,
 };
-
-/* "done", "stopped", "failed"; "?" for anything else. */
-const char *plan_status_name(enum plan_status st);
 
 /* Run every download of p, appending finished runs to rs (seq continues from rs->n). */
 enum plan_status plan_execute(const struct plan *p, struct result_set *rs, const struct plan_hooks *hooks);

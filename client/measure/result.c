@@ -24,7 +24,7 @@ static const char *const err_names[] = {
     [RESULT_ERR_OTHER] = "other",
 };
 
-const char *result_strerror(enum result_err e)
+static const char *result_strerror(enum result_err e)
 {
     if ((unsigned)e < ARRAY_SIZE(err_names) && err_names[e])
         return err_names[e];

@@ -23,8 +23,7 @@ enum result_err {
     RESULT_ERR_OTHER,
 };
 
-/* Short stable name used in JSON ("dns", "connect", "http", ...). */
-const char *result_strerror(enum result_err e);
+/* Each kind's short stable name is the run's JSON "error_kind" ("dns", "connect", ...). */
 
 struct run_result {
     /* Identity. */

@@ -151,11 +151,20 @@ static void test_progress_line(void **state)
         {1073741824, 1073741824, 900, "+10 ms", "[run 3/10] +10 ms OVH 100% 900 Mb/s"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        struct progress pr = {.step = 3, .total = 10, .server = "OVH", .cell = rows[i].cell};
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *fp = open_memstream(&buf, &len);
+        assert_non_null(fp);
+        struct progress pr = {.out = fp, .enabled = 1, .step = 3, .total = 10, .server = "OVH", .cell = rows[i].cell};
         struct dl_progress p = {.bytes = rows[i].bytes, .expected = rows[i].expected, .rate_mbps = rows[i].rate};
-        char line[256];
-        progress_format(&pr, &p, line, sizeof line);
-        assert_string_equal(line, rows[i].want);
+        progress_draw(&p, &pr);
+        assert_true(pr.drawn);
+        progress_clear(&pr);
+        fclose(fp);
+        char want[300];
+        snprintf(want, sizeof want, "\r\033[K%s\r\033[K", rows[i].want); /* drawn in place, then erased */
+        assert_string_equal(buf, want);
+        free(buf);
     }
 }
 
