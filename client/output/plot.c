@@ -66,6 +66,8 @@ static void axes_init(struct axes *a, const struct summary *s)
 static const char *const palette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
                                       "#D55E00", "#56B4E9", "#000000", "#999999"};
 #define NPALETTE ARRAY_SIZE(palette)
+/* Client variants told apart by gnuplot's five dash types, and as many bar fills. */
+#define NSTYLES 5
 
 static const char *style_colour(size_t r)
 {
@@ -74,13 +76,13 @@ static const char *style_colour(size_t r)
 
 static unsigned style_dash(size_t v, size_t r)
 {
-    return (unsigned)((v + r / NPALETTE) % 5) + 1; /* solid, dashed, dotted, dash-dot, dash-dot-dot */
+    return (unsigned)((v + r / NPALETTE) % NSTYLES) + 1; /* solid, dashed, dotted, dash-dot, dash-dot-dot */
 }
 
 static void style_fill(FILE *fp, size_t v, size_t r)
 {
-    static const char *const fills[] = {"solid 0.85", "pattern 4", "solid 0.35", "pattern 2", "pattern 6"};
-    fprintf(fp, "fs %s border lc rgb \"%s\"", fills[(v + r / NPALETTE) % 5], style_colour(r));
+    static const char *const fills[NSTYLES] = {"solid 0.85", "pattern 4", "solid 0.35", "pattern 2", "pattern 6"};
+    fprintf(fp, "fs %s border lc rgb \"%s\"", fills[(v + r / NPALETTE) % NSTYLES], style_colour(r));
 }
 
 static void key_title(FILE *fp, const struct axes *a, size_t v, size_t r)
