@@ -21,6 +21,7 @@
 #include "report.h"
 #include "result.h"
 #include "summary.h"
+#include "units.h"
 
 static volatile sig_atomic_t g_stop;
 
@@ -86,7 +87,7 @@ static void on_run_done(const struct plan *p, const struct run_result *r, size_t
         snprintf(cell, sizeof cell, " (%s / %s)", r->scenario ? r->scenario : "-", r->variant ? r->variant : "-");
     if (r->ok) {
         char rate[32];
-        report_fmt_mbps(r->avg_mbps, rate, sizeof rate);
+        units_format_mbps(r->avg_mbps, rate, sizeof rate);
         fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: %s Mb/s, %llu bytes in %.3f s\n", step + 1, total, cell,
                 r->server, r->run, rate, (unsigned long long)r->bytes, r->body_s);
     } else {
@@ -319,7 +320,8 @@ int main(int argc, char **argv)
         }
         json_decref(cells);
     } else {
-        prc = plan_execute(&plan, &rs, &hooks);
+        enum plan_status ps = plan_execute(&plan, &rs, &hooks);
+        prc = ps == PLAN_STOPPED ? 1 : ps == PLAN_FAILED ? -1 : 0; /* scenario_run's codes */
     }
     progress_clear(&ctx.progress);
     /* --offload / --delay hold for every run: say so (and which delay mechanism ran). */

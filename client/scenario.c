@@ -289,16 +289,16 @@ int scenario_run(const struct scenario *s, const struct client_opts *o, struct r
                 .scenario = L ? L->name : NULL,
                 .variant = V ? V->name : NULL,
             };
-            int prc = plan_execute(&plan, rs, hooks ? &hooks->plan : NULL);
+            enum plan_status prc = plan_execute(&plan, rs, hooks ? &hooks->plan : NULL);
             char e2[512];
             if (netcfg_end(var_cfg, e2, sizeof e2) != 0) {
                 snprintf(err, errlen, "restoring client_offload \"%s\": %s", V ? V->name : "", e2);
                 rc = -1;
             }
-            if (prc < 0 && rc == 0) {
+            if (prc == PLAN_FAILED && rc == 0) {
                 snprintf(err, errlen, "out of memory");
                 rc = -1;
-            } else if (prc == 1 && rc == 0) {
+            } else if (prc == PLAN_STOPPED && rc == 0) {
                 rc = 1;
             }
         }

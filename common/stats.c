@@ -64,26 +64,26 @@ double stats_median(const double *x, size_t n)
     return m;
 }
 
-double stats_min(const double *x, size_t n)
+/* The smallest (max == 0) or largest element of x[0..n); NAN when n == 0. */
+static double extreme(const double *x, size_t n, int max)
 {
     if (n == 0)
         return NAN;
     double m = x[0];
     for (size_t i = 1; i < n; i++)
-        if (x[i] < m)
+        if (max ? x[i] > m : x[i] < m)
             m = x[i];
     return m;
 }
 
+double stats_min(const double *x, size_t n)
+{
+    return extreme(x, n, 0);
+}
+
 double stats_max(const double *x, size_t n)
 {
-    if (n == 0)
-        return NAN;
-    double m = x[0];
-    for (size_t i = 1; i < n; i++)
-        if (x[i] > m)
-            m = x[i];
-    return m;
+    return extreme(x, n, 1);
 }
 
 const char *stats_mw_method_name(enum stats_mw_method m)

@@ -6,6 +6,9 @@
  * linux-libc-dev (6.1), and use the returned length to know which fields are real. */
 #include "tcp_info.h"
 
+#include "array.h"
+#include "err.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <netinet/in.h>
@@ -60,19 +63,15 @@ int tcp_info_read(int fd, struct tcp_info_sample *ti, char *err, size_t errlen)
     memset(ti, 0, sizeof *ti);
     socklen_t len = sizeof k;
     if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &k, &len) < 0) {
-        if (err && errlen)
-            snprintf(err, errlen, "TCP_INFO: %s", strerror(errno));
-        return -1;
+        return err_set(err, errlen, "TCP_INFO: %s", strerror(errno));
     }
     if (!HAS(len, total_retrans)) {
-        if (err && errlen)
-            snprintf(err, errlen, "TCP_INFO: the kernel returned only %u bytes", (unsigned)len);
-        return -1;
+        return err_set(err, errlen, "TCP_INFO: the kernel returned only %u bytes", (unsigned)len);
     }
     ti->have = TCP_INFO_HAVE_BASE;
     ti->state = k.state;
     ti->ca_state = k.ca_state;
-    ti->retransmits = k.retransmits;
+    ti->unrecovered_rtos = k.retransmits;
     ti->delivery_rate_app_limited = k.flags & 1;
     ti->rtt_us = k.rtt;
     ti->rttvar_us = k.rttvar;
@@ -153,19 +152,19 @@ void tcp_info_track(struct tcp_info_sample *acc, const struct tcp_info_sample *c
         acc->max_snd_cwnd = cur->snd_cwnd;
 }
 
-const char *tcp_info_state_name(unsigned state)
+static const char *state_name(unsigned state)
 {
     static const char *const names[] = {
         "?", "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT",
         "CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING", "NEW_SYN_RECV",
     };
-    return state < sizeof names / sizeof names[0] ? names[state] : "?";
+    return state < ARRAY_SIZE(names) ? names[state] : "?";
 }
 
-const char *tcp_info_ca_state_name(unsigned ca_state)
+static const char *ca_state_name(unsigned ca_state)
 {
     static const char *const names[] = {"open", "disorder", "cwr", "recovery", "loss"};
-    return ca_state < sizeof names / sizeof names[0] ? names[ca_state] : "?";
+    return ca_state < ARRAY_SIZE(names) ? names[ca_state] : "?";
 }
 
 static void set_u(json_t *o, const char *k, uint64_t v, int have)
@@ -188,8 +187,8 @@ json_t *tcp_info_to_json(const struct tcp_info_sample *ti)
     json_t *o = json_object();
     unsigned h = ti->have;
     int base = !!(h & TCP_INFO_HAVE_BASE);
-    json_object_set_new(o, "state", json_string(tcp_info_state_name(ti->state)));
-    json_object_set_new(o, "ca_state", json_string(tcp_info_ca_state_name(ti->ca_state)));
+    json_object_set_new(o, "state", json_string(state_name(ti->state)));
+    json_object_set_new(o, "ca_state", json_string(ca_state_name(ti->ca_state)));
     set_ms(o, "rtt_ms", ti->rtt_us, base);
     set_ms(o, "rttvar_ms", ti->rttvar_us, base);
     set_ms(o, "min_rtt_ms", ti->min_rtt_us, (h & TCP_INFO_HAVE_MIN_RTT) && ti->min_rtt_us);
@@ -203,11 +202,12 @@ json_t *tcp_info_to_json(const struct tcp_info_sample *ti)
     set_u(o, "max_snd_cwnd", ti->max_snd_cwnd, base);
     set_u(o, "snd_ssthresh", ti->snd_ssthresh, base && ti->snd_ssthresh < 0x7fffffffu);
     set_u(o, "reordering", ti->reordering, base);
-    set_u(o, "retransmits", ti->retransmits, base);
+    set_u(o, "unrecovered_rtos", ti->unrecovered_rtos, base);
     set_u(o, "total_retrans", ti->total_retrans, base);
     set_u(o, "lost", ti->lost, base);
     set_u(o, "unacked", ti->unacked, base);
     set_u(o, "rcv_space", ti->rcv_space, base);
+    set_u(o, "rcv_ssthresh", ti->rcv_ssthresh, base);
     set_u(o, "snd_wnd", ti->snd_wnd, !!(h & TCP_INFO_HAVE_SND_WND));
     set_u(o, "rcv_wnd", ti->rcv_wnd, !!(h & TCP_INFO_HAVE_RCV_WND));
     set_u(o, "notsent_bytes", ti->notsent_bytes, !!(h & TCP_INFO_HAVE_MIN_RTT));

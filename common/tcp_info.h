@@ -1,7 +1,10 @@
 /* tcp_info: the kernel's TCP_INFO for one socket, in a stable struct with units in the
- * field names, and as JSON. The client reads it at the end of a download (receiver side:
- * rtt, min_rtt, rcv_rtt, retransmits, mss); debitd reads it when a transfer completes
- * (sender side: cwnd, delivery rate, busy / rwnd-limited / sndbuf-limited times).
+ * field names, and as JSON: the only reader of TCP_INFO and the only producer of its JSON,
+ * so both ends of a transfer speak one vocabulary (docs/tcp_info.md lists every field).
+ * The client reads it as libcurl closes a download's socket (client/measure/cb_sock.c:
+ * the receiver's view: rtt, min_rtt, rcv_rtt, rcv_mss, rcv_space, bytes_received); debitd
+ * reads it when a transfer completes (server/http_headers.c: the sender's view: cwnd,
+ * delivery rate, total_retrans, busy / rwnd-limited / sndbuf-limited times).
  *
  * Works with any kernel: fields the running kernel does not fill (older than the one that
  * introduced them) stay 0 and are reported as null in JSON (see `have`). */
@@ -30,7 +33,7 @@ struct tcp_info_sample {
     unsigned have;          /* TCP_INFO_HAVE_* */
     uint8_t state;          /* TCP_ESTABLISHED, ... */
     uint8_t ca_state;       /* TCP_CA_Open, ... */
-    uint8_t retransmits;    /* consecutive RTO count right now */
+    uint8_t unrecovered_rtos; /* RTO timeouts not yet recovered from, right now (tcpi_retransmits) */
     uint8_t delivery_rate_app_limited;
 
     uint32_t rtt_us, rttvar_us, min_rtt_us, rcv_rtt_us, rto_us;
@@ -39,7 +42,8 @@ struct tcp_info_sample {
     uint32_t snd_ssthresh;  /* segments; >= 0x7fffffff means "not yet set" */
     uint32_t max_snd_cwnd;  /* largest snd_cwnd seen (tcp_info_track), else = snd_cwnd */
     uint32_t reordering;
-    uint32_t unacked, lost, retrans, total_retrans;
+    uint32_t unacked, lost, retrans; /* right now, in segments */
+    uint32_t total_retrans; /* segments retransmitted over the connection's life */
     uint32_t rcv_space, rcv_ssthresh;
     uint32_t snd_wnd, rcv_wnd;
     uint32_t notsent_bytes;
@@ -61,19 +65,16 @@ int tcp_info_read(int fd, struct tcp_info_sample *ti, char *err, size_t errlen);
  * each periodic sample of a transfer (ACC zeroed at the start). */
 void tcp_info_track(struct tcp_info_sample *acc, const struct tcp_info_sample *cur);
 
-/* "ESTABLISHED", "CLOSE_WAIT", ... and "open", "disorder", "cwr", "recovery", "loss". */
-const char *tcp_info_state_name(unsigned state);
-const char *tcp_info_ca_state_name(unsigned ca_state);
-
 /* JSON object, units in the names; caller owns the reference:
- *   {"state":"ESTABLISHED","ca_state":"open","rtt_ms":0.05,"rttvar_ms":..,"min_rtt_ms":..,
+ *   {"state":"ESTABLISHED"|"CLOSE_WAIT"|...,"ca_state":"open"|"disorder"|"cwr"|"recovery"|"loss","rtt_ms":0.05,"rttvar_ms":..,"min_rtt_ms":..,
  *    "rcv_rtt_ms":..,"rto_ms":..,"snd_mss":..,"rcv_mss":..,"pmtu":..,"snd_cwnd":..,
- *    "max_snd_cwnd":..,"snd_ssthresh":null|N,"retransmits":..,"total_retrans":..,"lost":..,
+ *    "max_snd_cwnd":..,"snd_ssthresh":null|N,"unrecovered_rtos":..,"total_retrans":..,"lost":..,
  *    "delivery_rate_bps":..,"pacing_rate_bps":..,"max_pacing_rate_bps":null|N,
  *    "bytes_acked":..,"bytes_received":..,"bytes_sent":..,"bytes_retrans":..,
  *    "busy_time_ms":..,"rwnd_limited_ms":..,"sndbuf_limited_ms":..,
  *    "rwnd_limited_ratio":0..1,"sndbuf_limited_ratio":0..1, ...}
- * Fields the kernel did not fill are null. */
+ * Fields the kernel did not fill are null. Every sample gives the same key set, whichever
+ * side read it. */
 json_t *tcp_info_to_json(const struct tcp_info_sample *ti);
 
 #endif

@@ -156,17 +156,16 @@ int units_format_size(uint64_t bytes, char *buf, size_t len)
     return snprintf(buf, len, "%.3g %s", v, names[i]);
 }
 
-int units_format_rate(double bps, char *buf, size_t len)
+void units_format_mbps(double v, char *buf, size_t len)
 {
-    static const char *names[] = {"b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s"};
-    int i = 0;
-    while (bps >= 1000.0 && i < 4) {
-        bps /= 1000.0;
-        i++;
-    }
-    if (bps >= 100)
-        return snprintf(buf, len, "%.0f %s", bps, names[i]);
-    return snprintf(buf, len, "%.3g %s", bps, names[i]);
+    if (!isfinite(v))
+        snprintf(buf, len, "-");
+    else if (v >= 99.5)
+        snprintf(buf, len, "%.0f", v);
+    else if (v >= 9.995)
+        snprintf(buf, len, "%.1f", v);
+    else
+        snprintf(buf, len, "%.2f", v);
 }
 
 int units_format_rate_tc(uint64_t bps, char *buf, size_t len)

@@ -36,8 +36,11 @@ enum units_err units_parse_uint(const char *s, uint64_t min, uint64_t max, uint6
 /* Format bytes with the largest binary unit that keeps the number >= 1 ("1 GiB",
  * "1.5 MiB", "512 B"). Returns the snprintf result. */
 int units_format_size(uint64_t bytes, char *buf, size_t len);
-/* Format a rate in bit/s with a decimal unit ("722 Mb/s", "9.41 Gb/s"), 3 significant digits. */
-int units_format_rate(double bits_per_s, char *buf, size_t len);
+/* Format a rate in Mb/s (10^6 bit/s) as the seed's tables do, without the unit: whole
+ * numbers from 99.5 up ("722"), else 3 significant digits ("42.2", "9.50"), at least 2
+ * decimals below 10 ("0.12"); "-" when not finite (no successful run). The one Mb/s
+ * formatter of every client output (tables, plot labels, progress line). */
+void units_format_mbps(double mbps, char *buf, size_t len);
 /* Format a rate the way tc and the X-Debit-Tcp header spell it ("500Mbit"). Exact when
  * the rate is a multiple of the unit, else in bit. */
 int units_format_rate_tc(uint64_t bits_per_s, char *buf, size_t len);

@@ -3,6 +3,9 @@
  * window), Content-Length, and every X-Debit-* header, the server's configuration. */
 #include "xfer.h"
 
+#include "sys.h"
+#include "wire.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +57,7 @@ static void header_line(struct xfer *x, const char *p, size_t n)
         long long cl = strtoll(num, &end, 10);
         if (end != num && *end == 0 && cl >= 0)
             x->expected = cl;
-    } else if (klen > 8 && strncasecmp(p, "X-Debit-", 8) == 0) {
+    } else if (klen > strlen(WIRE_HEADER_PREFIX) && strncasecmp(p, WIRE_HEADER_PREFIX, strlen(WIRE_HEADER_PREFIX)) == 0) {
         char key[128], val[1024];
         size_t kl = klen < sizeof key - 1 ? klen : sizeof key - 1;
         size_t vl = vlen < sizeof val - 1 ? vlen : sizeof val - 1;
@@ -74,7 +77,7 @@ size_t cb_header(char *ptr, size_t size, size_t nitems, void *ud)
 {
     struct xfer *x = ud;
     size_t n = size * nitems;
-    double now = xfer_now();
+    double now = sys_mono_s();
     x->t_last_data = now;
     size_t l = trim_len(ptr, n);
     if (l == 0) {

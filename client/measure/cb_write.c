@@ -3,12 +3,14 @@
  * --max-bytes when a server ignored the Range request. */
 #include "xfer.h"
 
+#include "sys.h"
+
 size_t cb_write(char *ptr, size_t size, size_t nmemb, void *ud)
 {
     (void)ptr;
     struct xfer *x = ud;
     size_t n = size * nmemb;
-    double now = xfer_now();
+    double now = sys_mono_s();
     if (!x->series.started)
         series_start(&x->series, x->t_hdr_end > 0 ? x->t_hdr_end : now);
     size_t counted = n;

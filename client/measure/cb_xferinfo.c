@@ -4,14 +4,7 @@
  * whole seconds and would let a trickle through), and feeds the progress hook. */
 #include "xfer.h"
 
-#include <time.h>
-
-double xfer_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "sys.h"
 
 int cb_xferinfo(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
@@ -20,7 +13,7 @@ int cb_xferinfo(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultot
     (void)dlnow;
     (void)ultotal;
     (void)ulnow;
-    double now = xfer_now();
+    double now = sys_mono_s();
     if (x->hooks && x->hooks->stop && *x->hooks->stop) {
         x->interrupted = 1;
         return 1;

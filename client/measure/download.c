@@ -5,8 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 
+#include "server_record.h"
+#include "sys.h"
 #include "xfer.h"
 
 void dl_options_defaults(struct dl_options *o)
@@ -161,9 +162,7 @@ void dl_perform(const char *url, const struct dl_options *o, const struct dl_hoo
 {
     struct xfer x = {.opt = o, .hooks = h, .expected = -1, .sock = CURL_SOCKET_BAD};
     char errbuf[CURL_ERROR_SIZE] = "", range[48], iface[256];
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    r->started_at = (double)tv.tv_sec + tv.tv_usec / 1e6;
+    r->started_at = sys_wall_s();
     series_init(&x.series, SERIES_INTERVAL_S);
     x.debit_headers = json_object();
     CURL *c = curl_easy_init();
@@ -180,9 +179,9 @@ void dl_perform(const char *url, const struct dl_options *o, const struct dl_hoo
         json_decref(x.debit_headers);
         return;
     }
-    x.t_start = x.t_last_data = x.rate_t = xfer_now();
+    x.t_start = x.t_last_data = x.rate_t = sys_mono_s();
     CURLcode rc = curl_easy_perform(c);
-    double t_end = xfer_now();
+    double t_end = sys_mono_s();
 
     curl_off_t us = 0;
     if (curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &us) == CURLE_OK)
@@ -231,4 +230,10 @@ void dl_perform(const char *url, const struct dl_options *o, const struct dl_hoo
     r->nseries = x.series.n;
     x.series.mbps = NULL;
     series_free(&x.series);
+    if (r->ok) {
+        /* After the timed download, so the extra request never disturbs a measurement. */
+        char err[512];
+        if (server_record_fetch(r, o, err, sizeof err) < 0)
+            r->server_record_error = strdup(err);
+    }
 }

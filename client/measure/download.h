@@ -44,7 +44,9 @@ struct dl_hooks {
 };
 
 /* Download url once into r (identity fields are the caller's). Never fails: the outcome
- * is in r->ok / r->err / r->error. */
+ * is in r->ok / r->err / r->error. After a successful download from debitd (the response
+ * carried X-Debit-Transfer) the server's record of it is fetched into r->server_record, or
+ * the reason it could not be into r->server_record_error (server_record.h). */
 void dl_perform(const char *url, const struct dl_options *o, const struct dl_hooks *h,
                 struct run_result *r);
 

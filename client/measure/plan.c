@@ -1,19 +1,22 @@
 /* plan: see plan.h. */
 #include "plan.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "server_record.h"
+#include "array.h"
 #include "stats.h"
+#include "sys.h"
 
-static const char *const order_names[] = {"alternate", "sequential", "random"};
+static const char *const order_names[] = {
+    [PLAN_ORDER_ALTERNATE] = "alternate",
+    [PLAN_ORDER_SEQUENTIAL] = "sequential",
+    [PLAN_ORDER_RANDOM] = "random",
+};
 
 int plan_order_parse(const char *s, enum plan_order *o)
 {
-    for (int i = 0; i < 3; i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(order_names); i++) {
         if (strcmp(s, order_names[i]) == 0) {
             *o = (enum plan_order)i;
             return 0;
@@ -24,7 +27,7 @@ int plan_order_parse(const char *s, enum plan_order *o)
 
 const char *plan_order_name(enum plan_order o)
 {
-    return (unsigned)o < 3 ? order_names[o] : "?";
+    return (unsigned)o < ARRAY_SIZE(order_names) ? order_names[o] : "?";
 }
 
 struct plan_step *plan_steps(const struct plan *p, size_t *n)
@@ -68,36 +71,31 @@ struct plan_step *plan_steps(const struct plan *p, size_t *n)
 /* Sleep up to s seconds, waking early when *stop is set. */
 static void pause_for(double s, volatile sig_atomic_t *stop)
 {
-    while (s > 0 && !(stop && *stop)) {
-        double d = s < 0.1 ? s : 0.1;
-        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !(stop && *stop))
-            ;
-        s -= d;
-    }
+    for (long left = (long)(s * 1000 + 0.5); left > 0 && !(stop && *stop); left -= 100)
+        sys_sleep_ms(left < 100 ? left : 100);
 }
 
-int plan_execute(const struct plan *p, struct result_set *rs, const struct plan_hooks *hooks)
+enum plan_status plan_execute(const struct plan *p, struct result_set *rs, const struct plan_hooks *hooks)
 {
     size_t total;
     struct plan_step *st = plan_steps(p, &total);
     if (!st)
-        return -1;
+        return PLAN_FAILED;
     struct dl_hooks dh = {
         .progress = hooks ? hooks->progress : NULL,
         .ud = hooks ? hooks->ud : NULL,
         .stop = hooks ? hooks->stop : NULL,
     };
-    int rc = 0;
+    enum plan_status rc = PLAN_DONE;
     for (size_t i = 0; i < total; i++) {
         if (dh.stop && *dh.stop) {
-            rc = 1;
+            rc = PLAN_STOPPED;
             break;
         }
         if (i > 0 && p->pause_s > 0) {
             pause_for(p->pause_s, dh.stop);
             if (dh.stop && *dh.stop) {
-                rc = 1;
+                rc = PLAN_STOPPED;
                 break;
             }
         }
@@ -106,7 +104,7 @@ int plan_execute(const struct plan *p, struct result_set *rs, const struct plan_
             hooks->run_start(p, i, total, &st[i], hooks->ud);
         struct run_result *r = result_new();
         if (!r) {
-            rc = -1;
+            rc = PLAN_FAILED;
             break;
         }
         r->server = strdup(sv->name);
@@ -116,7 +114,7 @@ int plan_execute(const struct plan *p, struct result_set *rs, const struct plan_
         /* Reports compare these strings: a run without them cannot be kept. */
         if (!r->server || !r->url || (p->scenario && !r->scenario) || (p->variant && !r->variant)) {
             result_free(r);
-            rc = -1;
+            rc = PLAN_FAILED;
             break;
         }
         r->run = st[i].run;
@@ -124,17 +122,11 @@ int plan_execute(const struct plan *p, struct result_set *rs, const struct plan_
         dl_perform(sv->url, p->dl, &dh, r);
         if (r->err == RESULT_ERR_INTERRUPTED) {
             result_free(r);
-            rc = 1;
+            rc = PLAN_STOPPED;
             break;
         }
-        if (r->ok) {
-            /* After the timed download, so the extra request never disturbs a measurement. */
-            char err[512];
-            if (server_record_fetch(r, p->dl, err, sizeof err) < 0)
-                r->server_record_error = strdup(err);
-        }
         if (result_set_add(rs, r) != 0) {
-            rc = -1;
+            rc = PLAN_FAILED;
             break;
         }
         if (hooks && hooks->run_done)

@@ -20,7 +20,7 @@ enum plan_order {
     PLAN_ORDER_RANDOM,
 };
 
-/* "alternate" ... -> enum; 0 or -1 for an unknown name. */
+/* "alternate" ... -> enum: 0, or -1 for an unknown name (o untouched). */
 int plan_order_parse(const char *s, enum plan_order *o);
 const char *plan_order_name(enum plan_order o);
 
@@ -62,9 +62,15 @@ struct plan_hooks {
     volatile sig_atomic_t *stop; /* set by a signal handler: stop after/abort the current run */
 };
 
-/* Run every download of p, appending finished runs to rs (seq continues from rs->n).
- * Returns 0 when the plan ran to the end, 1 when stopped by *hooks->stop (the interrupted
- * download is discarded), -1 on allocation failure. */
-int plan_execute(const struct plan *p, struct result_set *rs, const struct plan_hooks *hooks);
+/* How plan_execute ended (common/err.h: more than done/failed, so a named enum). Its
+ * callers turn it into their own outcome; nothing prints it, so it has no _name. */
+enum plan_status {
+    PLAN_DONE = 0,  /* every download ran (each run's own failure is data in its result) */
+    PLAN_STOPPED,   /* *hooks->stop was set: the interrupted download is discarded */
+    PLAN_FAILED,    /* out of memory: the runs so far are in rs */
+};
+
+/* Run every download of p, appending finished runs to rs (seq continues from rs->n). */
+enum plan_status plan_execute(const struct plan *p, struct result_set *rs, const struct plan_hooks *hooks);
 
 #endif

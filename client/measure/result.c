@@ -1,6 +1,8 @@
 /* result: see result.h. */
 #include "result.h"
 
+#include "array.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,9 +24,9 @@ static const char *const err_names[] = {
     [RESULT_ERR_OTHER] = "other",
 };
 
-const char *result_strerror(enum result_err e)
+static const char *result_strerror(enum result_err e)
 {
-    if ((unsigned)e < sizeof err_names / sizeof err_names[0] && err_names[e])
+    if ((unsigned)e < ARRAY_SIZE(err_names) && err_names[e])
         return err_names[e];
     return "unknown";
 }
@@ -81,19 +83,9 @@ static json_t *str_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-static json_t *tcp_json(const struct tcp_summary *t)
-{
-    return json_pack("{s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-                     "rtt_ms", num(t->rtt_ms), "rttvar_ms", num(t->rttvar_ms),
-                     "min_rtt_ms", num(t->min_rtt_ms), "rcv_rtt_ms", num(t->rcv_rtt_ms),
-                     "total_retrans", (json_int_t)t->total_retrans, "lost", (json_int_t)t->lost,
-                     "reordering", (json_int_t)t->reordering, "snd_mss", (json_int_t)t->snd_mss,
-                     "rcv_mss", (json_int_t)t->rcv_mss, "advmss", (json_int_t)t->advmss,
-                     "pmtu", (json_int_t)t->pmtu, "rcv_space", (json_int_t)t->rcv_space,
-                     "rcv_ssthresh", (json_int_t)t->rcv_ssthresh,
-                     "bytes_received", (json_int_t)t->bytes_received,
-                     "data_segs_in", (json_int_t)t->data_segs_in);
-}
+/* The headline RTTs, also at the top level of a run (reports and scripts read them there):
+ * copied from the "tcp" object, so they are the same key, unit and value. */
+static const char *const tcp_headline[] = {"rtt_ms", "min_rtt_ms", "rcv_rtt_ms"};
 
 json_t *result_to_json(const struct run_result *r)
 {
@@ -134,12 +126,12 @@ json_t *result_to_json(const struct run_result *r)
     json_object_set_new(o, "body_s", num(r->body_s));
     json_object_set_new(o, "total_s", num(r->total_s));
     json_object_set_new(o, "slow_start_s", r->slow_start_s >= 0 ? num(r->slow_start_s) : json_null());
-    json_object_set_new(o, "rtt_ms", r->tcp.valid ? num(r->tcp.rtt_ms) : json_null());
-    json_object_set_new(o, "min_rtt_ms", r->tcp.valid ? num(r->tcp.min_rtt_ms) : json_null());
-    json_object_set_new(o, "rcv_rtt_ms", r->tcp.valid ? num(r->tcp.rcv_rtt_ms) : json_null());
-    json_object_set_new(o, "retransmits", r->tcp.valid ? json_integer(r->tcp.total_retrans) : json_null());
-    json_object_set_new(o, "mss", r->tcp.valid ? json_integer(r->tcp.rcv_mss) : json_null());
-    json_object_set_new(o, "tcp_info", r->tcp.valid ? tcp_json(&r->tcp) : json_null());
+    json_t *tcp = r->tcp.have ? tcp_info_to_json(&r->tcp) : json_null();
+    for (size_t i = 0; i < ARRAY_SIZE(tcp_headline); i++) {
+        json_t *v = json_object_get(tcp, tcp_headline[i]);
+        json_object_set_new(o, tcp_headline[i], v ? json_incref(v) : json_null());
+    }
+    json_object_set_new(o, "tcp", tcp);
     json_object_set_new(o, "server_config", r->server_config ? json_incref(r->server_config) : json_object());
     if (r->server_record)
         json_object_set(o, "server_record", r->server_record);

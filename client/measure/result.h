@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tcp_info.h"
+
 enum result_err {
     RESULT_OK = 0,
     RESULT_ERR_DNS,         /* name resolution failed */
@@ -21,17 +23,7 @@ enum result_err {
     RESULT_ERR_OTHER,
 };
 
-/* Short stable name used in JSON ("dns", "connect", "http", ...). */
-const char *result_strerror(enum result_err e);
-
-struct tcp_summary {
-    int valid;
-    double rtt_ms, rttvar_ms, min_rtt_ms, rcv_rtt_ms;
-    uint32_t total_retrans, lost, reordering;
-    uint32_t snd_mss, rcv_mss, advmss, pmtu;
-    uint32_t rcv_space, rcv_ssthresh;
-    uint64_t bytes_received, segs_in, data_segs_in;
-};
+/* Each kind's short stable name is the run's JSON "error_kind" ("dns", "connect", ...). */
 
 struct run_result {
     /* Identity. */
@@ -68,7 +60,7 @@ struct run_result {
     double *series;          /* Mb/s per interval (owned) */
     size_t nseries;
 
-    struct tcp_summary tcp;  /* receiver TCP_INFO at the end */
+    struct tcp_info_sample tcp; /* receiver TCP_INFO as the socket closed; tcp.have == 0: none */
     json_t *server_config;   /* X-Debit-* response headers: object name -> value (owned) */
     json_t *server_record;      /* the server's /transfers/ID record, or NULL (owned) */
     char *server_record_error;  /* why it could not be fetched, or NULL */
@@ -79,7 +71,8 @@ void result_free(struct run_result *r);
 /* Replace r->error with a formatted reason and mark the run failed with kind e. */
 void result_fail(struct run_result *r, enum result_err e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* One run as a JSON object (new reference, caller owns). */
+/* One run as a JSON object (new reference, caller owns). Its "tcp" member is
+ * tcp_info_to_json(&r->tcp), the vocabulary of the server's record (docs/tcp_info.md). */
 json_t *result_to_json(const struct run_result *r);
 
 struct result_set {

@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "err.h"
+#include "sys.h"
+#include "wire.h"
 
 #define BODY_MAX (1 << 20)
 
@@ -31,7 +34,9 @@ static size_t cb_body(char *ptr, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
-char *server_record_url(const char *url, const char *id)
+/* The WIRE_TRANSFERS_PATH ID URL on the scheme://host:port of url (new string, caller
+ * frees), or NULL. */
+static char *record_url(const char *url, const char *id)
 {
     CURLU *u = curl_url();
     char *out = NULL, *esc = NULL, path[512];
@@ -40,7 +45,7 @@ char *server_record_url(const char *url, const char *id)
     esc = curl_easy_escape(NULL, id, 0);
     if (!esc)
         goto done;
-    snprintf(path, sizeof path, "/transfers/%s", esc);
+    snprintf(path, sizeof path, WIRE_TRANSFERS_PATH "%s", esc);
     if (curl_url_set(u, CURLUPART_PATH, path, 0) != CURLUE_OK || curl_url_set(u, CURLUPART_QUERY, NULL, 0) != CURLUE_OK ||
         curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK)
         goto done;
@@ -74,24 +79,21 @@ static long get_once(const char *url, const struct dl_options *o, struct body *b
     if (rc == CURLE_OK)
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
     else
-        snprintf(err, errlen, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+        err_set(err, errlen, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
     curl_easy_cleanup(h);
     return code;
 }
 
 int server_record_fetch(struct run_result *r, const struct dl_options *o, char *err, size_t errlen)
 {
-    json_t *idj = r->server_config ? json_object_get(r->server_config, "X-Debit-Transfer") : NULL;
+    json_t *idj = r->server_config ? json_object_get(r->server_config, WIRE_HDR_TRANSFER) : NULL;
     const char *id = json_string_value(idj);
     if (!id || !*id)
         return 0;
-    char *url = server_record_url(r->effective_url ? r->effective_url : r->url, id);
-    if (!url) {
-        snprintf(err, errlen, "cannot build the /transfers/ URL");
-        return -1;
-    }
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char *url = record_url(r->effective_url ? r->effective_url : r->url, id);
+    if (!url)
+        return err_set(err, errlen, "cannot build the " WIRE_TRANSFERS_PATH " URL");
+    double t0 = sys_mono_s();
     int rc = -1;
     for (;;) {
         struct body b = {0};
@@ -102,17 +104,16 @@ int server_record_fetch(struct run_result *r, const struct dl_options *o, char *
             json_error_t je;
             obj = b.p ? json_loads(b.p, 0, &je) : NULL;
             if (!json_is_object(obj)) {
-                snprintf(err, errlen, "%s: not a JSON object", url);
+                err_set(err, errlen, "%s: not a JSON object", url);
                 json_decref(obj);
                 obj = NULL;
             }
         } else if (code) {
-            snprintf(err, errlen, "%s: HTTP %ld", url, code);
+            err_set(err, errlen, "%s: HTTP %ld", url, code);
         }
         free(b.p);
         const char *state = obj ? json_string_value(json_object_get(obj, "state")) : NULL;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+        double el = sys_mono_s() - t0;
         int again = (code == 404 || (state && strcmp(state, "sending") == 0)) && el < SERVER_RECORD_RETRY_S;
         if (obj && !again) {
             json_decref(r->server_record);
@@ -123,8 +124,7 @@ int server_record_fetch(struct run_result *r, const struct dl_options *o, char *
         json_decref(obj);
         if (!again)
             break;
-        struct timespec ts = {0, 50 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+        sys_sleep_ms(50);
     }
     free(url);
     return rc;

@@ -15,7 +15,7 @@ struct xfer {
     const struct dl_options *opt;
     const struct dl_hooks *hooks;
 
-    double t_start;       /* monotonic seconds at curl_easy_perform */
+    double t_start;       /* sys_mono_s() at curl_easy_perform */
     double t_hdr_end;     /* end of the last response header block */
     double t_last_byte;   /* last body byte */
     double t_last_data;   /* last time anything (header or body) arrived: stall detection */
@@ -35,12 +35,10 @@ struct xfer {
     int interrupted;
 
     curl_socket_t sock;   /* the latest socket opened (CURL_SOCKET_BAD when none) */
-    struct tcp_summary tcp;
+    struct tcp_info_sample tcp; /* of the socket closed last (have == 0: none worth keeping) */
 
     struct series series;
 };
-
-double xfer_now(void); /* CLOCK_MONOTONIC in seconds */
 
 size_t cb_write(char *ptr, size_t size, size_t nmemb, void *ud);
 size_t cb_header(char *ptr, size_t size, size_t nitems, void *ud);
@@ -48,8 +46,5 @@ int cb_xferinfo(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultot
 curl_socket_t cb_opensocket(void *ud, curlsocktype purpose, struct curl_sockaddr *addr);
 int cb_closesocket(void *ud, curl_socket_t fd);
 int cb_sockopt(void *ud, curl_socket_t fd, curlsocktype purpose);
-
-/* Receiver TCP_INFO of fd into t (t->valid set when the connection carried data). */
-void xfer_read_tcp_info(int fd, struct tcp_summary *t);
 
 #endif

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "err.h"
+
 struct jsonl {
     int fd;
     char *path;
@@ -18,14 +20,14 @@ struct jsonl *jsonl_open(const char *path, char *err, size_t errlen)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        err_set(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
     struct jsonl *j = calloc(1, sizeof *j);
     if (!j || !(j->path = strdup(path))) {
         free(j);
         close(fd);
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, "out of memory");
         return NULL;
     }
     j->fd = fd;
@@ -37,10 +39,8 @@ int jsonl_append(struct jsonl *j, const struct run_result *r, char *err, size_t 
     json_t *o = result_to_json(r);
     char *s = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
     json_decref(o);
-    if (!s) {
-        snprintf(err, errlen, "%s: cannot encode run as JSON", j->path);
-        return -1;
-    }
+    if (!s)
+        return err_set(err, errlen, "%s: cannot encode run as JSON", j->path);
     size_t n = strlen(s);
     s[n] = '\n'; /* replaces the terminator: written with its length below */
     size_t off = 0;
@@ -49,17 +49,15 @@ int jsonl_append(struct jsonl *j, const struct run_result *r, char *err, size_t 
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            snprintf(err, errlen, "%s: %s", j->path, strerror(errno));
+            err_set(err, errlen, "%s: %s", j->path, strerror(errno));
             free(s);
             return -1;
         }
         off += (size_t)w;
     }
     free(s);
-    if (fsync(j->fd) != 0 && errno != EINVAL) {
-        snprintf(err, errlen, "%s: fsync: %s", j->path, strerror(errno));
-        return -1;
-    }
+    if (fsync(j->fd) != 0 && errno != EINVAL)
+        return err_set(err, errlen, "%s: fsync: %s", j->path, strerror(errno));
     return 0;
 }
 

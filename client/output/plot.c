@@ -1,45 +1,35 @@
 /* plot: see plot.h. gnuplot runs as a child process (posix_spawnp) with its stderr
  * captured; the run is bounded (30 s) so a broken gnuplot cannot hang a measurement. */
-#include <stdio.h>
-
 #include "plot.h"
-
-#include "report.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "array.h"
+#include "err.h"
+#include "labels.h"
+#include "sys.h"
+#include "units.h"
 
 extern char **environ;
 
-#define MAXL 64
+/* The bound on one gnuplot run. */
+#define GNUPLOT_TIMEOUT_MS 30000
 
 int plot_check(char *err, size_t errlen)
 {
-    const char *path = getenv("PATH");
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path ? path : "/usr/bin:/bin");
-    for (char *save = NULL, *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-        char f[4200];
-        snprintf(f, sizeof f, "%s/gnuplot", d);
-        if (access(f, X_OK) == 0)
-            return 0;
-    }
-    snprintf(err, errlen, "gnuplot not found in PATH (Debian: apt-get install gnuplot-nox)");
-    return -1;
-}
-
-static int same(const char *a, const char *b)
-{
-    return (!a || !b) ? a == b : strcmp(a, b) == 0;
+    char path[PATH_MAX];
+    if (sys_find_in_path("gnuplot", path, sizeof path))
+        return 0;
+    return err_set(err, errlen, "gnuplot not found in PATH (Debian: apt-get install gnuplot-nox)");
 }
 
 /* gnuplot string literal: double quotes, backslash-escaped. */
@@ -54,49 +44,18 @@ static void qstr(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
-static size_t distinct(const struct summary *s, int which, const char **vals)
-{
-    size_t n = 0;
-    for (size_t k = 0; k < s->n && n < MAXL; k++) {
-        const struct server_summary *g = &s->rows[k];
-        const char *v = which == 0 ? g->scenario : which == 1 ? g->variant : g->server;
-        size_t i;
-        for (i = 0; i < n && !same(vals[i], v); i++)
-            ;
-        if (i == n)
-            vals[n++] = v;
-    }
-    return n;
-}
-
-static size_t index_of(const char *const *vals, size_t n, const char *v)
-{
-    for (size_t i = 0; i < n; i++)
-        if (same(vals[i], v))
-            return i;
-    return 0;
-}
-
-static const struct server_summary *find(const struct summary *s, const char *scn, const char *var, const char *srv)
-{
-    for (size_t k = 0; k < s->n; k++)
-        if (same(s->rows[k].scenario, scn) && same(s->rows[k].variant, var) && strcmp(s->rows[k].server, srv) == 0)
-            return &s->rows[k];
-    return NULL;
-}
-
 /* The axes of the measurement: latency scenarios (panels of the time plot, groups of
  * bars), client variants and servers. */
 struct axes {
-    const char *scn[MAXL], *var[MAXL], *srv[MAXL];
+    const char *scn[LABELS_MAX], *var[LABELS_MAX], *srv[LABELS_MAX];
     size_t ns, nv, nr;
 };
 
 static void axes_init(struct axes *a, const struct summary *s)
 {
-    a->ns = distinct(s, 0, a->scn);
-    a->nv = distinct(s, 1, a->var);
-    a->nr = distinct(s, 2, a->srv);
+    a->ns = labels_distinct(s, LABELS_SCENARIO, a->scn, LABELS_MAX);
+    a->nv = labels_distinct(s, LABELS_VARIANT, a->var, LABELS_MAX);
+    a->nr = labels_distinct(s, LABELS_SERVER, a->srv, LABELS_MAX);
 }
 
 /* One look per (server, variant), the same in both panels: the colour says which server
@@ -106,7 +65,9 @@ static void axes_init(struct axes *a, const struct summary *s)
  * than 8 servers reuse colours with the next dash type / fill. */
 static const char *const palette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
                                       "#D55E00", "#56B4E9", "#000000", "#999999"};
-#define NPALETTE (sizeof palette / sizeof palette[0])
+#define NPALETTE ARRAY_SIZE(palette)
+/* Client variants told apart by gnuplot's five dash types, and as many bar fills. */
+#define NSTYLES 5
 
 static const char *style_colour(size_t r)
 {
@@ -115,13 +76,13 @@ static const char *style_colour(size_t r)
 
 static unsigned style_dash(size_t v, size_t r)
 {
-    return (unsigned)((v + r / NPALETTE) % 5) + 1; /* solid, dashed, dotted, dash-dot, dash-dot-dot */
+    return (unsigned)((v + r / NPALETTE) % NSTYLES) + 1; /* solid, dashed, dotted, dash-dot, dash-dot-dot */
 }
 
 static void style_fill(FILE *fp, size_t v, size_t r)
 {
-    static const char *const fills[] = {"solid 0.85", "pattern 4", "solid 0.35", "pattern 2", "pattern 6"};
-    fprintf(fp, "fs %s border lc rgb \"%s\"", fills[(v + r / NPALETTE) % 5], style_colour(r));
+    static const char *const fills[NSTYLES] = {"solid 0.85", "pattern 4", "solid 0.35", "pattern 2", "pattern 6"};
+    fprintf(fp, "fs %s border lc rgb \"%s\"", fills[(v + r / NPALETTE) % NSTYLES], style_colour(r));
 }
 
 static void key_title(FILE *fp, const struct axes *a, size_t v, size_t r)
@@ -153,11 +114,11 @@ static int write_bars(const char *file, const struct summary *s, const struct ax
         for (size_t r = 0; r < a->nr; r++) {
             size_t c = v * a->nr + r, lines = 0;
             for (size_t i = 0; i < a->ns; i++) {
-                const struct server_summary *g = find(s, a->scn[i], a->var[v], a->srv[r]);
+                const struct server_summary *g = labels_find(s, a->scn[i], a->var[v], a->srv[r]);
                 if (!g || !isfinite(g->median_mbps))
                     continue;
                 char lab[32];
-                report_fmt_mbps(g->median_mbps, lab, sizeof lab);
+                units_format_mbps(g->median_mbps, lab, sizeof lab);
                 fprintf(fp, "%.6f %.6g %.6g %.6g \"%s\"\n", (double)i + ((double)c - (double)(ncol - 1) / 2) * w,
                         g->median_mbps, g->min_mbps, g->max_mbps, lab);
                 lines++;
@@ -350,8 +311,8 @@ static void script_time(FILE *fp, const struct summary *s, const struct axes *a,
             const struct server_summary *g = &s->rows[k];
             if (g->median_run == SIZE_MAX)
                 continue;
-            if (same(g->scenario, a->scn[i])) {
-                size_t v = index_of(a->var, a->nv, g->variant), r = index_of(a->srv, a->nr, g->server);
+            if (labels_same(g->scenario, a->scn[i])) {
+                size_t v = labels_index(a->var, a->nv, g->variant), r = labels_index(a->srv, a->nr, g->server);
                 fprintf(fp, "%s", first ? "" : ", \\\n  ");
                 qstr(fp, series_dat);
                 fprintf(fp, " index %zu using 1:2 with steps lw 2 lc rgb \"%s\" dt %u notitle", idx, style_colour(r),
@@ -384,10 +345,12 @@ static void script_time(FILE *fp, const struct summary *s, const struct axes *a,
     fputc('\n', fp);
 }
 
-int plot_script(FILE *fp, const char *path, const struct result_set *rs, const struct summary *s,
-                const char *bars_dat, const char *series_dat)
+/* The gnuplot script drawing into `out` in the format `target`'s extension names (.svg,
+ * else PNG), reading the data files bars_dat and series_dat. Returns 0 or -1 (fp's error). */
+static int plot_script(FILE *fp, const char *target, const char *out, const struct result_set *rs,
+                       const struct summary *s, const char *bars_dat, const char *series_dat)
 {
-    const char *dot = strrchr(path, '.');
+    const char *dot = strrchr(target, '.');
     int svg = dot && strcmp(dot, ".svg") == 0;
     struct axes a;
     struct ranges g;
@@ -396,7 +359,7 @@ int plot_script(FILE *fp, const char *path, const struct result_set *rs, const s
     fprintf(fp, "set terminal %s size 1200,1000 font \"sans,11\"\n",
             svg ? "svg dynamic noenhanced background rgb \"white\"" : "pngcairo noenhanced background rgb \"white\"");
     fputs("set output ", fp);
-    qstr(fp, path);
+    qstr(fp, out);
     fputs("\nset datafile missing \"?\"\nset multiplot\n", fp);
     if (a.ns > 0) {
         script_bars(fp, &a, bars_dat, g.bars_max);
@@ -408,7 +371,8 @@ int plot_script(FILE *fp, const char *path, const struct result_set *rs, const s
     return ferror(fp) ? -1 : 0;
 }
 
-/* Run gnuplot on script, stderr into errfile, bounded in time. Returns the exit status. */
+/* Run gnuplot on script, stderr into errfile, bounded in time. Returns the exit status,
+ * -1 when it could not start, was killed by a signal or ran out of time. */
 static int run_gnuplot(const char *script, const char *errfile)
 {
     posix_spawn_file_actions_t fa;
@@ -421,19 +385,10 @@ static int run_gnuplot(const char *script, const char *errfile)
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0)
         return -1;
-    for (int i = 0; i < 3000; i++) {
-        int st;
-        pid_t w = waitpid(pid, &st, WNOHANG);
-        if (w == pid)
-            return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-        if (w < 0 && errno != EINTR)
-            return -1;
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    return -1;
+    int st = 0;
+    if (!sys_reap_child_ms(pid, GNUPLOT_TIMEOUT_MS, &st))
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 int plot_write(const char *path, const struct result_set *rs, const struct summary *s, char *err, size_t errlen)
@@ -441,27 +396,28 @@ int plot_write(const char *path, const struct result_set *rs, const struct summa
     if (plot_check(err, errlen) != 0)
         return -1;
     char dir[] = "/tmp/debit-plot.XXXXXX";
-    if (!mkdtemp(dir)) {
-        snprintf(err, errlen, "temporary directory: %s", strerror(errno));
-        return -1;
-    }
-    char bars[64], series[64], script[64], errfile[64], tmpout[4200];
+    if (!mkdtemp(dir))
+        return err_set(err, errlen, "temporary directory: %s", strerror(errno));
+    char bars[64], series[64], script[64], errfile[64];
     snprintf(bars, sizeof bars, "%s/bars.dat", dir);
     snprintf(series, sizeof series, "%s/series.dat", dir);
     snprintf(script, sizeof script, "%s/plot.gp", dir);
     snprintf(errfile, sizeof errfile, "%s/err", dir);
-    /* Rendered beside the target, then renamed: a reader never sees half a picture. */
-    snprintf(tmpout, sizeof tmpout, "%s.tmp%s", path, strrchr(path, '.'));
     int rc = -1;
     FILE *fp = NULL;
+    /* gnuplot renders into the temporary file beside the target that `pic` holds open;
+     * committing it makes the picture appear whole (a reader never sees half of one). */
+    struct sys_atomic pic = {0};
     struct axes a;
     axes_init(&a, s);
     if (write_bars(bars, s, &a) != 0 || write_series(series, rs, s) != 0 || !(fp = fopen(script, "w"))) {
-        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+        err_set(err, errlen, "%s: %s", dir, strerror(errno));
         goto out;
     }
+    if (!sys_atomic_open(&pic, path, 0644, err, errlen))
+        goto out;
     /* fclose whatever plot_script returned: the FILE must not leak on a write error. */
-    int wrc = plot_script(fp, tmpout, rs, s, bars, series);
+    int wrc = plot_script(fp, path, pic.tmp, rs, s, bars, series);
     int e = errno;
     if (fclose(fp) != 0 && wrc == 0) {
         wrc = -1;
@@ -469,7 +425,7 @@ int plot_write(const char *path, const struct result_set *rs, const struct summa
     }
     fp = NULL;
     if (wrc != 0) {
-        snprintf(err, errlen, "%s: %s", script, strerror(e));
+        err_set(err, errlen, "%s: %s", script, strerror(e));
         goto out;
     }
     int st = run_gnuplot(script, errfile);
@@ -482,17 +438,12 @@ int plot_write(const char *path, const struct result_set *rs, const struct summa
         if (ef)
             fclose(ef);
         line[strcspn(line, "\n")] = 0;
-        snprintf(err, errlen, "gnuplot failed (status %d)%s%s", st, line[0] ? ": " : "", line);
-        unlink(tmpout);
+        err_set(err, errlen, "gnuplot failed (status %d)%s%s", st, line[0] ? ": " : "", line);
         goto out;
     }
-    if (rename(tmpout, path) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        unlink(tmpout);
-        goto out;
-    }
-    rc = 0;
+    rc = sys_atomic_commit(&pic, err, errlen);
 out:
+    sys_atomic_abort(&pic); /* nothing left to do after a commit */
     if (fp)
         fclose(fp);
     unlink(bars);

@@ -17,14 +17,10 @@
 /* Is gnuplot there? Returns 0, or -1 with a message saying how to install it. */
 int plot_check(char *err, size_t errlen);
 
-/* Render rs/s into path (.png or .svg, chosen by the extension). The gnuplot script and
- * data are written to a temporary directory that is removed afterwards. Returns 0, or -1
- * with err filled (gnuplot missing or failed: its first error line is quoted). */
+/* Render rs/s into path (.png or .svg, chosen by the extension), replaced atomically. The
+ * gnuplot script and data are written to a temporary directory that is removed
+ * afterwards. Returns 0, or -1 with err filled (gnuplot missing or failed: its first
+ * error line is quoted). */
 int plot_write(const char *path, const struct result_set *rs, const struct summary *s, char *err, size_t errlen);
-
-/* The gnuplot script for the given data file names (for tests and debugging); writes it
- * to fp. Returns 0 or -1. */
-int plot_script(FILE *fp, const char *path, const struct result_set *rs, const struct summary *s,
-                const char *bars_dat, const char *series_dat);
 
 #endif

@@ -4,12 +4,13 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "units.h"
 
-void progress_format(const struct progress *pr, const struct dl_progress *p, char *buf, size_t len)
+/* The line for p into buf, without the "\r" and erase that draw it in place. */
+static void format_line(const struct progress *pr, const struct dl_progress *p, char *buf, size_t len)
 {
     char rate[32], pct[16] = "", eta[32] = "";
-    report_fmt_mbps(p->rate_mbps, rate, sizeof rate);
+    units_format_mbps(p->rate_mbps, rate, sizeof rate);
     if (p->expected > 0) {
         double f = (double)p->bytes / (double)p->expected;
         snprintf(pct, sizeof pct, " %3.0f%%", f * 100);
@@ -31,7 +32,7 @@ void progress_draw(const struct dl_progress *p, void *ud)
     if (!pr || !pr->enabled)
         return;
     char line[256];
-    progress_format(pr, p, line, sizeof line);
+    format_line(pr, p, line, sizeof line);
     fprintf(pr->out, "\r\033[K%s", line);
     fflush(pr->out);
     pr->drawn = 1;

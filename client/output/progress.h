@@ -17,9 +17,8 @@ struct progress {
     int drawn;
 };
 
-/* Format the line for p into buf (no "\r"); exposed for unit tests. */
-void progress_format(const struct progress *pr, const struct dl_progress *p, char *buf, size_t len);
-/* dl_progress_fn: draws the line; ud is a struct progress. */
+/* dl_progress_fn: draws the line ("\r", erase to the end of line, the text) on ud->out
+ * when ud->enabled; ud is a struct progress. */
 void progress_draw(const struct dl_progress *p, void *ud);
 /* Erase the line if one is drawn. */
 void progress_clear(struct progress *pr);

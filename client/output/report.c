@@ -2,37 +2,31 @@
 #include "report.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "array.h"
+#include "err.h"
+#include "labels.h"
 #include "stats.h"
+#include "sys.h"
+#include "units.h"
+#include "wire.h"
 
 int report_format_parse(const char *s, enum report_format *f)
 {
-    static const char *const names[] = {"table", "markdown", "csv", "json"};
-    for (int i = 0; i < 4; i++)
+    static const char *const names[] = {
+        [REPORT_TABLE] = "table", [REPORT_MARKDOWN] = "markdown", [REPORT_CSV] = "csv", [REPORT_JSON] = "json",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++)
         if (strcmp(s, names[i]) == 0) {
             *f = (enum report_format)i;
             return 0;
         }
     return -1;
-}
-
-void report_fmt_mbps(double v, char *buf, size_t len)
-{
-    if (!isfinite(v))
-        snprintf(buf, len, "-");
-    else if (v >= 99.5)
-        snprintf(buf, len, "%.0f", v);
-    else if (v >= 9.995)
-        snprintf(buf, len, "%.1f", v);
-    else
-        snprintf(buf, len, "%.2f", v);
 }
 
 static void fmt_num(double v, const char *fmtstr, char *buf, size_t len)
@@ -71,18 +65,13 @@ struct row_cells {
 
 static void fmt_cells(const struct server_summary *g, int with_units, struct row_cells *c)
 {
-    report_fmt_mbps(g->median_mbps, c->med, sizeof c->med);
-    report_fmt_mbps(g->min_mbps, c->mn, sizeof c->mn);
-    report_fmt_mbps(g->max_mbps, c->mx, sizeof c->mx);
+    units_format_mbps(g->median_mbps, c->med, sizeof c->med);
+    units_format_mbps(g->min_mbps, c->mn, sizeof c->mn);
+    units_format_mbps(g->max_mbps, c->mx, sizeof c->mx);
     fmt_num(g->median_slow_start_s, with_units ? "%.2f s" : "%.2f", c->ss, sizeof c->ss);
     fmt_num(g->median_rtt_ms, with_units ? "%.2f ms" : "%.2f", c->rtt, sizeof c->rtt);
     fmt_ratio(g, c->ratio, sizeof c->ratio);
     fmt_p(g, c->p, sizeof c->p);
-}
-
-static int same(const char *a, const char *b)
-{
-    return (!a || !b) ? a == b : strcmp(a, b) == 0;
 }
 
 static const char *header_of(const struct run_result *r, const char *name)
@@ -99,14 +88,14 @@ static void write_server_configs(FILE *out, const struct result_set *rs, const c
     int any = 0;
     for (size_t i = 0; rs && i < rs->n; i++) {
         const struct run_result *r = rs->runs[i];
-        const char *off = header_of(r, "X-Debit-Offload"), *tcp = header_of(r, "X-Debit-Tcp");
+        const char *off = header_of(r, WIRE_HDR_OFFLOAD), *tcp = header_of(r, WIRE_HDR_TCP);
         if (!off && !tcp)
             continue;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++) {
             const struct run_result *q = rs->runs[j];
-            seen = same(q->server, r->server) && same(header_of(q, "X-Debit-Offload"), off) &&
-                   same(header_of(q, "X-Debit-Tcp"), tcp);
+            seen = labels_same(q->server, r->server) && labels_same(header_of(q, WIRE_HDR_OFFLOAD), off) &&
+                   labels_same(header_of(q, WIRE_HDR_TCP), tcp);
         }
         if (seen)
             continue;
@@ -135,7 +124,7 @@ static void write_table(FILE *out, const struct result_set *rs, const struct sum
             w = strlen(s->rows[k].server);
     for (size_t k = 0; k < s->n; k++) {
         const struct server_summary *g = &s->rows[k];
-        if (first || !same(g->scenario, cur_scn) || !same(g->variant, cur_var)) {
+        if (first || !labels_same(g->scenario, cur_scn) || !labels_same(g->variant, cur_var)) {
             if (g->scenario || g->variant)
                 fprintf(out, "%s%s%s%s%s\n", first ? "" : "\n", g->scenario ? "scenario " : "",
                         g->scenario ? g->scenario : "", g->variant ? (g->scenario ? ", " : "") : "",
@@ -163,31 +152,14 @@ static void write_table(FILE *out, const struct result_set *rs, const struct sum
     }
 }
 
-/* Distinct values of a label over the summary rows, in order of appearance. */
-static size_t distinct(const struct summary *s, int which, const char **vals, size_t max)
-{
-    size_t n = 0;
-    for (size_t k = 0; k < s->n && n < max; k++) {
-        const struct server_summary *g = &s->rows[k];
-        const char *v = which == 0 ? g->scenario : which == 1 ? g->variant : g->server;
-        size_t i;
-        for (i = 0; i < n; i++)
-            if (same(vals[i], v))
-                break;
-        if (i == n)
-            vals[n++] = v;
-    }
-    return n;
-}
-
-#define MAXLAB 64
-
 /* The seed's layout: rows = scenario, columns = server x client variant. */
 static void write_markdown(FILE *out, const struct result_set *rs, const struct summary *s,
                            const struct report_meta *m)
 {
-    const char *scn[MAXLAB], *var[MAXLAB], *srv[MAXLAB];
-    size_t nscn = distinct(s, 0, scn, MAXLAB), nvar = distinct(s, 1, var, MAXLAB), nsrv = distinct(s, 2, srv, MAXLAB);
+    const char *scn[LABELS_MAX], *var[LABELS_MAX], *srv[LABELS_MAX];
+    size_t nscn = labels_distinct(s, LABELS_SCENARIO, scn, LABELS_MAX);
+    size_t nvar = labels_distinct(s, LABELS_VARIANT, var, LABELS_MAX);
+    size_t nsrv = labels_distinct(s, LABELS_SERVER, srv, LABELS_MAX);
     fprintf(out, "Median of %u average throughputs per server, Mb/s (10^6 bit/s, wget's average)%s\n\n",
             m ? m->runs : 0, m && m->interrupted ? " — interrupted, finished runs only" : "");
     fprintf(out, "| scenario |");
@@ -206,14 +178,10 @@ static void write_markdown(FILE *out, const struct result_set *rs, const struct 
         fprintf(out, "| %s |", scn[r] ? scn[r] : "measured");
         for (size_t v = 0; v < nvar; v++)
             for (size_t i = 0; i < nsrv; i++) {
-                const struct server_summary *g = NULL;
-                for (size_t k = 0; k < s->n; k++)
-                    if (same(s->rows[k].scenario, scn[r]) && same(s->rows[k].variant, var[v]) &&
-                        strcmp(s->rows[k].server, srv[i]) == 0)
-                        g = &s->rows[k];
+                const struct server_summary *g = labels_find(s, scn[r], var[v], srv[i]);
                 char med[32] = "-";
                 if (g)
-                    report_fmt_mbps(g->median_mbps, med, sizeof med);
+                    units_format_mbps(g->median_mbps, med, sizeof med);
                 fprintf(out, " %s |", med);
             }
         fprintf(out, "\n");
@@ -295,7 +263,8 @@ static void write_csv(FILE *out, const struct summary *s)
     }
 }
 
-json_t *report_json(const struct result_set *rs, const struct summary *s, const struct report_meta *m)
+/* The whole measurement as one JSON document (new reference). */
+static json_t *report_json(const struct result_set *rs, const struct summary *s, const struct report_meta *m)
 {
     char when[32];
     time_t now = time(NULL);
@@ -353,57 +322,29 @@ int report_check_output(const char *path, char *err, size_t errlen)
 {
     if (strcmp(path, "-") == 0)
         return 0;
+    /* The kernel's wording ("Is a directory"), as for every other reason -o is refused. */
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
-        return -1;
-    }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s (temporary file %s)", path, strerror(errno), tmp);
-        return -1;
-    }
-    close(fd);
-    unlink(tmp);
-    return 0;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return err_set(err, errlen, "%s: %s", path, strerror(EISDIR));
+    return sys_atomic_check(path, err, errlen);
 }
 
 int report_write_file(const char *path, enum report_format f, const struct result_set *rs,
                       const struct summary *s, const struct report_meta *m, char *err, size_t errlen)
 {
     if (strcmp(path, "-") == 0) {
-        if (report_write(stdout, f, rs, s, m) != 0 || fflush(stdout) != 0) {
-            snprintf(err, errlen, "stdout: %s", strerror(errno));
-            return -1;
-        }
+        if (report_write(stdout, f, rs, s, m) != 0 || fflush(stdout) != 0)
+            return err_set(err, errlen, "stdout: %s", strerror(errno));
         return 0;
     }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *fp = fopen(tmp, "w");
-    if (!fp) {
-        snprintf(err, errlen, "%s: %s (temporary file %s)", path, strerror(errno), tmp);
+    struct sys_atomic a;
+    FILE *fp = sys_atomic_open(&a, path, 0644, err, errlen);
+    if (!fp)
         return -1;
+    if (report_write(fp, f, rs, s, m) != 0) {
+        int e = errno ? errno : EIO;
+        sys_atomic_abort(&a);
+        return err_set(err, errlen, "%s: %s", path, strerror(e));
     }
-    int rc = report_write(fp, f, rs, s, m);
-    if (rc == 0 && fflush(fp) != 0)
-        rc = -1;
-    if (rc == 0 && fsync(fileno(fp)) != 0)
-        rc = -1;
-    int e = errno;
-    if (fclose(fp) != 0 && rc == 0) {
-        rc = -1;
-        e = errno;
-    }
-    if (rc == 0 && rename(tmp, path) != 0) {
-        rc = -1;
-        e = errno;
-    }
-    if (rc != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(e));
-        unlink(tmp);
-    }
-    return rc;
+    return sys_atomic_commit(&a, err, errlen);
 }

@@ -1,5 +1,6 @@
 /* report: a measurement's results in the four output formats — a console table, the
- * seed's Markdown table, CSV and JSON — and the atomic file writer behind -o. */
+ * seed's Markdown table, CSV and JSON — and the atomic file writer behind -o. Figures in
+ * Mb/s are formatted by units_format_mbps. */
 #ifndef DEBIT_REPORT_H
 #define DEBIT_REPORT_H
 
@@ -33,20 +34,14 @@ struct report_meta {
 int report_write(FILE *out, enum report_format f, const struct result_set *rs, const struct summary *s,
                  const struct report_meta *m);
 
-/* The whole measurement as one JSON document (new reference). */
-json_t *report_json(const struct result_set *rs, const struct summary *s, const struct report_meta *m);
-
-/* Write to path atomically: PATH.tmp.PID is written, flushed, fsynced and renamed over
- * path, so a reader never sees half a file. "-" writes to stdout. Returns 0 or -1 (err). */
+/* Write to path atomically and durably (sys_atomic_open/commit: a reader sees the old
+ * file or the whole new one). "-" writes to stdout. Returns 0 or -1 (err). */
 int report_write_file(const char *path, enum report_format f, const struct result_set *rs,
                       const struct summary *s, const struct report_meta *m, char *err, size_t errlen);
 
-/* Before a measurement: can path be written as report_write_file() will (not a folder, a
- * temporary file can be created beside it)? Creates and removes that file. "-" is fine.
- * Returns 0 or -1 (err), so that a bad -o fails at once, not after an hour of downloads. */
+/* Before a measurement: can path be written as report_write_file() will
+ * (sys_atomic_check)? "-" is fine. Returns 0 or -1 (err), so that a bad -o fails at once,
+ * not after an hour of downloads. */
 int report_check_output(const char *path, char *err, size_t errlen);
-
-/* Format a rate in Mb/s as the seed does: integers from 100 up, else 3 significant digits. */
-void report_fmt_mbps(double mbps, char *buf, size_t len);
 
 #endif

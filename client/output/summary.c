@@ -6,16 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int same(const char *a, const char *b)
-{
-    if (!a || !b)
-        return a == b;
-    return strcmp(a, b) == 0;
-}
+#include "labels.h"
 
 static int same_cell(const struct run_result *a, const struct server_summary *s)
 {
-    return same(a->scenario, s->scenario) && same(a->variant, s->variant);
+    return labels_same(a->scenario, s->scenario) && labels_same(a->variant, s->variant);
+}
+
+/* A run's receiver RTTs in ms, NAN where its "tcp" JSON has null (no sample; min_rtt
+ * unknown before Linux 4.6 or before the first RTT sample). */
+static double rtt_ms(const struct run_result *r)
+{
+    return r->tcp.have ? r->tcp.rtt_us / 1000.0 : NAN;
+}
+
+static double min_rtt_ms(const struct run_result *r)
+{
+    return (r->tcp.have & TCP_INFO_HAVE_MIN_RTT) && r->tcp.min_rtt_us ? r->tcp.min_rtt_us / 1000.0 : NAN;
 }
 
 /* Successful averages of one group into a new array (caller frees). */
@@ -35,8 +42,8 @@ static double *group_values(const struct result_set *rs, const struct server_sum
         case 0: x = r->avg_mbps; break;
         case 1: x = r->total_mbps; break;
         case 2: x = r->slow_start_s >= 0 ? r->slow_start_s : NAN; break;
-        case 3: x = r->tcp.valid ? r->tcp.rtt_ms : NAN; break;
-        default: x = r->tcp.valid ? r->tcp.min_rtt_ms : NAN; break;
+        case 3: x = rtt_ms(r); break;
+        default: x = min_rtt_ms(r); break;
         }
         if (!isnan(x))
             v[(*n)++] = x;
@@ -95,6 +102,8 @@ int summary_compute(const struct result_set *rs, const struct plan_server *names
         g->median_mbps = stats_median(v, n);
         g->min_mbps = stats_min(v, n);
         g->max_mbps = stats_max(v, n);
+        g->q1_mbps = stats_quantile(v, n, 0.25);
+        g->q3_mbps = stats_quantile(v, n, 0.75);
         free(v);
         g->median_total_mbps = median_of(rs, g, 1);
         g->median_slow_start_s = median_of(rs, g, 2);
@@ -115,7 +124,7 @@ int summary_compute(const struct result_set *rs, const struct plan_server *names
         struct server_summary *g = &out->rows[k];
         struct server_summary *ref = NULL;
         for (size_t j = 0; j < k && !ref; j++)
-            if (same(out->rows[j].scenario, g->scenario) && same(out->rows[j].variant, g->variant))
+            if (labels_same(out->rows[j].scenario, g->scenario) && labels_same(out->rows[j].variant, g->variant))
                 ref = &out->rows[j];
         if (!ref) {
             g->is_reference = 1;
@@ -178,6 +187,8 @@ json_t *summary_to_json(const struct summary *s)
         json_object_set_new(o, "median_mbps", num(g->median_mbps));
         json_object_set_new(o, "min_mbps", num(g->min_mbps));
         json_object_set_new(o, "max_mbps", num(g->max_mbps));
+        json_object_set_new(o, "q1_mbps", num(g->q1_mbps));
+        json_object_set_new(o, "q3_mbps", num(g->q3_mbps));
         json_object_set_new(o, "median_total_mbps", num(g->median_total_mbps));
         json_object_set_new(o, "median_slow_start_s", num(g->median_slow_start_s));
         json_object_set_new(o, "median_rtt_ms", num(g->median_rtt_ms));

@@ -24,6 +24,7 @@ struct server_summary {
     const char *variant;
     unsigned runs_ok, runs_failed;
     double median_mbps, min_mbps, max_mbps; /* NAN when no run succeeded */
+    double q1_mbps, q3_mbps; /* quartiles (stats_quantile: R type 7), the spread around the median */
     double median_total_mbps;
     double median_slow_start_s;
     double median_rtt_ms, median_min_rtt_ms;

@@ -35,6 +35,14 @@ check_eq "debitd runs: server_record is the record of that transfer (id, done, b
   "$(jqr '[.runs[] | select(.server=="debitd") | .server_record.id == .server_config["X-Debit-Transfer"] and .server_record.state == "done" and .server_record.bytes == 10485760] | all' "$f")"
 check_eq "debitd runs: server_record carries sender TCP_INFO" true \
   "$(jqr '[.runs[] | select(.server=="debitd") | .server_record.tcp | type == "object"] | all' "$f")"
+# One vocabulary (docs/tcp_info.md): the client's receiver TCP_INFO and the server's sender
+# TCP_INFO of the same run have the same keys, and the total is total_retrans on both.
+check_eq "debitd runs: .tcp and .server_record.tcp share one key set" true \
+  "$(jqr '[.runs[] | select(.server=="debitd") | (.tcp | keys) == (.server_record.tcp | keys)] | all' "$f")"
+check_eq "debitd runs: .tcp.total_retrans and .server_record.tcp.total_retrans are numbers" true \
+  "$(jqr '[.runs[] | select(.server=="debitd") | (.tcp.total_retrans | type) == "number" and (.server_record.tcp.total_retrans | type) == "number"] | all' "$f")"
+check_eq "no run or server record has the ambiguous \"retransmits\" key" false \
+  "$(jqr '[.runs[] | has("retransmits") or (.tcp | has("retransmits")) or (.server_record.tcp // {} | has("retransmits"))] | any' "$f")"
 check_eq "a fresh TCP connection per download: distinct client ports seen by debitd" 3 \
   "$(jqr '[.runs[] | select(.server=="debitd") | .server_record.remote] | unique | length' "$f")"
 check_eq "distinct transfer IDs per run" 3 "$(jqr '[.runs[] | select(.server=="debitd") | .server_record.id] | unique | length' "$f")"

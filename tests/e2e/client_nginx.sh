@@ -23,8 +23,10 @@ check_eq "seq 1..6" "1 2 3 4 5 6" "$(jqr '[.runs[].seq | tostring] | join(" ")' 
 check_eq "A: every run has 10 MiB" "10485760" "$(jqr '[.runs[] | select(.server=="A") | .bytes] | unique | map(tostring) | join(" ")' "$out")"
 check_eq "B: every run has 1 MiB" "1048576" "$(jqr '[.runs[] | select(.server=="B") | .bytes] | unique | map(tostring) | join(" ")' "$out")"
 check_eq "all runs ok with status 200" "true 200" "$(jqr '[.runs[].ok] | all | tostring' "$out") $(jqr '[.runs[].http_status] | unique | map(tostring) | join(" ")' "$out")"
-check_eq "issue's run fields present" "true" "$(jqr '[.runs[] | has("server","url","run","ok","error","bytes","avg_mbps","total_mbps","ttfb_s","slow_start_s","rtt_ms","retransmits","server_config","series")] | all | tostring' "$out")"
+check_eq "issue's run fields present" "true" "$(jqr '[.runs[] | has("server","url","run","ok","error","bytes","avg_mbps","total_mbps","ttfb_s","slow_start_s","rtt_ms","tcp","server_config","series")] | all | tostring' "$out")"
 check_eq "issue's summary fields present" "true" "$(jqr '[.summary[] | has("server","runs_ok","runs_failed","median_mbps","min_mbps","max_mbps")] | all | tostring' "$out")"
+check_eq "quartiles: min <= q1 <= median <= q3 <= max" true \
+  "$(jqr '[.summary[] | .min_mbps <= .q1_mbps and .q1_mbps <= .median_mbps and .median_mbps <= .q3_mbps and .q3_mbps <= .max_mbps] | all' "$out")"
 # Medians, min and max recomputed from the runs.
 recomputed=$(jq -r '
   def median: sort | if length % 2 == 1 then .[length/2|floor] else (.[length/2-1] + .[length/2]) / 2 end;
@@ -42,9 +44,12 @@ check_eq "times ordered: 0 < connect <= ttfb <= total" true \
   "$(jqr '[.runs[] | .connect_s > 0 and .connect_s <= .ttfb_s and .ttfb_s <= .total_s] | all' "$out")"
 check_eq "series, peak and slow start present" true \
   "$(jqr '[.runs[] | (.series | length) >= 1 and .series_interval_s == 0.1 and .peak_mbps > 0 and .slow_start_s > 0] | all' "$out")"
-check_eq "receiver TCP_INFO recorded (rtt, 0 <= min_rtt <= rtt, rcv_rtt, mss, bytes_received >= body)" true \
-  "$(jqr '[.runs[] | .rtt_ms > 0 and .min_rtt_ms >= 0 and .min_rtt_ms <= .rtt_ms and (.rcv_rtt_ms | type) == "number"
-      and .mss > 0 and .retransmits >= 0 and .tcp_info.bytes_received >= .bytes] | all' "$out")"
+check_eq "receiver TCP_INFO recorded (rtt, 0 <= min_rtt <= rtt, rcv_rtt, rcv_mss, total_retrans, bytes_received >= body)" true \
+  "$(jqr '[.runs[] | .tcp.rtt_ms > 0 and .tcp.min_rtt_ms >= 0 and .tcp.min_rtt_ms <= .tcp.rtt_ms and (.tcp.rcv_rtt_ms | type) == "number"
+      and .tcp.rcv_mss > 0 and .tcp.total_retrans >= 0 and .tcp.rcv_space > 0 and .tcp.bytes_received >= .bytes] | all' "$out")"
+check_eq "headline RTTs at the top level equal those of .tcp; no ambiguous retransmits/mss keys" true \
+  "$(jqr '[.runs[] | .rtt_ms == .tcp.rtt_ms and .min_rtt_ms == .tcp.min_rtt_ms and .rcv_rtt_ms == .tcp.rcv_rtt_ms
+      and (has("retransmits") or has("mss") or has("tcp_info") or (.tcp | has("retransmits")) | not)] | all' "$out")"
 check_eq "B compared to A: ratio, CI, p-value and method" true \
   "$(jqr '.summary[1] | .ratio > 0 and (.ratio_ci95 | length) == 2 and .ratio_ci95[0] <= .ratio and .ratio <= .ratio_ci95[1] and .p_value > 0 and .p_value <= 1 and .p_method == "exact"' "$out")"
 check_match "per-run lines on stderr" 'A run 3: [0-9.]+ Mb/s, 10485760 bytes' "$(cat "$T_TMP/err1")"
@@ -137,5 +142,5 @@ else
 fi
 "$DEBIT" -q -n 1 --rcvbuf 256KiB --format json "$A" >"$T_TMP/rb.json"
 check_eq "--rcvbuf 256KiB: ok, and the receive window stayed small (rcv_ssthresh <= 512 KiB)" "true true" \
-  "$(jqr '.runs[0] | "\(.ok) \(.tcp_info.rcv_ssthresh <= 524288)"' "$T_TMP/rb.json")"
+  "$(jqr '.runs[0] | "\(.ok) \(.tcp.rcv_ssthresh <= 524288)"' "$T_TMP/rb.json")"
 t_done

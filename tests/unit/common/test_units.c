@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
@@ -126,11 +127,13 @@ static void test_format(void **state)
         units_format_size(sizes[i].bytes, buf, sizeof buf);
         assert_string_equal(buf, sizes[i].want);
     }
-    static const struct { double bps; const char *want; } rates[] = {
-        {722e6, "722 Mb/s"}, {9.41e9, "9.41 Gb/s"}, {956.4e6, "956 Mb/s"}, {1500, "1.5 kb/s"},
+    /* The seed's Mb/s figures: whole from 99.5 up, 3 significant digits below. */
+    static const struct { double mbps; const char *want; } rates[] = {
+        {722.4, "722"}, {956.4, "956"}, {99.5, "100"}, {42.25, "42.2"}, {9.5, "9.50"},
+        {0.123, "0.12"}, {NAN, "-"}, {INFINITY, "-"},
     };
     for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
-        units_format_rate(rates[i].bps, buf, sizeof buf);
+        units_format_mbps(rates[i].mbps, buf, sizeof buf);
         assert_string_equal(buf, rates[i].want);
     }
     units_format_rate_tc(500000000ULL, buf, sizeof buf);

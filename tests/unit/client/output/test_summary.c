@@ -74,12 +74,17 @@ static void test_single_cell(void **state)
     assert_float_equal(s.rows[0].median_mbps, 722, 1e-9);
     assert_float_equal(s.rows[0].min_mbps, 597, 1e-9);
     assert_float_equal(s.rows[0].max_mbps, 726, 1e-9);
+    /* Quartiles, R type 7: 597 720 722 723 726 -> 720 and 723. */
+    assert_float_equal(s.rows[0].q1_mbps, 720, 1e-9);
+    assert_float_equal(s.rows[0].q3_mbps, 723, 1e-9);
     assert_true(s.rows[0].is_reference && !s.rows[0].has_comparison);
     /* DT: the failed 9999 is excluded: median of 404 476 392 452 = 428. */
     assert_int_equal(s.rows[1].runs_ok, 4);
     assert_int_equal(s.rows[1].runs_failed, 1);
     assert_float_equal(s.rows[1].median_mbps, 428, 1e-9);
     assert_float_equal(s.rows[1].max_mbps, 476, 1e-9);
+    assert_float_equal(s.rows[1].q1_mbps, 401, 1e-9); /* 392 404 452 476 */
+    assert_float_equal(s.rows[1].q3_mbps, 458, 1e-9);
     assert_true(s.rows[1].has_comparison);
     assert_float_equal(s.rows[1].ratio, 428.0 / 722, 1e-12);
     assert_true(s.rows[1].ci_lo <= s.rows[1].ratio && s.rows[1].ratio <= s.rows[1].ci_hi);
@@ -130,20 +135,6 @@ static void test_cells(void **state)
     result_set_clear(&rs);
 }
 
-static void test_fmt(void **state)
-{
-    (void)state;
-    static const struct {
-        double v;
-        const char *want;
-    } rows[] = {{722.4, "722"}, {99.5, "100"}, {42.25, "42.2"}, {9.5, "9.50"}, {0.123, "0.12"}, {NAN, "-"}};
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        char b[32];
-        report_fmt_mbps(rows[i].v, b, sizeof b);
-        assert_string_equal(b, rows[i].want);
-    }
-}
-
 static void test_progress_line(void **state)
 {
     (void)state;
@@ -160,11 +151,20 @@ static void test_progress_line(void **state)
         {1073741824, 1073741824, 900, "+10 ms", "[run 3/10] +10 ms OVH 100% 900 Mb/s"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        struct progress pr = {.step = 3, .total = 10, .server = "OVH", .cell = rows[i].cell};
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *fp = open_memstream(&buf, &len);
+        assert_non_null(fp);
+        struct progress pr = {.out = fp, .enabled = 1, .step = 3, .total = 10, .server = "OVH", .cell = rows[i].cell};
         struct dl_progress p = {.bytes = rows[i].bytes, .expected = rows[i].expected, .rate_mbps = rows[i].rate};
-        char line[256];
-        progress_format(&pr, &p, line, sizeof line);
-        assert_string_equal(line, rows[i].want);
+        progress_draw(&p, &pr);
+        assert_true(pr.drawn);
+        progress_clear(&pr);
+        fclose(fp);
+        char want[300];
+        snprintf(want, sizeof want, "\r\033[K%s\r\033[K", rows[i].want); /* drawn in place, then erased */
+        assert_string_equal(buf, want);
+        free(buf);
     }
 }
 
@@ -173,7 +173,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_cell),
         cmocka_unit_test(test_cells),
-        cmocka_unit_test(test_fmt),
         cmocka_unit_test(test_progress_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
