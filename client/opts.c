@@ -184,8 +184,8 @@ static int add_arg(struct client_opts *o, struct settings *scratch, settings_set
 
 /* One option from getopt: -t and --scenario belong to the command line itself, the
  * rest are settings. */
-static int one_opt(struct client_opts *o, struct settings *scratch, int c, const char *name, const char *arg,
-                   char *err, size_t errlen)
+static int one_opt(struct client_opts *o, struct settings *scratch, int c, const char *name, const char *arg, char *err,
+                   size_t errlen)
 {
     if (c == 't') {
         o->check = 1;
@@ -203,8 +203,8 @@ static int one_opt(struct client_opts *o, struct settings *scratch, int c, const
     return err_set(err, errlen, "%s: unknown option", name);
 }
 
-static enum opts_result parse_argv(struct client_opts *o, struct settings *scratch, int argc, char **argv,
-                                   char *err, size_t errlen)
+static enum opts_result parse_argv(struct client_opts *o, struct settings *scratch, int argc, char **argv, char *err,
+                                   size_t errlen)
 {
     optind = 0; /* 0: full getopt reset, so tests can parse several command lines */
     opterr = 0;

@@ -74,8 +74,7 @@ static int apply_member(const config_setting_t *group, const char *key, settings
     return 1;
 }
 
-static int load_servers(const config_setting_t *list, struct settings *st, const char *path, char *err,
-                        size_t errlen)
+static int load_servers(const config_setting_t *list, struct settings *st, const char *path, char *err, size_t errlen)
 {
     static const char *const keys[] = {"name", "url", NULL};
     if (!list) {
@@ -132,26 +131,47 @@ static char *dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
+/* An axis (latency, client_offload): a non-empty list. Returns its length, or -1. */
+static int axis_length(const config_setting_t *list, const char *example, char *err, size_t errlen)
+{
+    if (!config_setting_is_list(list) || config_setting_length(list) == 0)
+        return cfg_error(err, errlen, list, "expected a non-empty list ( %s, ... )", example);
+    return config_setting_length(list);
+}
+
+/* Element i of an axis: a group of the allowed keys with a name no earlier element has
+ * (names label the cells) and, if any, a valid device. 0 or -1. */
+static int axis_element(const config_setting_t *list, int i, const char *const *keys, const char *path,
+                        const char **name, const char **dev, char *err, size_t errlen)
+{
+    const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
+    if (!config_setting_is_group(e))
+        return cfg_error(err, errlen, e, "expected a group { name = \"...\"; ... }");
+    if (cfg_check_keys(e, keys, err, errlen) || get_name(e, name, err, errlen) || get_device(e, path, dev, err, errlen))
+        return -1;
+    for (int k = 0; k < i; k++) {
+        const char *other = NULL;
+        config_setting_lookup_string(config_setting_get_elem(list, (unsigned)k), "name", &other);
+        if (other && strcmp(other, *name) == 0)
+            return cfg_error(err, errlen, e, "name: \"%s\" is used twice", *name);
+    }
+    return 0;
+}
+
 static int load_latency(const config_setting_t *list, struct scenario *s, char *err, size_t errlen)
 {
     static const char *const keys[] = {"name", "delay", "device", NULL};
-    if (!config_setting_is_list(list) || config_setting_length(list) == 0)
-        return cfg_error(err, errlen, list, "expected a non-empty list ( { name = \"...\"; delay = \"10ms\"; device = \"eth0\"; }, ... )");
-    s->lat = calloc((size_t)config_setting_length(list), sizeof *s->lat);
+    int n = axis_length(list, "{ name = \"...\"; delay = \"10ms\"; device = \"eth0\"; }", err, errlen);
+    if (n < 0)
+        return -1;
+    s->lat = calloc((size_t)n, sizeof *s->lat);
     if (!s->lat)
         return cfg_error(err, errlen, list, "out of memory");
-    for (int i = 0; i < config_setting_length(list); i++) {
+    for (int i = 0; i < n; i++) {
         const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
-        if (!config_setting_is_group(e))
-            return cfg_error(err, errlen, e, "expected a group { name = ...; delay = ...; device = ...; }");
-        if (cfg_check_keys(e, keys, err, errlen))
-            return -1;
         const char *name, *dev;
-        if (get_name(e, &name, err, errlen) || get_device(e, s->path, &dev, err, errlen))
+        if (axis_element(list, i, keys, s->path, &name, &dev, err, errlen))
             return -1;
-        for (size_t k = 0; k < s->nlat; k++)
-            if (strcmp(s->lat[k].name, name) == 0)
-                return cfg_error(err, errlen, e, "name: \"%s\" is used twice", name);
         uint64_t us = 0;
         const config_setting_t *d = config_setting_get_member(e, "delay");
         char buf[64];
@@ -178,23 +198,17 @@ static int load_variants(const config_setting_t *list, struct scenario *s, char 
     const char *keys[2 + OFFLOAD_SETTABLE + 1] = {"name", "device"};
     for (int f = 0; f < OFFLOAD_SETTABLE; f++)
         keys[2 + f] = offload_feature_name((enum offload_feature)f);
-    if (!config_setting_is_list(list) || config_setting_length(list) == 0)
-        return cfg_error(err, errlen, list, "expected a non-empty list ( { name = \"...\"; device = \"eth0\"; tso = false; gso = false; }, ... )");
-    s->var = calloc((size_t)config_setting_length(list), sizeof *s->var);
+    int n = axis_length(list, "{ name = \"...\"; device = \"eth0\"; tso = false; gso = false; }", err, errlen);
+    if (n < 0)
+        return -1;
+    s->var = calloc((size_t)n, sizeof *s->var);
     if (!s->var)
         return cfg_error(err, errlen, list, "out of memory");
-    for (int i = 0; i < config_setting_length(list); i++) {
+    for (int i = 0; i < n; i++) {
         const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
-        if (!config_setting_is_group(e))
-            return cfg_error(err, errlen, e, "expected a group { name = ...; device = ...; tso = ...; gso = ...; }");
-        if (cfg_check_keys(e, keys, err, errlen))
-            return -1;
         const char *name, *dev;
-        if (get_name(e, &name, err, errlen) || get_device(e, s->path, &dev, err, errlen))
+        if (axis_element(list, i, keys, s->path, &name, &dev, err, errlen))
             return -1;
-        for (size_t k = 0; k < s->nvar; k++)
-            if (strcmp(s->var[k].name, name) == 0)
-                return cfg_error(err, errlen, e, "name: \"%s\" is used twice", name);
         struct offload_wish wish = {{OFFLOAD_LEAVE}};
         for (int f = 0; f < OFFLOAD_SETTABLE; f++) {
             int v;
@@ -222,9 +236,9 @@ static const struct {
     const char *key;
     settings_setter set;
 } file_settings[] = {
-    {"runs", settings_set_runs},         {"order", settings_set_order},     {"seed", settings_set_seed},
-    {"pause", settings_set_pause},       {"stall", settings_set_stall},     {"max_time", settings_set_max_time},
-    {"timeout", settings_set_timeout},   {"max_bytes", settings_set_max_bytes},
+    {"runs", settings_set_runs},       {"order", settings_set_order},         {"seed", settings_set_seed},
+    {"pause", settings_set_pause},     {"stall", settings_set_stall},         {"max_time", settings_set_max_time},
+    {"timeout", settings_set_timeout}, {"max_bytes", settings_set_max_bytes},
 };
 
 struct scenario *scenario_load(const char *path, struct settings *st, char *err, size_t errlen)
@@ -242,7 +256,8 @@ struct scenario *scenario_load(const char *path, struct settings *st, char *err,
     if (cfg_load(&cfg, path, err, errlen) != 0)
         goto fail;
     const config_setting_t *root = config_root_setting(&cfg);
-    if (cfg_check_keys(root, keys, err, errlen) || load_servers(config_setting_get_member(root, "servers"), st, path, err, errlen))
+    if (cfg_check_keys(root, keys, err, errlen) ||
+        load_servers(config_setting_get_member(root, "servers"), st, path, err, errlen))
         goto fail;
     for (size_t i = 0; i < ARRAY_SIZE(file_settings); i++)
         if (apply_member(root, file_settings[i].key, file_settings[i].set, st, path, err, errlen) < 0)

@@ -271,7 +271,8 @@ static const char *nth_colon(const char *s, int n)
  * empty as in curl) with a valid port and a non-empty ADDR, appended to *list. */
 static int add_host_port(struct curl_slist **list, const char *value, int want_colons, char *err, size_t errlen)
 {
-    const char *form = want_colons == 2 ? "expected HOST:PORT:ADDR" : "expected HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT";
+    const char *form =
+        want_colons == 2 ? "expected HOST:PORT:ADDR" : "expected HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT";
     const char *c1 = nth_colon(value, 0), *c2 = nth_colon(value, 1), *c3 = nth_colon(value, 2);
     if (!c1 || !c2 || (want_colons == 3 && !c3))
         return bad(err, errlen, value, form);
@@ -407,7 +408,8 @@ int settings_check(const struct settings *s, char *err, size_t errlen)
     if (s->seed_given && s->order != PLAN_ORDER_RANDOM)
         return err_set(err, errlen, "--seed: only meaningful with --order random");
     if ((s->delay_us > 0) != (s->delay_dev != NULL))
-        return err_set(err, errlen, "%s", s->delay_dev ? "--delay-dev: needs --delay" : "--delay: needs --delay-dev DEV");
+        return err_set(err, errlen, "%s",
+                       s->delay_dev ? "--delay-dev: needs --delay" : "--delay: needs --delay-dev DEV");
     if (s->dl.interface && s->dl.local_address)
         return err_set(err, errlen, "--local-address: cannot be combined with --interface");
     return 0;

@@ -64,30 +64,41 @@ typedef int (*settings_setter)(struct settings *s, const char *value, char *err,
 /* "[NAME=]URL" (http:// or https://, parsed by libcurl); NAME defaults to the URL's host,
  * then host:port, then host#2 ... when that would repeat a name. */
 int settings_add_server(struct settings *s, const char *value, char *err, size_t errlen);
-int settings_set_runs(struct settings *s, const char *value, char *err, size_t errlen);      /* 1..100000 */
-int settings_set_order(struct settings *s, const char *value, char *err, size_t errlen);     /* alternate|sequential|random */
-int settings_set_seed(struct settings *s, const char *value, char *err, size_t errlen);      /* unsigned 64-bit */
-int settings_set_pause(struct settings *s, const char *value, char *err, size_t errlen);     /* duration, may be 0 */
-int settings_set_stall(struct settings *s, const char *value, char *err, size_t errlen);     /* duration > 0 */
-int settings_set_max_time(struct settings *s, const char *value, char *err, size_t errlen);  /* duration > 0 */
-int settings_set_timeout(struct settings *s, const char *value, char *err, size_t errlen);   /* duration > 0 */
-int settings_set_max_bytes(struct settings *s, const char *value, char *err, size_t errlen); /* size >= 1 B */
-int settings_set_rcvbuf(struct settings *s, const char *value, char *err, size_t errlen);    /* 4KiB..1GiB */
-int settings_set_ip_version(struct settings *s, const char *value, char *err, size_t errlen); /* "4" or "6" */
-int settings_add_resolve(struct settings *s, const char *value, char *err, size_t errlen);   /* HOST:PORT:ADDR */
-int settings_add_connect_to(struct settings *s, const char *value, char *err, size_t errlen); /* H:P:H2:P2 */
+/* What each setter accepts (the option of the same name in --help):
+ *   runs 1..100000                   order alternate|sequential|random
+ *   seed unsigned 64-bit             pause a duration, 0 allowed
+ *   stall, max_time, timeout a duration > 0
+ *   max_bytes a size >= 1 B          rcvbuf a size in 4KiB..1GiB
+ *   ip_version "4" or "6"            resolve HOST:PORT:ADDR, connect_to H:P:H2:P2 (appended)
+ *   interface, local_address as curl (no white space; "if!DEV" needs a valid DEV)
+ *   user_agent no line break         format table|markdown|csv|json
+ *   output, jsonl a non-empty path   plot *.png or *.svg
+ *   progress, quiet on|off           offload DEV:tso=on|off,... (appended, offload_parse_spec)
+ *   delay a duration, 0: none        delay_dev a valid interface name */
+int settings_set_runs(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_order(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_seed(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_pause(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_stall(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_max_time(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_timeout(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_max_bytes(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_rcvbuf(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_ip_version(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_add_resolve(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_add_connect_to(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_interface(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_local_address(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_user_agent(struct settings *s, const char *value, char *err, size_t errlen);
-int settings_set_format(struct settings *s, const char *value, char *err, size_t errlen);    /* table|markdown|csv|json */
+int settings_set_format(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_output(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_jsonl(struct settings *s, const char *value, char *err, size_t errlen);
-int settings_set_plot(struct settings *s, const char *value, char *err, size_t errlen);      /* *.png|*.svg */
-int settings_set_progress(struct settings *s, const char *value, char *err, size_t errlen);  /* on|off */
-int settings_set_quiet(struct settings *s, const char *value, char *err, size_t errlen);     /* on|off */
-int settings_add_offload(struct settings *s, const char *value, char *err, size_t errlen);   /* DEV:tso=on|off,... */
-int settings_set_delay(struct settings *s, const char *value, char *err, size_t errlen);     /* duration, 0: none */
-int settings_set_delay_dev(struct settings *s, const char *value, char *err, size_t errlen);  /* interface name */
+int settings_set_plot(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_progress(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_quiet(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_add_offload(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_delay(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_delay_dev(struct settings *s, const char *value, char *err, size_t errlen);
 
 /* What no single setter can see, checked once everything is applied: --seed needs
  * --order random, --delay and --delay-dev go together, --interface excludes

@@ -53,25 +53,26 @@ bad() { # NAME ERE CONFIG
   local rc=$?
   if [ $rc -eq 2 ] && grep -Eq -- "$2" "$T_TMP/bad.err"; then t_ok "$1"; else t_fail "$1" "exit $rc: $(cat "$T_TMP/bad.err")"; fi
 }
-bad "unknown key" "bad.conf:2: colour: unknown setting" "servers = ( { url = \"$NGINX/x\"; } );
+SRV="servers = ( { url = \"$NGINX/x\"; } );"
+bad "unknown key" "bad.conf:2: colour: unknown setting" "$SRV
 colour = \"blue\";"
 bad "no servers" "bad.conf: servers: missing" "runs = 3;"
-bad "delay without device" "bad.conf:2: latency\[0\]: device: missing" "servers = ( { url = \"$NGINX/x\"; } );
+bad "delay without device" "bad.conf:2: latency\[0\]: device: missing" "$SRV
 latency = ( { name = \"+10\"; delay = \"10ms\"; } );"
-bad "bad delay" "bad.conf:2: latency\[0\].delay" "servers = ( { url = \"$NGINX/x\"; } );
+bad "bad delay" "bad.conf:2: latency\[0\].delay" "$SRV
 latency = ( { name = \"+10\"; delay = \"ten\"; device = \"lo\"; } );"
-bad "tso not a boolean" "bad.conf:2: client_offload\[0\].tso: expected true or false" "servers = ( { url = \"$NGINX/x\"; } );
+bad "tso not a boolean" "bad.conf:2: client_offload\[0\].tso: expected true or false" "$SRV
 client_offload = ( { name = \"off\"; device = \"lo\"; tso = \"off\"; } );"
-bad "bad order: the same check as --order" "bad.conf:2: order: 'shuffle': expected alternate, sequential or random" "servers = ( { url = \"$NGINX/x\"; } );
+bad "bad order: the same check as --order" "bad.conf:2: order: 'shuffle': expected alternate, sequential or random" "$SRV
 order = \"shuffle\";"
-bad "runs out of range: the same check as -n" "bad.conf:3: runs: '0': expected an integer from 1 to 100000" "servers = ( { url = \"$NGINX/x\"; } );
+bad "runs out of range: the same check as -n" "bad.conf:3: runs: '0': expected an integer from 1 to 100000" "$SRV
 
 runs = 0;"
-bad "bad offload variant: device name" "bad.conf:2: client_offload\[0\]\.device: 'eth0/1': an interface name has no" "servers = ( { url = \"$NGINX/x\"; } );
+bad "bad offload variant: device name" "bad.conf:2: client_offload\[0\]\.device: 'eth0/1': an interface name has no" "$SRV
 client_offload = ( { name = \"off\"; device = \"eth0/1\"; tso = false; } );"
-bad "bad offload variant: unknown feature" "bad.conf:2: client_offload\[0\]\.lro: unknown setting" "servers = ( { url = \"$NGINX/x\"; } );
+bad "bad offload variant: unknown feature" "bad.conf:2: client_offload\[0\]\.lro: unknown setting" "$SRV
 client_offload = ( { name = \"off\"; device = \"lo\"; lro = false; } );"
-bad "bad delay device" "bad.conf:2: latency\[0\]\.device: '0123456789abcdef': interface name longer than 15" "servers = ( { url = \"$NGINX/x\"; } );
+bad "bad delay device" "bad.conf:2: latency\[0\]\.device: '0123456789abcdef': interface name longer than 15" "$SRV
 latency = ( { name = \"+10\"; delay = \"10ms\"; device = \"0123456789abcdef\"; } );"
 bad "syntax error" "bad.conf:1: syntax" "servers = ( { url = ; } );"
 bad "bad URL" "bad.conf:1: servers\[0\]: URL: 'ftp://x/'" "servers = ( { url = \"ftp://x/\"; } );"

@@ -15,7 +15,7 @@
 #include "array.h"
 #include "opts.h"
 #include "scenario.h"
-#include "settings.h"
+#include "client/settings_readback.h"
 
 static char g_dir[64];
 
@@ -61,8 +61,10 @@ static void test_errors(void **state)
          ":2: servers[1]: URL: 'a=http://y/': this NAME is already used"},
         {"servers = ( { name = \"\"; url = \"http://x/\"; } );", ":1: servers[0].name: must be non-empty"},
         {"servers = ( { name = \"x\"; } );", ":1: servers[0]: url: missing"},
-        {SERVERS "latency = ( { name = \"+10\"; delay = \"ten\"; device = \"lo\"; } );", ":2: latency[0].delay: 'ten': "},
-        {SERVERS "latency = ( { name = \"+10\"; delay = true; device = \"lo\"; } );", ":2: latency[0].delay: expected a number or a string"},
+        {SERVERS "latency = ( { name = \"+10\"; delay = \"ten\"; device = \"lo\"; } );",
+         ":2: latency[0].delay: 'ten': "},
+        {SERVERS "latency = ( { name = \"+10\"; delay = true; device = \"lo\"; } );",
+         ":2: latency[0].delay: expected a number or a string"},
         {SERVERS "latency = ( { name = \"+10\"; delay = \"10ms\"; } );", ":2: latency[0]: device: missing"},
         {SERVERS "latency = ( { name = \"+10\"; delay = \"10ms\"; device = \"a/b\"; } );",
          ":2: latency[0].device: 'a/b': an interface name has no"},
@@ -99,34 +101,20 @@ static void test_errors(void **state)
     scenario_free(NULL);
 }
 
-typedef void (*readback_fn)(const struct settings *s, char *buf, size_t len);
-static void rb_runs(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%u", s->runs); }
-static void rb_order(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%s", plan_order_name(s->order)); }
-static void rb_seed(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%llu", (unsigned long long)s->seed); }
-static void rb_pause(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%g", s->pause_s); }
-static void rb_stall(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%g", s->dl.stall_s); }
-static void rb_max_time(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%g", s->dl.max_time_s); }
-static void rb_timeout(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%g", s->dl.connect_timeout_s); }
-static void rb_max_bytes(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%llu", (unsigned long long)s->dl.max_bytes);
-}
-static void rb_format(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%d", (int)s->format); }
-
 /* defaults < file < command line, setting by setting: the file's value replaces the
  * default, the command line's replaces the file's, whatever the order on the command line. */
 static void test_precedence(void **state)
 {
     (void)state;
     static const struct {
-        const char *file;       /* the file's setting */
-        const char *cli[3];     /* the command line's */
+        const char *file;   /* the file's setting */
+        const char *cli[3]; /* the command line's */
         readback_fn rb;
         const char *dflt, *from_file, *from_cli;
     } rows[] = {
         {"runs = 7;", {"-n", "3"}, rb_runs, "5", "7", "3"},
         {"order = \"sequential\";", {"--order", "random"}, rb_order, "alternate", "sequential", "random"},
-        {"order = \"random\"; seed = 9;", {"--seed", "11"}, rb_seed, "0", "9", "11"},
+        {"order = \"random\"; seed = 9;", {"--seed", "11"}, rb_seed_value, "0", "9", "11"},
         {"pause = \"2s\";", {"--pause", "250ms"}, rb_pause, "0", "2", "0.25"},
         {"stall = 3;", {"--stall", "4"}, rb_stall, "0", "3", "4"},
         {"max_time = \"1min\";", {"--max-time", "90"}, rb_max_time, "0", "60", "90"},
@@ -139,8 +127,8 @@ static void test_precedence(void **state)
         char text[256], got[64], err[512] = "";
         snprintf(text, sizeof text, SERVERS "%s\n", rows[i].file);
         const char *path = write_conf(text);
-        char *argv[] = {(char *)"debit", (char *)"--scenario", (char *)path, (char *)rows[i].cli[0],
-                        (char *)rows[i].cli[1], NULL};
+        char *argv[] = {(char *)"debit",        (char *)"--scenario",   (char *)path,
+                        (char *)rows[i].cli[0], (char *)rows[i].cli[1], NULL};
         struct client_opts *o = opts_new();
         assert_int_equal(opts_parse(o, 5, argv, err, sizeof err), OPTS_RUN);
         struct settings *s = settings_new();
@@ -235,10 +223,11 @@ static void test_run_cells(void **state)
     }
     json_t *j = scenario_cells_to_json(cells);
     char *dump = json_dumps(j, JSON_COMPACT);
-    assert_string_equal(dump, "[{\"scenario\":\"L1\",\"variant\":\"V1\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"},"
-                              "{\"scenario\":\"L1\",\"variant\":\"V2\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"},"
-                              "{\"scenario\":\"L2\",\"variant\":\"V1\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"},"
-                              "{\"scenario\":\"L2\",\"variant\":\"V2\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"}]");
+    assert_string_equal(
+        dump, "[{\"scenario\":\"L1\",\"variant\":\"V1\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"},"
+              "{\"scenario\":\"L1\",\"variant\":\"V2\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"},"
+              "{\"scenario\":\"L2\",\"variant\":\"V1\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"},"
+              "{\"scenario\":\"L2\",\"variant\":\"V2\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"}]");
     free(dump);
     json_decref(j);
     scenario_cells_free(cells);

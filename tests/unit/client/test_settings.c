@@ -10,60 +10,7 @@
 #include <curl/curl.h>
 
 #include "array.h"
-#include "settings.h"
-
-/* What a good value must have done, read back as text. */
-typedef void (*readback_fn)(const struct settings *s, char *buf, size_t len);
-
-static void rb_runs(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%u", s->runs); }
-static void rb_order(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%s", plan_order_name(s->order)); }
-static void rb_seed(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%llu/%d", (unsigned long long)s->seed, s->seed_given);
-}
-static void rb_pause(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%g", s->pause_s); }
-static void rb_stall(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%g", s->dl.stall_s); }
-static void rb_max_time(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%g", s->dl.max_time_s); }
-static void rb_timeout(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%g", s->dl.connect_timeout_s); }
-static void rb_max_bytes(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%llu", (unsigned long long)s->dl.max_bytes);
-}
-static void rb_rcvbuf(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%llu", (unsigned long long)s->dl.rcvbuf); }
-static void rb_ip(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%d", s->dl.ip_version); }
-static void rb_resolve(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->dl.resolve ? s->dl.resolve->data : "-");
-}
-static void rb_connect_to(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->dl.connect_to ? s->dl.connect_to->data : "-");
-}
-static void rb_interface(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%s", s->dl.interface ? s->dl.interface : "-"); }
-static void rb_local(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->dl.local_address ? s->dl.local_address : "-");
-}
-static void rb_ua(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%s", s->dl.user_agent ? s->dl.user_agent : "-"); }
-static void rb_format(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%d", (int)s->format); }
-static void rb_output(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%s", s->output ? s->output : "-"); }
-static void rb_jsonl(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%s", s->jsonl ? s->jsonl : "-"); }
-static void rb_plot(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%s", s->plot ? s->plot : "-"); }
-static void rb_progress(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%d", s->progress); }
-static void rb_quiet(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%d", s->quiet); }
-static void rb_offload(const struct settings *s, char *b, size_t l)
-{
-    char w[64] = "-";
-    if (s->noffloads)
-        offload_wish_format(&s->offloads[0].wish, w, sizeof w);
-    snprintf(b, l, "%zu %s %s", s->noffloads, s->noffloads ? s->offloads[0].ifname : "-", w);
-}
-static void rb_delay(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%llu", (unsigned long long)s->delay_us); }
-static void rb_delay_dev(const struct settings *s, char *b, size_t l) { snprintf(b, l, "%s", s->delay_dev ? s->delay_dev : "-"); }
-static void rb_server(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%zu %s %s", s->nservers, s->nservers ? s->servers[0].name : "-", s->nservers ? s->servers[0].url : "-");
-}
+#include "client/settings_readback.h"
 
 struct row {
     const char *what;
@@ -74,8 +21,14 @@ struct row {
     int ok;
 };
 
-#define GOOD(set, rb, v, want) {#set, set, rb, v, want, 1}
-#define BAD(set, rb, v, want) {#set, set, rb, v, want, 0}
+#define GOOD(set, rb, v, want)                                                                                         \
+    {                                                                                                                  \
+#set, set, rb, v, want, 1                                                                                      \
+    }
+#define BAD(set, rb, v, want)                                                                                          \
+    {                                                                                                                  \
+#set, set, rb, v, want, 0                                                                                      \
+    }
 
 static const struct row rows[] = {
     GOOD(settings_set_runs, rb_runs, "1", "1"),
@@ -139,7 +92,8 @@ static const struct row rows[] = {
     BAD(settings_add_offload, rb_offload, "eth0:lro=off", "'eth0:lro=off': lro is reported only"),
     BAD(settings_add_offload, rb_offload, "eth0:foo=on", "'eth0:foo=on': unknown feature 'foo'"),
     BAD(settings_add_offload, rb_offload, "eth0", "'eth0': expected DEV:"),
-    BAD(settings_add_offload, rb_offload, "0123456789abcdef:tso=off", "'0123456789abcdef:tso=off': interface name longer"),
+    BAD(settings_add_offload, rb_offload, "0123456789abcdef:tso=off",
+        "'0123456789abcdef:tso=off': interface name longer"),
     GOOD(settings_set_delay, rb_delay, "10ms", "10000"),
     GOOD(settings_set_delay, rb_delay, "0", "0"),
     BAD(settings_set_delay, rb_delay, "ten", "'ten': "),
@@ -173,8 +127,8 @@ static void test_setters(void **state)
                      r->want);
         /* A refused value changes nothing. */
         if (!r->ok && (rc != -1 || strncmp(err, r->want, strlen(r->want)) != 0 || strcmp(got, before) != 0))
-            fail_msg("row %zu %s(\"%s\"): rc %d, error \"%s\", want \"%s...\"; value \"%s\" (was \"%s\")", i,
-                     r->what, r->value, rc, err, r->want, got, before);
+            fail_msg("row %zu %s(\"%s\"): rc %d, error \"%s\", want \"%s...\"; value \"%s\" (was \"%s\")", i, r->what,
+                     r->value, rc, err, r->want, got, before);
         settings_free(s);
         settings_free(fresh);
     }
