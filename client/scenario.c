@@ -131,104 +131,105 @@ static char *dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-/* An axis (latency, client_offload): a non-empty list. Returns its length, or -1. */
-static int axis_length(const config_setting_t *list, const char *example, char *err, size_t errlen)
+/* One element of an axis, checked by load_axis: its group, name and device (NULL when
+ * absent); i of n (the element array is allocated at i == 0). 0 or -1. */
+typedef int (*axis_add_fn)(struct scenario *s, const config_setting_t *e, int i, int n, const char *name,
+                           const char *dev, char *err, size_t errlen);
+
+/* An axis (latency, client_offload): a non-empty list of groups of the allowed keys,
+ * each with a name no earlier element has (names label the cells) and, if any, a valid
+ * device; add() takes each. 0 or -1. */
+static int load_axis(const config_setting_t *list, const char *const *keys, const char *example, struct scenario *s,
+                     axis_add_fn add, char *err, size_t errlen)
 {
     if (!config_setting_is_list(list) || config_setting_length(list) == 0)
         return cfg_error(err, errlen, list, "expected a non-empty list ( %s, ... )", example);
-    return config_setting_length(list);
+    int n = config_setting_length(list);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
+        const char *name, *dev;
+        if (!config_setting_is_group(e))
+            return cfg_error(err, errlen, e, "expected a group %s", example);
+        if (cfg_check_keys(e, keys, err, errlen) || get_name(e, &name, err, errlen) ||
+            get_device(e, s->path, &dev, err, errlen))
+            return -1;
+        for (int k = 0; k < i; k++) {
+            const char *other = NULL;
+            config_setting_lookup_string(config_setting_get_elem(list, (unsigned)k), "name", &other);
+            if (other && strcmp(other, name) == 0)
+                return cfg_error(err, errlen, e, "name: \"%s\" is used twice", name);
+        }
+        if (add(s, e, i, n, name, dev, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
 }
 
-/* Element i of an axis: a group of the allowed keys with a name no earlier element has
- * (names label the cells) and, if any, a valid device. 0 or -1. */
-static int axis_element(const config_setting_t *list, int i, const char *const *keys, const char *path,
-                        const char **name, const char **dev, char *err, size_t errlen)
+static int add_latency(struct scenario *s, const config_setting_t *e, int i, int n, const char *name,
+                       const char *dev, char *err, size_t errlen)
 {
-    const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
-    if (!config_setting_is_group(e))
-        return cfg_error(err, errlen, e, "expected a group { name = \"...\"; ... }");
-    if (cfg_check_keys(e, keys, err, errlen) || get_name(e, name, err, errlen) || get_device(e, path, dev, err, errlen))
-        return -1;
-    for (int k = 0; k < i; k++) {
-        const char *other = NULL;
-        config_setting_lookup_string(config_setting_get_elem(list, (unsigned)k), "name", &other);
-        if (other && strcmp(other, *name) == 0)
-            return cfg_error(err, errlen, e, "name: \"%s\" is used twice", *name);
+    if (i == 0 && !(s->lat = calloc((size_t)n, sizeof *s->lat)))
+        return cfg_error(err, errlen, e, "out of memory");
+    uint64_t us = 0;
+    const config_setting_t *d = config_setting_get_member(e, "delay");
+    char buf[64];
+    const char *text = d ? value_text(d, buf, sizeof buf) : "0";
+    if (!text)
+        return cfg_error(err, errlen, d, "expected a number or a string such as \"10ms\"");
+    if (settings_parse_delay(text, &us, err, errlen) != 0)
+        return at_setting(d, s->path, err, errlen);
+    if (us > 0 && !dev)
+        return cfg_error(err, errlen, e, "device: missing (the interface that gets the delay)");
+    struct scenario_latency *l = &s->lat[s->nlat++];
+    l->name = strdup(name);
+    l->delay_us = us;
+    l->device = us ? dup_or_null(dev) : NULL;
+    if (!l->name || (us && !l->device))
+        return cfg_error(err, errlen, e, "out of memory");
+    return 0;
+}
+
+static int add_variant(struct scenario *s, const config_setting_t *e, int i, int n, const char *name,
+                       const char *dev, char *err, size_t errlen)
+{
+    if (i == 0 && !(s->var = calloc((size_t)n, sizeof *s->var)))
+        return cfg_error(err, errlen, e, "out of memory");
+    struct offload_wish wish = {{OFFLOAD_LEAVE}};
+    /* The settable features are offload.h's, by its names. */
+    for (int f = 0; f < OFFLOAD_SETTABLE; f++) {
+        int v;
+        int r = cfg_get_bool(e, offload_feature_name((enum offload_feature)f), &v, err, errlen);
+        if (r < 0)
+            return -1;
+        if (r == 1)
+            wish.want[f] = v ? OFFLOAD_ON : OFFLOAD_OFF;
     }
+    int any = !offload_wish_empty(&wish);
+    if (any && !dev)
+        return cfg_error(err, errlen, e, "device: missing (the client interface whose offloads change)");
+    struct scenario_variant *v = &s->var[s->nvar++];
+    v->name = strdup(name);
+    v->wish = wish;
+    v->device = any ? dup_or_null(dev) : NULL;
+    if (!v->name || (any && !v->device))
+        return cfg_error(err, errlen, e, "out of memory");
     return 0;
 }
 
 static int load_latency(const config_setting_t *list, struct scenario *s, char *err, size_t errlen)
 {
     static const char *const keys[] = {"name", "delay", "device", NULL};
-    int n = axis_length(list, "{ name = \"...\"; delay = \"10ms\"; device = \"eth0\"; }", err, errlen);
-    if (n < 0)
-        return -1;
-    s->lat = calloc((size_t)n, sizeof *s->lat);
-    if (!s->lat)
-        return cfg_error(err, errlen, list, "out of memory");
-    for (int i = 0; i < n; i++) {
-        const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
-        const char *name, *dev;
-        if (axis_element(list, i, keys, s->path, &name, &dev, err, errlen))
-            return -1;
-        uint64_t us = 0;
-        const config_setting_t *d = config_setting_get_member(e, "delay");
-        char buf[64];
-        const char *text = d ? value_text(d, buf, sizeof buf) : "0";
-        if (!text)
-            return cfg_error(err, errlen, d, "expected a number or a string such as \"10ms\"");
-        if (settings_parse_delay(text, &us, err, errlen) != 0)
-            return at_setting(d, s->path, err, errlen);
-        if (us > 0 && !dev)
-            return cfg_error(err, errlen, e, "device: missing (the interface that gets the delay)");
-        struct scenario_latency *l = &s->lat[s->nlat++];
-        l->name = strdup(name);
-        l->delay_us = us;
-        l->device = us ? dup_or_null(dev) : NULL;
-        if (!l->name || (us && !l->device))
-            return cfg_error(err, errlen, e, "out of memory");
-    }
-    return 0;
+    return load_axis(list, keys, "{ name = \"...\"; delay = \"10ms\"; device = \"eth0\"; }", s, add_latency, err,
+                     errlen);
 }
 
 static int load_variants(const config_setting_t *list, struct scenario *s, char *err, size_t errlen)
 {
-    /* The settable features are offload.h's, by its names. */
     const char *keys[2 + OFFLOAD_SETTABLE + 1] = {"name", "device"};
     for (int f = 0; f < OFFLOAD_SETTABLE; f++)
         keys[2 + f] = offload_feature_name((enum offload_feature)f);
-    int n = axis_length(list, "{ name = \"...\"; device = \"eth0\"; tso = false; gso = false; }", err, errlen);
-    if (n < 0)
-        return -1;
-    s->var = calloc((size_t)n, sizeof *s->var);
-    if (!s->var)
-        return cfg_error(err, errlen, list, "out of memory");
-    for (int i = 0; i < n; i++) {
-        const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
-        const char *name, *dev;
-        if (axis_element(list, i, keys, s->path, &name, &dev, err, errlen))
-            return -1;
-        struct offload_wish wish = {{OFFLOAD_LEAVE}};
-        for (int f = 0; f < OFFLOAD_SETTABLE; f++) {
-            int v;
-            int r = cfg_get_bool(e, keys[2 + f], &v, err, errlen);
-            if (r < 0)
-                return -1;
-            if (r == 1)
-                wish.want[f] = v ? OFFLOAD_ON : OFFLOAD_OFF;
-        }
-        int any = !offload_wish_empty(&wish);
-        if (any && !dev)
-            return cfg_error(err, errlen, e, "device: missing (the client interface whose offloads change)");
-        struct scenario_variant *v = &s->var[s->nvar++];
-        v->name = strdup(name);
-        v->wish = wish;
-        v->device = any ? dup_or_null(dev) : NULL;
-        if (!v->name || (any && !v->device))
-            return cfg_error(err, errlen, e, "out of memory");
-    }
-    return 0;
+    return load_axis(list, keys, "{ name = \"...\"; device = \"eth0\"; tso = false; gso = false; }", s, add_variant,
+                     err, errlen);
 }
 
 /* The file's measurement settings, with the setters of the options of the same meaning. */
