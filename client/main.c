@@ -16,10 +16,11 @@
 #include "opts.h"
 #include "plan.h"
 #include "plot.h"
-#include "scenario.h"
 #include "progress.h"
+#include "scenario.h"
 #include "report.h"
 #include "result.h"
+#include "settings.h"
 #include "summary.h"
 #include "units.h"
 
@@ -106,20 +107,25 @@ static void on_cell_start(const char *latency, const char *variant, const char *
             settings && *settings ? ": " : "", settings ? settings : "");
 }
 
-/* -t/--check: what would run, like `nginx -t`. */
-static void print_plan(const struct client_opts *o, const struct scenario *scn)
+static const char *if_warning(const char *dev)
 {
-    printf("debit: configuration OK%s%s\n", scn ? ": " : "", scn ? o->scenario : "");
-    for (size_t i = 0; i < o->nservers; i++)
-        printf("server %s: %s\n", o->servers[i].name, o->servers[i].url);
-    printf("runs: %u per server%s, order %s, pause %g s", o->runs, scn ? " and cell" : "", plan_order_name(o->order),
-           o->pause_s);
-    if (o->dl.max_bytes)
-        printf(", max-bytes %llu", (unsigned long long)o->dl.max_bytes);
-    if (o->dl.stall_s > 0)
-        printf(", stall %g s", o->dl.stall_s);
-    if (o->dl.max_time_s > 0)
-        printf(", max-time %g s", o->dl.max_time_s);
+    return if_nametoindex(dev) ? "" : " (warning: no such interface here)";
+}
+
+/* -t/--check: what would run, like `nginx -t`, from the settings as validated. */
+static void print_plan(const struct settings *s, const struct scenario *scn)
+{
+    printf("debit: configuration OK%s%s\n", scn ? ": " : "", scn ? scn->path : "");
+    for (size_t i = 0; i < s->nservers; i++)
+        printf("server %s: %s\n", s->servers[i].name, s->servers[i].url);
+    printf("runs: %u per server%s, order %s, pause %g s", s->runs, scn ? " and cell" : "", plan_order_name(s->order),
+           s->pause_s);
+    if (s->dl.max_bytes)
+        printf(", max-bytes %llu", (unsigned long long)s->dl.max_bytes);
+    if (s->dl.stall_s > 0)
+        printf(", stall %g s", s->dl.stall_s);
+    if (s->dl.max_time_s > 0)
+        printf(", max-time %g s", s->dl.max_time_s);
     printf("\n");
     size_t cells = 1;
     if (scn) {
@@ -129,8 +135,7 @@ static void print_plan(const struct client_opts *o, const struct scenario *scn)
             const struct scenario_latency *l = &scn->lat[i];
             printf("latency %s: ", l->name);
             if (l->delay_us)
-                printf("+%g ms on %s%s\n", l->delay_us / 1000.0, l->device,
-                       if_nametoindex(l->device) ? "" : " (warning: no such interface here)");
+                printf("+%g ms on %s%s\n", l->delay_us / 1000.0, l->device, if_warning(l->device));
             else
                 printf("nothing added\n");
         }
@@ -140,134 +145,176 @@ static void print_plan(const struct client_opts *o, const struct scenario *scn)
             if (v->device)
                 offload_wish_format(&v->wish, w, sizeof w);
             printf("variant %s: %s%s%s%s\n", v->name, w, v->device ? " on " : "", v->device ? v->device : "",
-                   v->device && !if_nametoindex(v->device) ? " (warning: no such interface here)" : "");
+                   v->device ? if_warning(v->device) : "");
         }
     }
-    for (size_t i = 0; i < o->noffloads; i++)
-        printf("offload: %s\n", o->offloads[i]);
-    if (o->delay_dev)
-        printf("delay: +%g ms on %s\n", o->delay_s * 1000, o->delay_dev);
-    printf("downloads: %zu (%zu cell%s x %zu server%s x %u runs)\n", cells * o->nservers * o->runs, cells,
-           cells == 1 ? "" : "s", o->nservers, o->nservers == 1 ? "" : "s", o->runs);
+    for (size_t i = 0; i < s->noffloads; i++) {
+        char w[128];
+        offload_wish_format(&s->offloads[i].wish, w, sizeof w);
+        printf("offload: %s on %s%s\n", w, s->offloads[i].ifname, if_warning(s->offloads[i].ifname));
+    }
+    if (s->delay_dev)
+        printf("delay: +%g ms on %s%s\n", s->delay_us / 1000.0, s->delay_dev, if_warning(s->delay_dev));
+    printf("downloads: %zu (%zu cell%s x %zu server%s x %u runs)\n", cells * s->nservers * s->runs, cells,
+           cells == 1 ? "" : "s", s->nservers, s->nservers == 1 ? "" : "s", s->runs);
 }
 
 /* --offload and --delay, applied before the first download. Returns 0, or -1 after
  * printing the error (what was applied is undone by the caller's netcfg_free). */
-static int apply_settings(const struct client_opts *o, struct netcfg *net)
+static int apply_settings(const struct settings *s, struct netcfg *net)
 {
     char err[512];
-    for (size_t i = 0; i < o->noffloads; i++)
-        if (netcfg_offload_spec(net, o->offloads[i], err, sizeof err) != 0) {
+    for (size_t i = 0; i < s->noffloads; i++)
+        if (netcfg_offload(net, s->offloads[i].ifname, &s->offloads[i].wish, err, sizeof err) != 0) {
             fprintf(stderr, "debit: --offload: %s\n", err);
             return -1;
         }
-    if (o->delay_dev && netcfg_delay(net, o->delay_dev, (uint64_t)(o->delay_s * 1e6 + 0.5), err, sizeof err) != 0) {
+    if (s->delay_dev && netcfg_delay(net, s->delay_dev, s->delay_us, err, sizeof err) != 0) {
         fprintf(stderr, "debit: --delay: %s\n", err);
         return -1;
     }
-    if ((o->noffloads || o->delay_dev) && !o->quiet) {
+    if ((s->noffloads || s->delay_dev) && !s->quiet) {
         netcfg_describe(net, err, sizeof err);
         fprintf(stderr, "debit: client settings: %s\n", err);
     }
     return 0;
 }
 
+/* The settings of this invocation: defaults, then the scenario file's (if any), then the
+ * command line's, then the checks that need them all. Returns 0, or 2 after printing. */
+static int load_settings(const struct client_opts *o, struct settings *s, struct scenario **scn)
+{
+    char err[1024] = "";
+    if (o->scenario) {
+        *scn = scenario_load(o->scenario, s, err, sizeof err);
+        if (!*scn) {
+            fprintf(stderr, "debit: --scenario: %s\n", err);
+            return 2;
+        }
+    }
+    if (opts_apply(o, s, err, sizeof err) != 0 || settings_check(s, err, sizeof err) != 0) {
+        fprintf(stderr, "debit: %s\n", err);
+        return 2;
+    }
+    return 0;
+}
+
+/* One note per cell that changed something: which delay mechanism ran, offloads. */
+static char **cell_notes(const struct scenario_cells *cells, size_t *nnotes)
+{
+    char **notes = calloc(cells->n + 2, sizeof *notes);
+    for (size_t i = 0; notes && i < cells->n; i++) {
+        const struct scenario_cell *c = &cells->cell[i];
+        if (!c->description[0])
+            continue;
+        char *line = NULL;
+        if (asprintf(&line, "%s / %s: %s", c->latency ? c->latency : "-", c->variant ? c->variant : "-",
+                     c->description) >= 0)
+            notes[(*nnotes)++] = line;
+    }
+    return notes;
+}
+
+/* The command line and what it names: --help, --version and -t end here. Returns the
+ * exit status, or -1 when the measurement should run with s (and *scn). */
+static int front_end(int argc, char **argv, struct settings *s, struct scenario **scn)
+{
+    struct client_opts *o = opts_new();
+    char err[1024] = "";
+    int code = -1;
+    switch (o ? opts_parse(o, argc, argv, err, sizeof err) : OPTS_ERROR) {
+    case OPTS_HELP:
+        opts_usage(stdout);
+        code = 0;
+        break;
+    case OPTS_VERSION:
+        printf("debit %s (%s)\n", DEBIT_VERSION, curl_version());
+        code = 0;
+        break;
+    case OPTS_ERROR:
+        fprintf(stderr, "debit: %s\n", o ? err : "out of memory");
+        code = 2;
+        break;
+    case OPTS_RUN:
+        code = load_settings(o, s, scn);
+        if (code == 0 && o->check)
+            print_plan(s, *scn);
+        else if (code == 0)
+            code = -1;
+        break;
+    }
+    opts_free(o);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     log_set_prog("debit");
-    struct client_opts o;
-    opts_defaults(&o);
     char err[1024] = "";
-    switch (opts_parse(&o, argc, argv, err, sizeof err)) {
-    case OPTS_HELP:
-        opts_usage(stdout);
-        opts_free(&o);
-        return 0;
-    case OPTS_VERSION:
-        printf("debit %s (%s)\n", DEBIT_VERSION, curl_version());
-        opts_free(&o);
-        return 0;
-    case OPTS_ERROR:
-        fprintf(stderr, "debit: %s\n", err);
-        opts_free(&o);
-        return 2;
-    case OPTS_RUN:
-        break;
-    }
     struct scenario *scn = NULL;
-    if (o.scenario) {
-        scn = scenario_load(o.scenario, &o, err, sizeof err);
-        if (!scn) {
-            fprintf(stderr, "debit: --scenario: %s\n", err);
-            opts_free(&o);
-            return 2;
-        }
-        if (!opts_given(&o, "format"))
-            o.format = REPORT_MARKDOWN; /* the seed's table */
-    }
-    if (o.check) {
-        print_plan(&o, scn);
+    struct settings *s = settings_new();
+    int code = s ? front_end(argc, argv, s, &scn) : 1;
+    if (!s)
+        fprintf(stderr, "debit: out of memory\n");
+    if (code >= 0) {
         scenario_free(scn);
-        opts_free(&o);
-        return 0;
+        settings_free(s);
+        return code;
     }
     /* A plot that cannot be written must fail now, not after an hour of measurement. */
-    if (o.plot && (plot_check(err, sizeof err) != 0 || report_check_output(o.plot, err, sizeof err) != 0)) {
+    if (s->plot && (plot_check(err, sizeof err) != 0 || report_check_output(s->plot, err, sizeof err) != 0)) {
         fprintf(stderr, "debit: --plot: %s\n", err);
         scenario_free(scn);
-        opts_free(&o);
+        settings_free(s);
         return 2;
     }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         fprintf(stderr, "debit: libcurl initialisation failed\n");
         scenario_free(scn);
-        opts_free(&o);
+        settings_free(s);
         return 1;
     }
-    if (o.quiet)
+    if (s->quiet)
         log_set_level(LOG_LEVEL_ERROR);
 
-    struct run_ctx ctx = {.quiet = o.quiet};
+    struct run_ctx ctx = {.quiet = s->quiet};
     ctx.progress.out = stderr;
-    ctx.progress.enabled = o.progress == 1 || (o.progress == -1 && !o.quiet && isatty(STDERR_FILENO));
-    if (o.jsonl) {
-        ctx.journal = jsonl_open(o.jsonl, err, sizeof err);
+    ctx.progress.enabled = s->progress == 1 || (s->progress == -1 && !s->quiet && isatty(STDERR_FILENO));
+    if (s->jsonl) {
+        ctx.journal = jsonl_open(s->jsonl, err, sizeof err);
         if (!ctx.journal) {
             fprintf(stderr, "debit: --jsonl: %s\n", err);
             scenario_free(scn);
-            opts_free(&o);
+            settings_free(s);
             curl_global_cleanup();
             return 2;
         }
     }
-    if (o.output && report_check_output(o.output, err, sizeof err) != 0) {
+    if (s->output && report_check_output(s->output, err, sizeof err) != 0) {
         fprintf(stderr, "debit: --output: %s\n", err);
         jsonl_close(ctx.journal);
         scenario_free(scn);
-        opts_free(&o);
+        settings_free(s);
         curl_global_cleanup();
         return 2;
     }
-    if (o.order == PLAN_ORDER_RANDOM && !o.seed_given) {
+    if (s->order == PLAN_ORDER_RANDOM && !s->seed_given) {
         struct timeval tv;
         gettimeofday(&tv, NULL);
-        o.seed = ((uint64_t)tv.tv_sec * 1000003u) ^ (uint64_t)tv.tv_usec ^ ((uint64_t)getpid() << 32);
+        s->seed = ((uint64_t)tv.tv_sec * 1000003u) ^ (uint64_t)tv.tv_usec ^ ((uint64_t)getpid() << 32);
     }
-    if (o.order == PLAN_ORDER_RANDOM && !o.quiet)
-        fprintf(stderr, "debit: random order, seed %llu (--seed %llu repeats it)\n", (unsigned long long)o.seed,
-                (unsigned long long)o.seed);
+    if (s->order == PLAN_ORDER_RANDOM && !s->quiet)
+        fprintf(stderr, "debit: random order, seed %llu (--seed %llu repeats it)\n", (unsigned long long)s->seed,
+                (unsigned long long)s->seed);
 
-    struct plan_server servers[OPTS_MAX_SERVERS];
-    for (size_t i = 0; i < o.nservers; i++)
-        servers[i] = (struct plan_server){o.servers[i].name, o.servers[i].url};
     struct plan plan = {
-        .servers = servers,
-        .nservers = o.nservers,
-        .runs = o.runs,
-        .order = o.order,
-        .seed = o.seed,
-        .pause_s = o.pause_s,
-        .dl = &o.dl,
+        .servers = s->servers,
+        .nservers = s->nservers,
+        .runs = s->runs,
+        .order = s->order,
+        .seed = s->seed,
+        .pause_s = s->pause_s,
+        .dl = &s->dl,
     };
     struct plan_hooks hooks = {
         .run_start = on_run_start,
@@ -282,46 +329,37 @@ int main(int argc, char **argv)
     /* SIGQUIT restores offloads from a handler; SIGINT/SIGTERM/SIGHUP come back here. */
     offload_session_handle_signals();
     struct netcfg *net = netcfg_new();
-    if (!net || apply_settings(&o, net) != 0) {
+    if (!net || apply_settings(s, net) != 0) {
         netcfg_free(net);
         jsonl_close(ctx.journal);
         scenario_free(scn);
-        opts_free(&o);
+        settings_free(s);
         curl_global_cleanup();
         return 2;
     }
     json_t *extra = json_object();
     char **notes = NULL;
     size_t nnotes = 0;
-    int prc, setting_failed = 0;
+    /* How the measurement ended, in the plan's terms (a scenario is a sequence of plans). */
+    enum plan_status prc;
+    int setting_failed = 0;
     if (scn) {
-        json_t *cells = json_array();
+        struct scenario_cells *cells = scenario_cells_new();
         struct scenario_hooks sh = {.plan = hooks, .cell_start = on_cell_start};
-        prc = scenario_run(scn, &o, &rs, &sh, cells, err, sizeof err);
-        if (prc < 0) {
+        enum scenario_status st = cells ? scenario_run(scn, s, &rs, &sh, cells, err, sizeof err) : SCENARIO_ERR_NOMEM;
+        prc = st == SCENARIO_STOPPED ? PLAN_STOPPED : st == SCENARIO_ERR_NOMEM ? PLAN_FAILED : PLAN_DONE;
+        if (st == SCENARIO_ERR_SETTING) {
             fprintf(stderr, "debit: --scenario: %s\n", err);
             setting_failed = 1;
-            prc = 0;
         }
-        json_object_set_new(extra, "scenario", json_pack("{s:s, s:O}", "file", o.scenario, "cells", cells));
-        /* One note per cell that changed something: which delay mechanism ran, offloads. */
-        size_t nc = json_array_size(cells);
-        notes = calloc(nc + 2, sizeof *notes);
-        for (size_t i = 0; notes && i < nc; i++) {
-            json_t *c = json_array_get(cells, i);
-            const char *d = json_string_value(json_object_get(c, "description"));
-            const char *sc = json_string_value(json_object_get(c, "scenario"));
-            const char *va = json_string_value(json_object_get(c, "variant"));
-            if (!d || !*d)
-                continue;
-            char *line = NULL;
-            if (asprintf(&line, "%s / %s: %s", sc ? sc : "-", va ? va : "-", d) >= 0)
-                notes[nnotes++] = line;
+        if (cells) {
+            json_object_set_new(extra, "scenario", json_pack("{s:s, s:o*}", "file", scn->path, "cells",
+                                                             scenario_cells_to_json(cells)));
+            notes = cell_notes(cells, &nnotes);
         }
-        json_decref(cells);
+        scenario_cells_free(cells);
     } else {
-        enum plan_status ps = plan_execute(&plan, &rs, &hooks);
-        prc = ps == PLAN_STOPPED ? 1 : ps == PLAN_FAILED ? -1 : 0; /* scenario_run's codes */
+        prc = plan_execute(&plan, &rs, &hooks);
     }
     progress_clear(&ctx.progress);
     /* --offload / --delay hold for every run: say so (and which delay mechanism ran). */
@@ -339,41 +377,41 @@ int main(int argc, char **argv)
     if (netcfg_end(net, err, sizeof err) != 0) {
         fprintf(stderr, "debit: could not restore client settings: %s\n", err);
         setting_failed = 1;
-    } else if ((o.noffloads || o.delay_dev) && !o.quiet) {
+    } else if ((s->noffloads || s->delay_dev) && !s->quiet) {
         fprintf(stderr, "debit: client settings restored\n");
     }
     netcfg_free(net);
-    int interrupted = prc == 1;
-    if (interrupted && !o.quiet)
+    int interrupted = prc == PLAN_STOPPED;
+    if (interrupted && !s->quiet)
         fprintf(stderr, "debit: interrupted: summary of the %zu finished run%s\n", rs.n, rs.n == 1 ? "" : "s");
 
     struct summary sum;
     int rc = 0;
-    if (prc < 0 || summary_compute(&rs, scn ? NULL : servers, scn ? 0 : o.nservers, &sum) != 0) {
+    if (prc == PLAN_FAILED || summary_compute(&rs, scn ? NULL : s->servers, scn ? 0 : s->nservers, &sum) != 0) {
         fprintf(stderr, "debit: out of memory\n");
         rc = 1;
     } else {
         struct report_meta meta = {
-            .order = plan_order_name(o.order),
-            .seed = o.seed,
-            .seed_used = o.order == PLAN_ORDER_RANDOM,
-            .runs = o.runs,
+            .order = plan_order_name(s->order),
+            .seed = s->seed,
+            .seed_used = s->order == PLAN_ORDER_RANDOM,
+            .runs = s->runs,
             .interrupted = interrupted,
             .extra = extra,
             .notes = (const char *const *)notes,
             .nnotes = nnotes,
         };
-        if (report_write_file(o.output ? o.output : "-", o.format, &rs, &sum, &meta, err, sizeof err) != 0) {
+        if (report_write_file(s->output ? s->output : "-", s->format, &rs, &sum, &meta, err, sizeof err) != 0) {
             fprintf(stderr, "debit: --output: %s\n", err);
             rc = 1;
         }
-        if (o.output && !o.quiet)
+        if (s->output && !s->quiet)
             report_write(stderr, scn ? REPORT_MARKDOWN : REPORT_TABLE, &rs, &sum, &meta);
-        if (o.plot && plot_write(o.plot, &rs, &sum, err, sizeof err) != 0) {
+        if (s->plot && plot_write(s->plot, &rs, &sum, err, sizeof err) != 0) {
             fprintf(stderr, "debit: --plot: %s\n", err);
             rc = 1;
-        } else if (o.plot && !o.quiet) {
-            fprintf(stderr, "debit: plot written to %s\n", o.plot);
+        } else if (s->plot && !s->quiet) {
+            fprintf(stderr, "debit: plot written to %s\n", s->plot);
         }
         for (size_t i = 0; i < rs.n; i++)
             if (!rs.runs[i]->ok)
@@ -389,7 +427,7 @@ int main(int argc, char **argv)
     scenario_free(scn);
     result_set_clear(&rs);
     jsonl_close(ctx.journal);
-    opts_free(&o);
+    settings_free(s);
     curl_global_cleanup();
     if (interrupted)
         return 128 + (g_stop ? g_stop : SIGINT);

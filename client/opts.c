@@ -1,36 +1,25 @@
 /* opts: see opts.h. */
 #include "opts.h"
 
-#include <curl/curl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "cliopt.h"
-#include "units.h"
+#include "array.h"
+#include "err.h"
 
-void opts_defaults(struct client_opts *o)
+struct client_opts *opts_new(void)
 {
-    memset(o, 0, sizeof *o);
-    o->runs = 5;
-    o->order = PLAN_ORDER_ALTERNATE;
-    o->format = REPORT_TABLE;
-    o->progress = -1;
-    dl_options_defaults(&o->dl);
+    return calloc(1, sizeof(struct client_opts));
 }
 
 void opts_free(struct client_opts *o)
 {
-    for (size_t i = 0; i < o->nservers; i++) {
-        free(o->servers[i].name);
-        free(o->servers[i].url);
-    }
-    o->nservers = 0;
-    curl_slist_free_all(o->dl.resolve);
-    curl_slist_free_all(o->dl.connect_to);
-    o->dl.resolve = o->dl.connect_to = NULL;
+    if (!o)
+        return;
+    free(o->args);
+    free(o);
 }
 
 void opts_usage(FILE *out)
@@ -135,252 +124,39 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static int parse_seconds(const char *opt, const char *arg, double *out, char *err, size_t errlen)
-{
-    uint64_t us;
-    if (cliopt_duration(opt, arg, "expected a duration such as 1.5, 500ms or 2s", &us, err, errlen) < 0)
-        return -1;
-    *out = us / 1e6;
-    return 0;
-}
-
-/* Position of the n-th colon outside [brackets] (IPv6 addresses), or NULL. */
-static const char *nth_colon(const char *s, int n)
-{
-    int in = 0;
-    for (; *s; s++) {
-        if (*s == '[')
-            in = 1;
-        else if (*s == ']')
-            in = 0;
-        else if (*s == ':' && !in && n-- == 0)
-            return s;
-    }
-    return NULL;
-}
-
-/* "HOST:PORT:ADDR" (want_colons 2) or "HOST:PORT:HOST2:PORT2" (3, HOST and HOST2 may be
- * empty as in curl) with a valid port and a non-empty ADDR. */
-static int check_host_port_list(const char *opt, const char *arg, int want_colons, char *err, size_t errlen)
-{
-    const char *form = want_colons == 2 ? "expected HOST:PORT:ADDR" : "expected HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT";
-    const char *c1 = nth_colon(arg, 0), *c2 = nth_colon(arg, 1), *c3 = nth_colon(arg, 2);
-    if (!c1 || !c2 || (want_colons == 3 && !c3))
-        return cliopt_error(err, errlen, opt, arg, form);
-    if (want_colons == 2 && (c1 == arg || c2[1] == 0))
-        return cliopt_error(err, errlen, opt, arg, form);
-    char port[16];
-    size_t l = (size_t)(c2 - c1 - 1);
-    if (l >= sizeof port || (l == 0 && want_colons == 2))
-        return cliopt_error(err, errlen, opt, arg, form);
-    memcpy(port, c1 + 1, l);
-    port[l] = 0;
-    uint64_t v;
-    if (l > 0 && units_parse_uint(port, 1, 65535, &v) != UNITS_OK)
-        return cliopt_error(err, errlen, opt, arg, "bad port (expected 1..65535)");
-    return 0;
-}
-
-static int name_taken(const struct client_opts *o, const char *name)
-{
-    for (size_t i = 0; i < o->nservers; i++)
-        if (strcmp(o->servers[i].name, name) == 0)
-            return 1;
-    return 0;
-}
-
-int opts_add_server(struct client_opts *o, const char *arg, char *err, size_t errlen)
-{
-    if (o->nservers >= OPTS_MAX_SERVERS)
-        return cliopt_error(err, errlen, "URL", arg, "too many servers");
-    const char *url = arg, *eq = strchr(arg, '='), *scheme = strstr(arg, "://");
-    char name[256] = "";
-    /* NAME=URL: the '=' must come before any "://" (a query string may hold '='). */
-    if (eq && (!scheme || eq < scheme)) {
-        size_t l = (size_t)(eq - arg);
-        if (l == 0 || l >= sizeof name)
-            return cliopt_error(err, errlen, "URL", arg, "empty or too long NAME in NAME=URL");
-        memcpy(name, arg, l);
-        name[l] = 0;
-        url = eq + 1;
-        scheme = strstr(url, "://");
-    }
-    if (!scheme)
-        return cliopt_error(err, errlen, "URL", url, "not a URL (expected http://HOST[:PORT]/PATH)");
-    if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0)
-        return cliopt_error(err, errlen, "URL", url, "only http:// and https:// URLs are supported");
-    CURLU *u = curl_url();
-    char *host = NULL, *port = NULL;
-    CURLUcode uc = u ? curl_url_set(u, CURLUPART_URL, url, 0) : CURLUE_OUT_OF_MEMORY;
-    if (uc != CURLUE_OK) {
-        curl_url_cleanup(u);
-        char why[160];
-        snprintf(why, sizeof why, "not a valid URL (%s)", curl_url_strerror(uc));
-        return cliopt_error(err, errlen, "URL", url, why);
-    }
-    curl_url_get(u, CURLUPART_HOST, &host, 0);
-    curl_url_get(u, CURLUPART_PORT, &port, 0);
-    if (!name[0]) {
-        snprintf(name, sizeof name, "%s", host ? host : "server");
-        if (name_taken(o, name) && port)
-            snprintf(name, sizeof name, "%s:%s", host ? host : "server", port);
-        for (int k = 2; name_taken(o, name) && k < 1000; k++) {
-            char base[200];
-            snprintf(base, sizeof base, "%s", host ? host : "server");
-            snprintf(name, sizeof name, "%s#%d", base, k);
-        }
-    }
-    curl_free(host);
-    curl_free(port);
-    curl_url_cleanup(u);
-    if (name_taken(o, name))
-        return cliopt_error(err, errlen, "URL", arg, "this NAME is already used by another server");
-    o->servers[o->nservers].name = strdup(name);
-    o->servers[o->nservers].url = strdup(url);
-    if (!o->servers[o->nservers].name || !o->servers[o->nservers].url) {
-        free(o->servers[o->nservers].name);
-        free(o->servers[o->nservers].url);
-        return cliopt_error(err, errlen, "URL", arg, "out of memory");
-    }
-    o->nservers++;
-    return 0;
-}
-
-static int one_opt(struct client_opts *o, int c, const char *optname, const char *arg, char *err, size_t errlen)
-{
-    uint64_t v;
-    enum units_err e;
-    switch (c) {
-    case 'n':
-        if ((e = units_parse_uint(arg, 1, 100000, &v)) != UNITS_OK)
-            return cliopt_error(err, errlen, optname, arg, "expected an integer from 1 to 100000");
-        o->runs = (unsigned)v;
-        return 0;
-    case OPT_ORDER:
-        if (plan_order_parse(arg, &o->order) != 0)
-            return cliopt_error(err, errlen, optname, arg, "expected alternate, sequential or random");
-        return 0;
-    case OPT_SEED:
-        if (units_parse_uint(arg, 0, UINT64_MAX, &v) != UNITS_OK)
-            return cliopt_error(err, errlen, optname, arg, "expected an unsigned integer");
-        o->seed = v;
-        o->seed_given = 1;
-        return 0;
-    case OPT_PAUSE:
-        return parse_seconds(optname, arg, &o->pause_s, err, errlen);
-    case OPT_STALL:
-        if (parse_seconds(optname, arg, &o->dl.stall_s, err, errlen))
-            return -1;
-        return o->dl.stall_s > 0 ? 0 : cliopt_error(err, errlen, optname, arg, "must be more than 0");
-    case OPT_MAX_TIME:
-        if (parse_seconds(optname, arg, &o->dl.max_time_s, err, errlen))
-            return -1;
-        return o->dl.max_time_s > 0 ? 0 : cliopt_error(err, errlen, optname, arg, "must be more than 0");
-    case OPT_TIMEOUT:
-        if (parse_seconds(optname, arg, &o->dl.connect_timeout_s, err, errlen))
-            return -1;
-        return o->dl.connect_timeout_s > 0 ? 0 : cliopt_error(err, errlen, optname, arg, "must be more than 0");
-    case OPT_MAX_BYTES:
-        if (cliopt_size(optname, arg, "expected a size such as 100MiB or 1GB", &v, err, errlen) < 0)
-            return -1;
-        if (v == 0)
-            return cliopt_error(err, errlen, optname, arg, "must be at least 1 byte");
-        o->dl.max_bytes = v;
-        return 0;
-    case OPT_RCVBUF:
-        if ((e = units_parse_size(arg, &v)) != UNITS_OK || v < 4096 || v > (1ULL << 30))
-            return cliopt_error(err, errlen, optname, arg, "expected a size from 4KiB to 1GiB, such as 64MiB");
-        o->dl.rcvbuf = v;
-        return 0;
-    case '4':
-    case '6':
-        o->dl.ip_version = c - '0';
-        return 0;
-    case OPT_RESOLVE:
-    case OPT_CONNECT_TO: {
-        if (check_host_port_list(optname, arg, c == OPT_RESOLVE ? 2 : 3, err, errlen))
-            return -1;
-        struct curl_slist **l = c == OPT_RESOLVE ? &o->dl.resolve : &o->dl.connect_to;
-        struct curl_slist *n = curl_slist_append(*l, arg);
-        if (!n)
-            return cliopt_error(err, errlen, optname, arg, "out of memory");
-        *l = n;
-        return 0;
-    }
-    case OPT_INTERFACE:
-        if (!*arg)
-            return cliopt_error(err, errlen, optname, NULL, "empty interface name");
-        o->dl.interface = arg;
-        return 0;
-    case OPT_LOCAL_ADDRESS:
-        if (!*arg)
-            return cliopt_error(err, errlen, optname, NULL, "empty address");
-        o->dl.local_address = arg;
-        return 0;
-    case OPT_USER_AGENT:
-        o->dl.user_agent = arg;
-        return 0;
-    case OPT_FORMAT:
-        if (report_format_parse(arg, &o->format) != 0)
-            return cliopt_error(err, errlen, optname, arg, "expected table, markdown, csv or json");
-        return 0;
-    case 'o':
-        if (!*arg)
-            return cliopt_error(err, errlen, optname, NULL, "empty file name");
-        o->output = arg;
-        return 0;
-    case OPT_JSONL:
-        if (!*arg)
-            return cliopt_error(err, errlen, optname, NULL, "empty file name");
-        o->jsonl = arg;
-        return 0;
-    case OPT_PROGRESS:
-        o->progress = 1;
-        return 0;
-    case OPT_NO_PROGRESS:
-        o->progress = 0;
-        return 0;
-    case 'q':
-        o->quiet = 1;
-        return 0;
-    case 't':
-        o->check = 1;
-        return 0;
-    case OPT_OFFLOAD:
-        if (o->noffloads >= OPTS_MAX_OFFLOADS)
-            return cliopt_error(err, errlen, optname, arg, "too many --offload options");
-        if (!strchr(arg, ':') || strchr(arg, ':') == arg || strchr(arg, ':')[1] == 0)
-            return cliopt_error(err, errlen, optname, arg, "expected DEV:tso=on|off,gso=on|off[,gro=on|off]");
-        o->offloads[o->noffloads++] = arg;
-        return 0;
-    case OPT_SCENARIO:
-        o->scenario = arg;
-        return 0;
-    case OPT_PLOT: {
-        const char *dot = strrchr(arg, '.');
-        if (!dot || (strcmp(dot, ".png") != 0 && strcmp(dot, ".svg") != 0))
-            return cliopt_error(err, errlen, optname, arg, "expected a file name ending in .png or .svg");
-        o->plot = arg;
-        return 0;
-    }
-    case OPT_DELAY:
-        return parse_seconds(optname, arg, &o->delay_s, err, errlen);
-    case OPT_DELAY_DEV:
-        if (!*arg)
-            return cliopt_error(err, errlen, optname, NULL, "empty interface name");
-        o->delay_dev = arg;
-        return 0;
-    }
-    return cliopt_error(err, errlen, optname, arg, "unknown option");
-}
-
-int opts_given(const struct client_opts *o, const char *name)
-{
-    for (const struct option *lo = long_opts; lo->name; lo++)
-        if (strcmp(lo->name, name) == 0)
-            return (unsigned)lo->val < sizeof o->given && o->given[lo->val];
-    return 0;
-}
+/* Which setter an option feeds; value, when set, replaces optarg (flags). */
+static const struct {
+    int val;
+    settings_setter set;
+    const char *value;
+} setters[] = {
+    {'n', settings_set_runs, NULL},
+    {OPT_ORDER, settings_set_order, NULL},
+    {OPT_SEED, settings_set_seed, NULL},
+    {OPT_PAUSE, settings_set_pause, NULL},
+    {OPT_MAX_BYTES, settings_set_max_bytes, NULL},
+    {OPT_STALL, settings_set_stall, NULL},
+    {OPT_MAX_TIME, settings_set_max_time, NULL},
+    {OPT_TIMEOUT, settings_set_timeout, NULL},
+    {OPT_RESOLVE, settings_add_resolve, NULL},
+    {OPT_CONNECT_TO, settings_add_connect_to, NULL},
+    {OPT_INTERFACE, settings_set_interface, NULL},
+    {OPT_LOCAL_ADDRESS, settings_set_local_address, NULL},
+    {OPT_USER_AGENT, settings_set_user_agent, NULL},
+    {OPT_RCVBUF, settings_set_rcvbuf, NULL},
+    {'4', settings_set_ip_version, "4"},
+    {'6', settings_set_ip_version, "6"},
+    {OPT_FORMAT, settings_set_format, NULL},
+    {'o', settings_set_output, NULL},
+    {OPT_JSONL, settings_set_jsonl, NULL},
+    {OPT_PROGRESS, settings_set_progress, "on"},
+    {OPT_NO_PROGRESS, settings_set_progress, "off"},
+    {'q', settings_set_quiet, "on"},
+    {OPT_OFFLOAD, settings_add_offload, NULL},
+    {OPT_PLOT, settings_set_plot, NULL},
+    {OPT_DELAY, settings_set_delay, NULL},
+    {OPT_DELAY_DEV, settings_set_delay_dev, NULL},
+};
 
 static const char *opt_name(int c, char *buf, size_t len)
 {
@@ -393,7 +169,42 @@ static const char *opt_name(int c, char *buf, size_t len)
     return buf;
 }
 
-enum opts_result opts_parse(struct client_opts *o, int argc, char **argv, char *err, size_t errlen)
+/* Record one setting and check its value on the scratch settings. */
+static int add_arg(struct client_opts *o, struct settings *scratch, settings_setter set, const char *value,
+                   const char *name, char *err, size_t errlen)
+{
+    if (set(scratch, value, err, errlen) != 0)
+        return err_prefix(err, errlen, "%s", name);
+    struct opts_arg *a = &o->args[o->nargs++];
+    a->set = set;
+    a->value = value;
+    snprintf(a->name, sizeof a->name, "%s", name);
+    return 0;
+}
+
+/* One option from getopt: -t and --scenario belong to the command line itself, the
+ * rest are settings. */
+static int one_opt(struct client_opts *o, struct settings *scratch, int c, const char *name, const char *arg, char *err,
+                   size_t errlen)
+{
+    if (c == 't') {
+        o->check = 1;
+        return 0;
+    }
+    if (c == OPT_SCENARIO) {
+        if (!*arg)
+            return err_set(err, errlen, "%s: empty file name", name);
+        o->scenario = arg;
+        return 0;
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(setters); i++)
+        if (setters[i].val == c)
+            return add_arg(o, scratch, setters[i].set, setters[i].value ? setters[i].value : arg, name, err, errlen);
+    return err_set(err, errlen, "%s: unknown option", name);
+}
+
+static enum opts_result parse_argv(struct client_opts *o, struct settings *scratch, int argc, char **argv, char *err,
+                                   size_t errlen)
 {
     optind = 0; /* 0: full getopt reset, so tests can parse several command lines */
     opterr = 0;
@@ -410,16 +221,16 @@ enum opts_result opts_parse(struct client_opts *o, int argc, char **argv, char *
             return OPTS_VERSION;
         if (c == '?') {
             if (optopt)
-                snprintf(err, errlen, "-%c: unknown option (see --help)", optopt);
+                err_set(err, errlen, "-%c: unknown option (see --help)", optopt);
             else
-                snprintf(err, errlen, "%s: unknown option (see --help)", argv[optind - 1]);
+                err_set(err, errlen, "%s: unknown option (see --help)", argv[optind - 1]);
             return OPTS_ERROR;
         }
         if (c == ':') {
             if (optopt)
-                snprintf(err, errlen, "%s: missing argument", opt_name(optopt, nb, sizeof nb));
+                err_set(err, errlen, "%s: missing argument", opt_name(optopt, nb, sizeof nb));
             else
-                snprintf(err, errlen, "%s: missing argument", argv[optind - 1]);
+                err_set(err, errlen, "%s: missing argument", argv[optind - 1]);
             return OPTS_ERROR;
         }
         /* Name the option as the user spelled it: -n or --runs. */
@@ -427,33 +238,47 @@ enum opts_result opts_parse(struct client_opts *o, int argc, char **argv, char *
             snprintf(nb, sizeof nb, "--%s", long_opts[li].name);
         else
             snprintf(nb, sizeof nb, "-%c", c);
-        if (one_opt(o, c, nb, optarg, err, errlen) != 0)
+        if (one_opt(o, scratch, c, nb, optarg, err, errlen) != 0)
             return OPTS_ERROR;
-        if ((unsigned)c < sizeof o->given)
-            o->given[c] = 1;
     }
+    int urls = argc - optind;
     for (int i = optind; i < argc; i++)
-        if (opts_add_server(o, argv[i], err, errlen) != 0)
+        if (add_arg(o, scratch, settings_add_server, argv[i], "URL", err, errlen) != 0)
             return OPTS_ERROR;
-    if (o->nservers == 0 && !o->scenario) {
-        snprintf(err, errlen, "URL: at least one URL is needed (see --help)");
+    if (urls == 0 && !o->scenario) {
+        err_set(err, errlen, "URL: at least one URL is needed (see --help)");
         return OPTS_ERROR;
     }
-    if (o->scenario && o->nservers) {
-        snprintf(err, errlen, "--scenario: servers come from the scenario file, not the command line");
+    if (o->scenario && urls) {
+        err_set(err, errlen, "--scenario: servers come from the scenario file, not the command line");
         return OPTS_ERROR;
     }
-    if (o->seed_given && o->order != PLAN_ORDER_RANDOM) {
-        snprintf(err, errlen, "--seed: only meaningful with --order random");
+    /* With a scenario file, main checks the combination once the file is applied. */
+    if (!o->scenario && settings_check(scratch, err, errlen) != 0)
         return OPTS_ERROR;
-    }
-    if ((o->delay_s > 0) != (o->delay_dev != NULL)) {
-        snprintf(err, errlen, "%s", o->delay_dev ? "--delay-dev: needs --delay" : "--delay: needs --delay-dev DEV");
-        return OPTS_ERROR;
-    }
-    if (o->dl.interface && o->dl.local_address) {
-        snprintf(err, errlen, "--local-address: cannot be combined with --interface");
-        return OPTS_ERROR;
-    }
     return OPTS_RUN;
+}
+
+enum opts_result opts_parse(struct client_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+    free(o->args);
+    memset(o, 0, sizeof *o);
+    /* At most one setting per argv element. */
+    o->args = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->args);
+    struct settings *scratch = settings_new();
+    enum opts_result r = OPTS_ERROR;
+    if (!o->args || !scratch)
+        err_set(err, errlen, "out of memory");
+    else
+        r = parse_argv(o, scratch, argc, argv, err, errlen);
+    settings_free(scratch);
+    return r;
+}
+
+int opts_apply(const struct client_opts *o, struct settings *s, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < o->nargs; i++)
+        if (o->args[i].set(s, o->args[i].value, err, errlen) != 0)
+            return err_prefix(err, errlen, "%s", o->args[i].name);
+    return 0;
 }

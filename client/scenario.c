@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cfg.h"
+#include "err.h"
 #include "netcfg.h"
 
 void scenario_free(struct scenario *s)
@@ -27,12 +29,57 @@ void scenario_free(struct scenario *s)
     free(s);
 }
 
-static int load_servers(const config_setting_t *list, struct client_opts *o, char *err, size_t errlen)
+/* The one place that puts "FILE:LINE: setting" in front of a message already in err
+ * (a setter's "'VALUE': why"). cfg_error does the same for messages written here. */
+static int at_setting(const config_setting_t *s, const char *path, char *err, size_t errlen)
+{
+    char name[256];
+    const char *file = config_setting_source_file(s);
+    return err_prefix(err, errlen, "%s:%u: %s", file ? file : path, config_setting_source_line(s),
+                      cfg_setting_path(s, name, sizeof name));
+}
+
+/* A scalar setting as the text a setter takes: integers and strings as written, a float
+ * in plain decimal (a setter's units parser knows no exponent). NULL for other types. */
+static const char *value_text(const config_setting_t *s, char *buf, size_t len)
+{
+    switch (config_setting_type(s)) {
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64:
+        snprintf(buf, len, "%lld", config_setting_get_int64(s));
+        return buf;
+    case CONFIG_TYPE_FLOAT:
+        snprintf(buf, len, "%.6f", config_setting_get_float(s));
+        return buf;
+    case CONFIG_TYPE_STRING:
+        return config_setting_get_string(s);
+    }
+    return NULL;
+}
+
+/* Apply one member through a setter. Returns 1 applied, 0 absent, -1 bad (err has
+ * FILE:LINE). */
+static int apply_member(const config_setting_t *group, const char *key, settings_setter set, struct settings *st,
+                        const char *path, char *err, size_t errlen)
+{
+    const config_setting_t *m = config_setting_get_member(group, key);
+    if (!m)
+        return 0;
+    char buf[64];
+    const char *text = value_text(m, buf, sizeof buf);
+    if (!text)
+        return cfg_error(err, errlen, m, "expected a number or a string");
+    if (set(st, text, err, errlen) != 0)
+        return at_setting(m, path, err, errlen);
+    return 1;
+}
+
+static int load_servers(const config_setting_t *list, struct settings *st, const char *path, char *err, size_t errlen)
 {
     static const char *const keys[] = {"name", "url", NULL};
     if (!list) {
-        snprintf(err, errlen, "servers: missing (a list of { name = \"...\"; url = \"...\"; })");
-        return -1;
+        err_set(err, errlen, "servers: missing (a list of { name = \"...\"; url = \"...\"; })");
+        return err_prefix(err, errlen, "%s", path);
     }
     if (!config_setting_is_list(list) || config_setting_length(list) == 0)
         return cfg_error(err, errlen, list, "expected a non-empty list ( { name = \"...\"; url = \"...\"; }, ... )");
@@ -49,11 +96,33 @@ static int load_servers(const config_setting_t *list, struct client_opts *o, cha
             return cfg_error(err, errlen, e, "url: missing");
         if (name && (!*name || strchr(name, '=')))
             return cfg_error(err, errlen, config_setting_get_member(e, "name"), "must be non-empty and without '='");
-        char arg[4096], why[512];
+        char arg[4096];
         snprintf(arg, sizeof arg, "%s%s%s", name ? name : "", name ? "=" : "", url);
-        if (opts_add_server(o, arg, why, sizeof why) != 0)
-            return cfg_error(err, errlen, e, "%s", why);
+        if (settings_add_server(st, arg, err, errlen) != 0) {
+            err_prefix(err, errlen, "URL");
+            return at_setting(e, path, err, errlen);
+        }
     }
+    return 0;
+}
+
+/* The group's "name", which must be there (names label the cells). */
+static int get_name(const config_setting_t *e, const char **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (cfg_get_string(e, "name", out, err, errlen) < 0)
+        return -1;
+    return *out ? 0 : cfg_error(err, errlen, e, "name: missing");
+}
+
+/* The group's "device": absent (NULL) or a valid interface name, checked as --delay-dev. */
+static int get_device(const config_setting_t *e, const char *path, const char **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (cfg_get_string(e, "device", out, err, errlen) < 0)
+        return -1;
+    if (*out && settings_check_ifname(*out, err, errlen) != 0)
+        return at_setting(config_setting_get_member(e, "device"), path, err, errlen);
     return 0;
 }
 
@@ -62,202 +131,266 @@ static char *dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
+/* One element of an axis, checked by load_axis: its group, name and device (NULL when
+ * absent); i of n (the element array is allocated at i == 0). 0 or -1. */
+typedef int (*axis_add_fn)(struct scenario *s, const config_setting_t *e, int i, int n, const char *name,
+                           const char *dev, char *err, size_t errlen);
+
+/* An axis (latency, client_offload): a non-empty list of groups of the allowed keys,
+ * each with a name no earlier element has (names label the cells) and, if any, a valid
+ * device; add() takes each. 0 or -1. */
+static int load_axis(const config_setting_t *list, const char *const *keys, const char *example, struct scenario *s,
+                     axis_add_fn add, char *err, size_t errlen)
+{
+    if (!config_setting_is_list(list) || config_setting_length(list) == 0)
+        return cfg_error(err, errlen, list, "expected a non-empty list ( %s, ... )", example);
+    int n = config_setting_length(list);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
+        const char *name, *dev;
+        if (!config_setting_is_group(e))
+            return cfg_error(err, errlen, e, "expected a group %s", example);
+        if (cfg_check_keys(e, keys, err, errlen) || get_name(e, &name, err, errlen) ||
+            get_device(e, s->path, &dev, err, errlen))
+            return -1;
+        for (int k = 0; k < i; k++) {
+            const char *other = NULL;
+            config_setting_lookup_string(config_setting_get_elem(list, (unsigned)k), "name", &other);
+            if (other && strcmp(other, name) == 0)
+                return cfg_error(err, errlen, e, "name: \"%s\" is used twice", name);
+        }
+        if (add(s, e, i, n, name, dev, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int add_latency(struct scenario *s, const config_setting_t *e, int i, int n, const char *name,
+                       const char *dev, char *err, size_t errlen)
+{
+    if (i == 0 && !(s->lat = calloc((size_t)n, sizeof *s->lat)))
+        return cfg_error(err, errlen, e, "out of memory");
+    uint64_t us = 0;
+    const config_setting_t *d = config_setting_get_member(e, "delay");
+    char buf[64];
+    const char *text = d ? value_text(d, buf, sizeof buf) : "0";
+    if (!text)
+        return cfg_error(err, errlen, d, "expected a number or a string such as \"10ms\"");
+    if (settings_parse_delay(text, &us, err, errlen) != 0)
+        return at_setting(d, s->path, err, errlen);
+    if (us > 0 && !dev)
+        return cfg_error(err, errlen, e, "device: missing (the interface that gets the delay)");
+    struct scenario_latency *l = &s->lat[s->nlat++];
+    l->name = strdup(name);
+    l->delay_us = us;
+    l->device = us ? dup_or_null(dev) : NULL;
+    if (!l->name || (us && !l->device))
+        return cfg_error(err, errlen, e, "out of memory");
+    return 0;
+}
+
+static int add_variant(struct scenario *s, const config_setting_t *e, int i, int n, const char *name,
+                       const char *dev, char *err, size_t errlen)
+{
+    if (i == 0 && !(s->var = calloc((size_t)n, sizeof *s->var)))
+        return cfg_error(err, errlen, e, "out of memory");
+    struct offload_wish wish = {{OFFLOAD_LEAVE}};
+    /* The settable features are offload.h's, by its names. */
+    for (int f = 0; f < OFFLOAD_SETTABLE; f++) {
+        int v;
+        int r = cfg_get_bool(e, offload_feature_name((enum offload_feature)f), &v, err, errlen);
+        if (r < 0)
+            return -1;
+        if (r == 1)
+            wish.want[f] = v ? OFFLOAD_ON : OFFLOAD_OFF;
+    }
+    int any = !offload_wish_empty(&wish);
+    if (any && !dev)
+        return cfg_error(err, errlen, e, "device: missing (the client interface whose offloads change)");
+    struct scenario_variant *v = &s->var[s->nvar++];
+    v->name = strdup(name);
+    v->wish = wish;
+    v->device = any ? dup_or_null(dev) : NULL;
+    if (!v->name || (any && !v->device))
+        return cfg_error(err, errlen, e, "out of memory");
+    return 0;
+}
+
 static int load_latency(const config_setting_t *list, struct scenario *s, char *err, size_t errlen)
 {
     static const char *const keys[] = {"name", "delay", "device", NULL};
-    if (!config_setting_is_list(list) || config_setting_length(list) == 0)
-        return cfg_error(err, errlen, list, "expected a non-empty list ( { name = \"...\"; delay = \"10ms\"; device = \"eth0\"; }, ... )");
-    s->nlat = (size_t)config_setting_length(list);
-    s->lat = calloc(s->nlat, sizeof *s->lat);
-    if (!s->lat)
-        return cfg_error(err, errlen, list, "out of memory");
-    for (size_t i = 0; i < s->nlat; i++) {
-        const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
-        if (!config_setting_is_group(e))
-            return cfg_error(err, errlen, e, "expected a group { name = ...; delay = ...; device = ...; }");
-        if (cfg_check_keys(e, keys, err, errlen))
-            return -1;
-        const char *name = NULL, *dev = NULL;
-        uint64_t us = 0;
-        if (cfg_get_string(e, "name", &name, err, errlen) < 0 || cfg_get_string(e, "device", &dev, err, errlen) < 0 ||
-            cfg_get_duration(e, "delay", &us, err, errlen) < 0)
-            return -1;
-        if (!name)
-            return cfg_error(err, errlen, e, "name: missing");
-        if (us > 0 && !dev)
-            return cfg_error(err, errlen, e, "device: missing (the interface that gets the delay)");
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(s->lat[k].name, name) == 0)
-                return cfg_error(err, errlen, e, "name: \"%s\" is used twice", name);
-        s->lat[i].name = strdup(name);
-        s->lat[i].delay_us = us;
-        s->lat[i].device = us ? dup_or_null(dev) : NULL;
-    }
-    return 0;
+    return load_axis(list, keys, "{ name = \"...\"; delay = \"10ms\"; device = \"eth0\"; }", s, add_latency, err,
+                     errlen);
 }
 
 static int load_variants(const config_setting_t *list, struct scenario *s, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"name", "device", "tso", "gso", "gro", NULL};
-    static const char *const feats[] = {"tso", "gso", "gro"};
-    if (!config_setting_is_list(list) || config_setting_length(list) == 0)
-        return cfg_error(err, errlen, list, "expected a non-empty list ( { name = \"...\"; device = \"eth0\"; tso = false; gso = false; }, ... )");
-    s->nvar = (size_t)config_setting_length(list);
-    s->var = calloc(s->nvar, sizeof *s->var);
-    if (!s->var)
-        return cfg_error(err, errlen, list, "out of memory");
-    for (size_t i = 0; i < s->nvar; i++) {
-        const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
-        if (!config_setting_is_group(e))
-            return cfg_error(err, errlen, e, "expected a group { name = ...; device = ...; tso = ...; gso = ...; }");
-        if (cfg_check_keys(e, keys, err, errlen))
-            return -1;
-        const char *name = NULL, *dev = NULL;
-        if (cfg_get_string(e, "name", &name, err, errlen) < 0 || cfg_get_string(e, "device", &dev, err, errlen) < 0)
-            return -1;
-        if (!name)
-            return cfg_error(err, errlen, e, "name: missing");
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(s->var[k].name, name) == 0)
-                return cfg_error(err, errlen, e, "name: \"%s\" is used twice", name);
-        int any = 0;
-        for (int f = 0; f < 3; f++) {
-            int v;
-            int r = cfg_get_bool(e, feats[f], &v, err, errlen);
-            if (r < 0)
-                return -1;
-            if (r == 1) {
-                s->var[i].wish.want[f] = v ? OFFLOAD_ON : OFFLOAD_OFF;
-                any = 1;
-            }
-        }
-        if (any && !dev)
-            return cfg_error(err, errlen, e, "device: missing (the client interface whose offloads change)");
-        s->var[i].name = strdup(name);
-        s->var[i].device = any ? dup_or_null(dev) : NULL;
-    }
-    return 0;
+    const char *keys[2 + OFFLOAD_SETTABLE + 1] = {"name", "device"};
+    for (int f = 0; f < OFFLOAD_SETTABLE; f++)
+        keys[2 + f] = offload_feature_name((enum offload_feature)f);
+    return load_axis(list, keys, "{ name = \"...\"; device = \"eth0\"; tso = false; gso = false; }", s, add_variant,
+                     err, errlen);
 }
 
-/* Measurement settings that the command line may override. */
-static int load_measurement(const config_setting_t *root, struct client_opts *o, char *err, size_t errlen)
-{
-    uint64_t v, us;
-    int r;
-    const char *str;
-    if ((r = cfg_get_uint(root, "runs", 1, 100000, &v, err, errlen)) < 0)
-        return -1;
-    if (r == 1 && !opts_given(o, "runs"))
-        o->runs = (unsigned)v;
-    if ((r = cfg_get_string(root, "order", &str, err, errlen)) < 0)
-        return -1;
-    if (r == 1) {
-        enum plan_order ord;
-        if (plan_order_parse(str, &ord) != 0)
-            return cfg_error(err, errlen, config_setting_get_member(root, "order"),
-                             "expected \"alternate\", \"sequential\" or \"random\"");
-        if (!opts_given(o, "order"))
-            o->order = ord;
-    }
-    if ((r = cfg_get_uint(root, "seed", 0, UINT64_MAX, &v, err, errlen)) < 0)
-        return -1;
-    if (r == 1 && !opts_given(o, "seed")) {
-        o->seed = v;
-        o->seed_given = 1;
-    }
-    struct {
-        const char *key;
-        double *dst;
-    } durs[] = {{"pause", &o->pause_s}, {"stall", &o->dl.stall_s}, {"max_time", &o->dl.max_time_s},
-                {"timeout", &o->dl.connect_timeout_s}};
-    static const char *const cli[] = {"pause", "stall", "max-time", "timeout"};
-    for (size_t i = 0; i < sizeof durs / sizeof durs[0]; i++) {
-        if ((r = cfg_get_duration(root, durs[i].key, &us, err, errlen)) < 0)
-            return -1;
-        if (r == 1 && !opts_given(o, cli[i]))
-            *durs[i].dst = us / 1e6;
-    }
-    if ((r = cfg_get_size(root, "max_bytes", &v, err, errlen)) < 0)
-        return -1;
-    if (r == 1 && !opts_given(o, "max-bytes"))
-        o->dl.max_bytes = v;
-    return 0;
-}
+/* The file's measurement settings, with the setters of the options of the same meaning. */
+static const struct {
+    const char *key;
+    settings_setter set;
+} file_settings[] = {
+    {"runs", settings_set_runs},       {"order", settings_set_order},         {"seed", settings_set_seed},
+    {"pause", settings_set_pause},     {"stall", settings_set_stall},         {"max_time", settings_set_max_time},
+    {"timeout", settings_set_timeout}, {"max_bytes", settings_set_max_bytes},
+};
 
-struct scenario *scenario_load(const char *path, struct client_opts *o, char *err, size_t errlen)
+struct scenario *scenario_load(const char *path, struct settings *st, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"servers", "runs", "order", "seed", "pause", "stall", "max_time",
-                                       "timeout", "max_bytes", "latency", "client_offload", NULL};
+    const char *keys[ARRAY_SIZE(file_settings) + 4] = {"servers", "latency", "client_offload"};
+    for (size_t i = 0; i < ARRAY_SIZE(file_settings); i++)
+        keys[3 + i] = file_settings[i].key;
     config_t cfg;
     config_init(&cfg);
     struct scenario *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
-        config_destroy(&cfg);
-        return NULL;
+    if (!s || !(s->path = strdup(path))) {
+        err_set(err, errlen, "out of memory");
+        goto fail;
     }
-    s->path = strdup(path);
-    const config_setting_t *root;
     if (cfg_load(&cfg, path, err, errlen) != 0)
         goto fail;
-    root = config_root_setting(&cfg);
-    if (cfg_check_keys(root, keys, err, errlen) || load_servers(config_setting_get_member(root, "servers"), o, err, errlen) ||
-        load_measurement(root, o, err, errlen))
+    const config_setting_t *root = config_root_setting(&cfg);
+    if (cfg_check_keys(root, keys, err, errlen) ||
+        load_servers(config_setting_get_member(root, "servers"), st, path, err, errlen))
         goto fail;
+    for (size_t i = 0; i < ARRAY_SIZE(file_settings); i++)
+        if (apply_member(root, file_settings[i].key, file_settings[i].set, st, path, err, errlen) < 0)
+            goto fail;
     const config_setting_t *lat = config_setting_get_member(root, "latency");
     const config_setting_t *var = config_setting_get_member(root, "client_offload");
-    if (lat && load_latency(lat, s, err, errlen))
+    if ((lat && load_latency(lat, s, err, errlen)) || (var && load_variants(var, s, err, errlen)))
         goto fail;
-    if (var && load_variants(var, s, err, errlen))
-        goto fail;
+    st->format = REPORT_MARKDOWN; /* the seed's table, unless --format says otherwise */
     config_destroy(&cfg);
     return s;
 fail:
-    /* cfg_error without a setting cannot know the file: add it. */
-    if (strncmp(err, "servers:", 8) == 0) {
-        char tmp[1024];
-        snprintf(tmp, sizeof tmp, "%s: %s", path, err);
-        snprintf(err, errlen, "%s", tmp);
-    }
     config_destroy(&cfg);
     scenario_free(s);
     return NULL;
 }
 
-int scenario_run(const struct scenario *s, const struct client_opts *o, struct result_set *rs,
-                 const struct scenario_hooks *hooks, json_t *cells, char *err, size_t errlen)
+struct scenario_cells *scenario_cells_new(void)
 {
-    struct plan_server servers[OPTS_MAX_SERVERS];
-    for (size_t i = 0; i < o->nservers; i++)
-        servers[i] = (struct plan_server){o->servers[i].name, o->servers[i].url};
-    size_t nlat = s->nlat ? s->nlat : 1, nvar = s->nvar ? s->nvar : 1;
+    return calloc(1, sizeof(struct scenario_cells));
+}
+
+void scenario_cells_free(struct scenario_cells *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n; i++) {
+        free(c->cell[i].description);
+        json_decref(c->cell[i].settings);
+    }
+    free(c->cell);
+    free(c);
+}
+
+json_t *scenario_cells_to_json(const struct scenario_cells *c)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < c->n; i++) {
+        const struct scenario_cell *x = &c->cell[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "scenario", x->latency ? json_string(x->latency) : json_null());
+        json_object_set_new(o, "variant", x->variant ? json_string(x->variant) : json_null());
+        json_object_set_new(o, "delay_ms", json_real(x->delay_us / 1000.0));
+        json_object_set(o, "settings", x->settings);
+        json_object_set_new(o, "description", json_string(x->description));
+        if (json_array_append_new(a, o) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+/* Record a cell: what was applied, read back from the two netcfgs. 0 or -1 (no memory). */
+static int cells_add(struct scenario_cells *c, const struct scenario_latency *L, const struct scenario_variant *V,
+                     const char *desc, const struct netcfg *lat_cfg, const struct netcfg *var_cfg)
+{
+    struct scenario_cell *n = realloc(c->cell, (c->n + 1) * sizeof *n);
+    if (!n)
+        return -1;
+    c->cell = n;
+    json_t *a = netcfg_to_json(lat_cfg), *b = netcfg_to_json(var_cfg);
+    json_object_update(a, b);
+    json_decref(b);
+    c->cell[c->n] = (struct scenario_cell){
+        .latency = L ? L->name : NULL,
+        .variant = V ? V->name : NULL,
+        .delay_us = L ? L->delay_us : 0,
+        .description = strdup(desc),
+        .settings = a,
+    };
+    if (!c->cell[c->n].description || !a) {
+        free(c->cell[c->n].description);
+        json_decref(a);
+        return -1;
+    }
+    c->n++;
+    return 0;
+}
+
+const char *scenario_status_name(enum scenario_status st)
+{
+    static const char *const names[] = {"done", "stopped", "setting failed", "out of memory"};
+    return (unsigned)st < ARRAY_SIZE(names) ? names[st] : "unknown";
+}
+
+/* Run one cell's plan; the caller applied its settings and undoes them. */
+static enum plan_status run_cell(const struct scenario_latency *L, const struct scenario_variant *V, uint64_t seed,
+                    const struct settings *st, struct result_set *rs, const struct scenario_hooks *hooks)
+{
+    struct plan plan = {
+        .servers = st->servers,
+        .nservers = st->nservers,
+        .runs = st->runs,
+        .order = st->order,
+        .seed = seed,
+        .pause_s = st->pause_s,
+        .dl = &st->dl,
+        .scenario = L ? L->name : NULL,
+        .variant = V ? V->name : NULL,
+    };
+    return plan_execute(&plan, rs, hooks ? &hooks->plan : NULL);
+}
+
+enum scenario_status scenario_run(const struct scenario *scn, const struct settings *st, struct result_set *rs,
+                                  const struct scenario_hooks *hooks, struct scenario_cells *cells, char *err,
+                                  size_t errlen)
+{
+    size_t nlat = scn->nlat ? scn->nlat : 1, nvar = scn->nvar ? scn->nvar : 1;
     struct netcfg *lat_cfg = netcfg_new(), *var_cfg = netcfg_new();
-    int rc = 0;
+    enum scenario_status rc = SCENARIO_DONE;
     if (!lat_cfg || !var_cfg) {
-        snprintf(err, errlen, "out of memory");
-        rc = -1;
+        err_set(err, errlen, "out of memory");
+        rc = SCENARIO_ERR_NOMEM;
     }
     volatile sig_atomic_t *stop = hooks ? hooks->plan.stop : NULL;
-    for (size_t li = 0; li < nlat && rc == 0; li++) {
-        const struct scenario_latency *L = s->nlat ? &s->lat[li] : NULL;
+    for (size_t li = 0; li < nlat && rc == SCENARIO_DONE; li++) {
+        const struct scenario_latency *L = scn->nlat ? &scn->lat[li] : NULL;
         if (L && L->delay_us && netcfg_delay(lat_cfg, L->device, L->delay_us, err, errlen) != 0) {
-            char tmp[1024];
-            snprintf(tmp, sizeof tmp, "latency \"%s\": %s", L->name, err);
-            snprintf(err, errlen, "%s", tmp);
-            rc = -1;
+            err_prefix(err, errlen, "latency \"%s\"", L->name);
+            rc = SCENARIO_ERR_SETTING;
             break;
         }
-        for (size_t vi = 0; vi < nvar && rc == 0; vi++) {
-            const struct scenario_variant *V = s->nvar ? &s->var[vi] : NULL;
+        for (size_t vi = 0; vi < nvar && rc == SCENARIO_DONE; vi++) {
+            const struct scenario_variant *V = scn->nvar ? &scn->var[vi] : NULL;
             if (stop && *stop) {
-                rc = 1;
+                rc = SCENARIO_STOPPED;
                 break;
             }
             if (V && V->device && netcfg_offload(var_cfg, V->device, &V->wish, err, errlen) != 0) {
-                char tmp[1024];
-                snprintf(tmp, sizeof tmp, "client_offload \"%s\": %s", V->name, err);
-                snprintf(err, errlen, "%s", tmp);
-                rc = -1;
+                err_prefix(err, errlen, "client_offload \"%s\"", V->name);
+                rc = SCENARIO_ERR_SETTING;
                 break;
             }
             char d1[512] = "", d2[512] = "", desc[sizeof d1 + sizeof d2 + 2];
@@ -266,46 +399,29 @@ int scenario_run(const struct scenario *s, const struct client_opts *o, struct r
             snprintf(desc, sizeof desc, "%s%s%s", d1, d1[0] && d2[0] ? "; " : "", d2);
             if (hooks && hooks->cell_start)
                 hooks->cell_start(L ? L->name : NULL, V ? V->name : NULL, desc, hooks->plan.ud);
-            if (cells) {
-                json_t *c = json_object();
-                json_object_set_new(c, "scenario", L ? json_string(L->name) : json_null());
-                json_object_set_new(c, "variant", V ? json_string(V->name) : json_null());
-                json_object_set_new(c, "delay_ms", json_real(L ? L->delay_us / 1000.0 : 0));
-                json_t *a = netcfg_to_json(lat_cfg), *b = netcfg_to_json(var_cfg);
-                json_object_update(a, b);
-                json_decref(b);
-                json_object_set_new(c, "settings", a);
-                json_object_set_new(c, "description", json_string(desc));
-                json_array_append_new(cells, c);
+            if (cells && cells_add(cells, L, V, desc, lat_cfg, var_cfg) != 0) {
+                err_set(err, errlen, "out of memory");
+                rc = SCENARIO_ERR_NOMEM;
             }
-            struct plan plan = {
-                .servers = servers,
-                .nservers = o->nservers,
-                .runs = o->runs,
-                .order = o->order,
-                .seed = o->seed + li * 1000 + vi, /* each random cell shuffled differently, reproducibly */
-                .pause_s = o->pause_s,
-                .dl = &o->dl,
-                .scenario = L ? L->name : NULL,
-                .variant = V ? V->name : NULL,
-            };
-            enum plan_status prc = plan_execute(&plan, rs, hooks ? &hooks->plan : NULL);
+            /* each random cell shuffled differently, reproducibly */
+            enum plan_status prc =
+                rc == SCENARIO_DONE ? run_cell(L, V, st->seed + li * 1000 + vi, st, rs, hooks) : PLAN_DONE;
             char e2[512];
             if (netcfg_end(var_cfg, e2, sizeof e2) != 0) {
-                snprintf(err, errlen, "restoring client_offload \"%s\": %s", V ? V->name : "", e2);
-                rc = -1;
+                err_set(err, errlen, "restoring client_offload \"%s\": %s", V ? V->name : "", e2);
+                rc = SCENARIO_ERR_SETTING;
             }
-            if (prc == PLAN_FAILED && rc == 0) {
-                snprintf(err, errlen, "out of memory");
-                rc = -1;
-            } else if (prc == PLAN_STOPPED && rc == 0) {
-                rc = 1;
+            if (prc == PLAN_FAILED && rc == SCENARIO_DONE) {
+                err_set(err, errlen, "out of memory");
+                rc = SCENARIO_ERR_NOMEM;
+            } else if (prc == PLAN_STOPPED && rc == SCENARIO_DONE) {
+                rc = SCENARIO_STOPPED;
             }
         }
         char e3[512];
-        if (netcfg_end(lat_cfg, e3, sizeof e3) != 0 && rc >= 0) {
-            snprintf(err, errlen, "removing latency \"%s\": %s", L ? L->name : "", e3);
-            rc = -1;
+        if (netcfg_end(lat_cfg, e3, sizeof e3) != 0 && (rc == SCENARIO_DONE || rc == SCENARIO_STOPPED)) {
+            err_set(err, errlen, "removing latency \"%s\": %s", L ? L->name : "", e3);
+            rc = SCENARIO_ERR_SETTING;
         }
     }
     netcfg_free(var_cfg);

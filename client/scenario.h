@@ -10,6 +10,8 @@
  *   client_offload = ( { name = "TSO/GSO on"; device = "eth0"; tso = true; gso = true; },
  *                      { name = "TSO/GSO off"; device = "eth0"; tso = false; gso = false; } );
  *
+ * The measurement settings (servers, runs, order, seed, pause, stall, max_time, timeout,
+ * max_bytes) go through the same settings.h setters as the command line's options.
  * Both axes are optional (one unnamed cell). Rows of the result table are latency
  * scenarios, columns server × client variant, as in the seed's table. */
 #ifndef DEBIT_SCENARIO_H
@@ -20,9 +22,9 @@
 #include <stdint.h>
 
 #include "offload.h"
-#include "opts.h"
 #include "plan.h"
 #include "result.h"
+#include "settings.h"
 
 struct scenario_latency {
     char *name;
@@ -44,11 +46,34 @@ struct scenario {
     size_t nvar;
 };
 
-/* Load path: servers go into o (through opts_add_server), and runs/order/seed/pause/
- * max_bytes/stall/max_time/timeout into o unless given on the command line. Returns a new
- * scenario (caller frees), or NULL with "FILE:LINE: setting: reason" in err. */
-struct scenario *scenario_load(const char *path, struct client_opts *o, char *err, size_t errlen);
+/* Load path and apply its measurement settings to s (through the settings.h setters; the
+ * command line is applied after, so it wins). A scenario's output defaults to markdown,
+ * the seed's table. Returns a new scenario (caller frees), or NULL with
+ * "FILE:LINE: setting: reason" (or "FILE: setting: reason") in err. */
+struct scenario *scenario_load(const char *path, struct settings *s, char *err, size_t errlen);
 void scenario_free(struct scenario *s);
+
+/* What one cell ran with, kept for the notes and the JSON output. */
+struct scenario_cell {
+    const char *latency;  /* borrowed from the scenario; NULL without a latency axis */
+    const char *variant;  /* likewise */
+    uint64_t delay_us;
+    char *description;    /* owned: the settings applied in words, "" when none */
+    json_t *settings;     /* owned: netcfg_to_json of them (offload state read back, delay mechanism) */
+};
+
+/* The cells a scenario_run went through, in order. */
+struct scenario_cells {
+    struct scenario_cell *cell;
+    size_t n;
+};
+
+/* A new, empty list (NULL on allocation failure); scenario_cells_free(NULL) is fine. */
+struct scenario_cells *scenario_cells_new(void);
+void scenario_cells_free(struct scenario_cells *c);
+/* [{"scenario":..,"variant":..,"delay_ms":..,"settings":{..},"description":".."}, ...]
+ * (new reference, NULL on allocation failure). */
+json_t *scenario_cells_to_json(const struct scenario_cells *c);
 
 /* Called before each cell with the settings just applied (described), and after it. */
 struct scenario_hooks {
@@ -56,12 +81,20 @@ struct scenario_hooks {
     void (*cell_start)(const char *latency, const char *variant, const char *settings, void *ud);
 };
 
-/* Run every cell of s with the servers and options of o, appending to rs. `cells`
- * (a JSON array, borrowed) receives one object per cell: names and the settings applied
- * (offload state read back, delay mechanism). Returns 0 when done, 1 when stopped by
- * *hooks->plan.stop, -1 when a setting could not be applied or restored (err says which;
- * everything applied is undone first). */
-int scenario_run(const struct scenario *s, const struct client_opts *o, struct result_set *rs,
-                 const struct scenario_hooks *hooks, json_t *cells, char *err, size_t errlen);
+enum scenario_status {
+    SCENARIO_DONE = 0,     /* every cell ran */
+    SCENARIO_STOPPED,      /* *hooks->plan.stop became non-zero (a signal) */
+    SCENARIO_ERR_SETTING,  /* a delay or offload could not be applied or restored (err says which) */
+    SCENARIO_ERR_NOMEM,
+};
+/* "done", "stopped", ... */
+const char *scenario_status_name(enum scenario_status st);
+
+/* Run every cell of scn with the servers and measurement settings of s, appending to rs
+ * and to cells (optional). Whatever was applied is undone before returning, on every
+ * status; err is filled for the two errors. */
+enum scenario_status scenario_run(const struct scenario *scn, const struct settings *s, struct result_set *rs,
+                                  const struct scenario_hooks *hooks, struct scenario_cells *cells, char *err,
+                                  size_t errlen);
 
 #endif

@@ -33,6 +33,26 @@ usage "the same NAME twice" "^debit: URL: 'A=http://127\.0\.0\.1:9/b': this NAME
 usage "-o in a missing folder: before any download" '^debit: --output: /nonexistent/dir/x\.json: No such file' -o /nonexistent/dir/x.json http://127.0.0.1:9/
 usage "-o a folder" "^debit: --output: $T_TMP: Is a directory" -o "$T_TMP" http://127.0.0.1:9/
 usage "--jsonl unwritable" '^debit: --jsonl: /nonexistent/dir/x.jsonl: No such file' --jsonl /nonexistent/dir/x.jsonl http://127.0.0.1:9/
+# Every value is checked where it is parsed, so -t cannot say "configuration OK" to a value
+# that would fail when applied.
+usage "-t --offload eth0:tso=maybe" "^debit: --offload: 'eth0:tso=maybe': tso: 'maybe' is not on or off" -t --offload eth0:tso=maybe http://127.0.0.1:9/
+usage "-t --offload with a reported-only feature" "^debit: --offload: 'eth0:lro=off': lro is reported only" -t --offload eth0:lro=off http://127.0.0.1:9/
+usage "-t --delay-dev with a bad name" "^debit: --delay-dev: 'a/b': an interface name has no" -t --delay 10ms --delay-dev a/b http://127.0.0.1:9/
+usage "-t --delay not a duration" "^debit: --delay: '10parsec':" -t --delay 10parsec --delay-dev lo http://127.0.0.1:9/
+usage "-t --interface if!NAME too long" "^debit: --interface: 'if!0123456789abcdef': '0123456789abcdef': interface name longer" -t --interface 'if!0123456789abcdef' http://127.0.0.1:9/
+usage "-t --user-agent with a line break" "^debit: --user-agent: 'a" -t --user-agent $'a\r\nX: 1' http://127.0.0.1:9/
+usage "-t --order" "^debit: --order: 'zigzag': expected alternate, sequential or random" -t --order zigzag http://127.0.0.1:9/
+usage "-t --seed without --order random" "^debit: --seed: only meaningful with --order random" -t --seed 3 http://127.0.0.1:9/
+usage "-t URL scheme" "^debit: URL: 'ftp://x/': only http:// and https://" -t ftp://x/
+out=$("$DEBIT" -t --offload lo:tso=off,gso=on --delay 10ms --delay-dev lo -n 2 --max-bytes 1MiB A=http://127.0.0.1:9/a http://127.0.0.1:9/b 2>&1); rc=$?
+check_eq "-t with valid settings: exit 0" 0 $rc
+check_eq "-t prints the plan from the parsed settings" "debit: configuration OK
+server A: http://127.0.0.1:9/a
+server 127.0.0.1: http://127.0.0.1:9/b
+runs: 2 per server, order alternate, pause 0 s, max-bytes 1048576
+offload: tso=off gso=on on lo
+delay: +10 ms on lo
+downloads: 4 (1 cell x 2 servers x 2 runs)" "$out"
 usage "--plot in a missing folder: before any download" '^debit: --plot: /nonexistent/dir/x\.png: No such file' --plot /nonexistent/dir/x.png http://127.0.0.1:9/
 
 # A run that fails is exit 1, not 2; port 9 (discard) is closed on loopback here.

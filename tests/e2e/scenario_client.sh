@@ -53,19 +53,40 @@ bad() { # NAME ERE CONFIG
   local rc=$?
   if [ $rc -eq 2 ] && grep -Eq -- "$2" "$T_TMP/bad.err"; then t_ok "$1"; else t_fail "$1" "exit $rc: $(cat "$T_TMP/bad.err")"; fi
 }
-bad "unknown key" "bad.conf:2: colour: unknown setting" "servers = ( { url = \"$NGINX/x\"; } );
+SRV="servers = ( { url = \"$NGINX/x\"; } );"
+bad "unknown key" "bad.conf:2: colour: unknown setting" "$SRV
 colour = \"blue\";"
 bad "no servers" "bad.conf: servers: missing" "runs = 3;"
-bad "delay without device" "bad.conf:2: latency\[0\]: device: missing" "servers = ( { url = \"$NGINX/x\"; } );
+bad "delay without device" "bad.conf:2: latency\[0\]: device: missing" "$SRV
 latency = ( { name = \"+10\"; delay = \"10ms\"; } );"
-bad "bad delay" "bad.conf:2: latency\[0\].delay" "servers = ( { url = \"$NGINX/x\"; } );
+bad "bad delay" "bad.conf:2: latency\[0\].delay" "$SRV
 latency = ( { name = \"+10\"; delay = \"ten\"; device = \"lo\"; } );"
-bad "tso not a boolean" "bad.conf:2: client_offload\[0\].tso: expected true or false" "servers = ( { url = \"$NGINX/x\"; } );
+bad "tso not a boolean" "bad.conf:2: client_offload\[0\].tso: expected true or false" "$SRV
 client_offload = ( { name = \"off\"; device = \"lo\"; tso = \"off\"; } );"
-bad "bad order" 'bad.conf:2: order: expected "alternate"' "servers = ( { url = \"$NGINX/x\"; } );
+bad "bad order: the same check as --order" "bad.conf:2: order: 'shuffle': expected alternate, sequential or random" "$SRV
 order = \"shuffle\";"
+bad "runs out of range: the same check as -n" "bad.conf:3: runs: '0': expected an integer from 1 to 100000" "$SRV
+
+runs = 0;"
+bad "bad offload variant: device name" "bad.conf:2: client_offload\[0\]\.device: 'eth0/1': an interface name has no" "$SRV
+client_offload = ( { name = \"off\"; device = \"eth0/1\"; tso = false; } );"
+bad "bad offload variant: unknown feature" "bad.conf:2: client_offload\[0\]\.lro: unknown setting" "$SRV
+client_offload = ( { name = \"off\"; device = \"lo\"; lro = false; } );"
+bad "bad delay device" "bad.conf:2: latency\[0\]\.device: '0123456789abcdef': interface name longer than 15" "$SRV
+latency = ( { name = \"+10\"; delay = \"10ms\"; device = \"0123456789abcdef\"; } );"
 bad "syntax error" "bad.conf:1: syntax" "servers = ( { url = ; } );"
 bad "bad URL" "bad.conf:1: servers\[0\]: URL: 'ftp://x/'" "servers = ( { url = \"ftp://x/\"; } );"
+# -t checks the file as fully as a run would, and says so before printing any plan.
+printf '%s\n' "servers = ( { url = \"$NGINX/x\"; } );" "latency = ( { name = \"x\"; delay = \"1 parsec\"; device = \"lo\"; } );" >"$T_TMP/bad.conf"
+"$DEBIT" -t --scenario "$T_TMP/bad.conf" >"$T_TMP/t.out" 2>"$T_TMP/t.err"
+check_eq "-t on a bad delay: exit 2, no plan" "2 0" "$? $(wc -c <"$T_TMP/t.out")"
+check_match "-t on a bad delay: FILE:LINE: setting" "^debit: --scenario: $T_TMP/bad\.conf:2: latency\[0\]\.delay: '1 parsec'" "$(cat "$T_TMP/t.err")"
+# The file's settings, then the command line's, whatever the order of the options.
+printf '%s\n' "servers = ( { url = \"$NGINX/x\"; } );" "runs = 4; pause = \"2s\"; stall = 3; max_time = 60;" >"$T_TMP/prec.conf"
+check_match "command line over file over defaults" '^runs: 2 per server and cell, order sequential, pause 2 s, stall 9 s, max-time 60 s$' \
+  "$("$DEBIT" --stall 9 -t --order sequential --scenario "$T_TMP/prec.conf" -n 2)"
+check_match "the file's format default (markdown) yields to --format" '^\| server \|' \
+  "$("$DEBIT" -q --scenario "$T_TMP/prec.conf" -n 1 --pause 0 --format markdown 2>/dev/null)"
 # The shipped seed experiment: valid, checked with -t (which runs nothing: no traffic).
 out=$("$DEBIT" -t --scenario "$DEBIT_TOP/etc/seed-experiment.conf")
 check_eq "etc/seed-experiment.conf: -t exits 0" 0 $?

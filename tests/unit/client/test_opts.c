@@ -1,4 +1,5 @@
-/* Unit tests for client/opts.c: every row is one command line and what must come of it. */
+/* Unit tests for client/opts.c: every row is one command line and what must come of it
+ * (the setters themselves: test_settings.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -7,6 +8,7 @@
 #include <cmocka.h>
 #include <curl/curl.h>
 
+#include "array.h"
 #include "opts.h"
 
 struct err_row {
@@ -14,16 +16,27 @@ struct err_row {
     const char *err; /* expected start of the error message */
 };
 
-static enum opts_result parse(const char *const *args, struct client_opts *o, char *err, size_t errlen)
+/* Parse args (NULL-terminated) into *o (new); on OPTS_RUN also apply them to *s (new, or
+ * NULL when s is NULL). */
+static enum opts_result parse(const char *const *args, struct client_opts **o, struct settings **s, char *err,
+                              size_t errlen)
 {
-    char *argv[16];
+    char *argv[64];
     int argc = 0;
     argv[argc++] = (char *)"debit";
-    for (; args[argc - 1] && argc < 15; argc++)
+    for (; args[argc - 1] && argc < 63; argc++)
         argv[argc] = (char *)args[argc - 1];
     argv[argc] = NULL;
-    opts_defaults(o);
-    return opts_parse(o, argc, argv, err, errlen);
+    *o = opts_new();
+    assert_non_null(*o);
+    enum opts_result r = opts_parse(*o, argc, argv, err, errlen);
+    if (s) {
+        *s = settings_new();
+        assert_non_null(*s);
+        if (r == OPTS_RUN && opts_apply(*o, *s, err, errlen) != 0)
+            fail_msg("opts_apply: %s", err);
+    }
+    return r;
 }
 
 static void test_errors(void **state)
@@ -49,7 +62,22 @@ static void test_errors(void **state)
         {{"--connect-to", "a:80:b", "http://a/"}, "--connect-to: 'a:80:b': expected HOST:PORT:CONNECT-TO-HOST"},
         {{"--format", "xml", "http://a/"}, "--format: 'xml': expected table, markdown, csv or json"},
         {{"--plot", "x.jpg", "http://a/"}, "--plot: 'x.jpg': expected a file name ending in .png or .svg"},
-        {{"--offload", "eth0", "http://a/"}, "--offload: 'eth0': expected DEV:tso="},
+        {{"--offload", "eth0", "http://a/"}, "--offload: 'eth0': expected DEV:"},
+        /* Fully checked where parsed, not when applied: -t must catch these. */
+        {{"--offload", "eth0:tso=maybe", "http://a/"}, "--offload: 'eth0:tso=maybe': tso: 'maybe' is not on or off"},
+        {{"--offload", "eth0:tso=off,sg=off", "http://a/"}, "--offload: 'eth0:tso=off,sg=off': sg is reported only"},
+        {{"--offload", "eth0:", "http://a/"}, "--offload: 'eth0:': no feature after ':'"},
+        {{"--delay", "10", "--delay-dev", "a/b", "http://a/"}, "--delay-dev: 'a/b': an interface name has no"},
+        {{"--delay", "soon", "--delay-dev", "lo", "http://a/"}, "--delay: 'soon':"},
+        {{"--delay-dev", "lo", "http://a/"}, "--delay-dev: needs --delay"},
+        {{"--interface", "", "http://a/"}, "--interface: empty interface name"},
+        {{"--interface", "eth 0", "http://a/"}, "--interface: 'eth 0': expected an interface name"},
+        {{"--interface", "if!0123456789abcdef", "http://a/"}, "--interface: 'if!0123456789abcdef': '0123456789abcdef': interface name longer"},
+        {{"--user-agent", "a\r\nX-Evil: 1", "http://a/"}, "--user-agent: 'a\r\nX-Evil: 1': must not contain a line break"},
+        {{"--rcvbuf", "1KiB", "http://a/"}, "--rcvbuf: '1KiB': expected a size from 4KiB to 1GiB"},
+        {{"-o", "", "http://a/"}, "-o: empty file name"},
+        {{"--jsonl", "", "http://a/"}, "--jsonl: empty file name"},
+        {{"--scenario", ""}, "--scenario: empty file name"},
         {{"--delay", "10ms", "http://a/"}, "--delay: needs --delay-dev DEV"},
         {{"--interface", "lo", "--local-address", "127.0.0.1", "http://a/"}, "--local-address: cannot be combined"},
         {{"--bogus", "http://a/"}, "--bogus: unknown option"},
@@ -60,21 +88,22 @@ static void test_errors(void **state)
         {{"x=http://a/", "x=http://b/"}, "URL: 'x=http://b/': this NAME is already used"},
         {{"--scenario", "s.conf", "http://a/"}, "--scenario: servers come from the scenario file"},
     };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        struct client_opts o;
+    for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+        struct client_opts *o;
         char err[512] = "";
-        enum opts_result r = parse(rows[i].argv, &o, err, sizeof err);
+        enum opts_result r = parse(rows[i].argv, &o, NULL, err, sizeof err);
         if (r != OPTS_ERROR || strncmp(err, rows[i].err, strlen(rows[i].err)) != 0)
             fail_msg("row %zu (%s): result %d, error \"%s\", want \"%s...\"", i,
                      rows[i].argv[0] ? rows[i].argv[0] : "(none)", r, err, rows[i].err);
-        opts_free(&o);
+        opts_free(o);
     }
 }
 
 static void test_values(void **state)
 {
     (void)state;
-    struct client_opts o;
+    struct client_opts *o;
+    struct settings *s;
     char err[512] = "";
     const char *args[] = {"-n", "7", "--order", "random", "--seed", "42", "--pause", "250ms", "--max-bytes", "100MiB",
                           "--stall", "3", "--max-time", "1min", "--timeout", "1.5", "--resolve", "m.test:8080:127.0.0.1",
@@ -82,67 +111,102 @@ static void test_values(void **state)
                           "-o", "out.csv", "--jsonl", "r.jsonl", "-q", "--no-progress", "--user-agent", "ua/1",
                           "OVH=http://proof.example/files/1Gio.dat", "http://m.test:8080/ram/1GiB.dat",
                           "http://m.test:8081/ram/1GiB.dat", "http://m.test:8082/x?a=b", NULL};
-    char *argv[64];
-    int argc = 0;
-    argv[argc++] = (char *)"debit";
-    for (int i = 0; args[i]; i++)
-        argv[argc++] = (char *)args[i];
-    argv[argc] = NULL;
-    opts_defaults(&o);
-    if (opts_parse(&o, argc, argv, err, sizeof err) != OPTS_RUN)
+    if (parse(args, &o, &s, err, sizeof err) != OPTS_RUN)
         fail_msg("%s", err);
-    assert_int_equal(o.runs, 7);
-    assert_int_equal(o.order, PLAN_ORDER_RANDOM);
-    assert_true(o.seed == 42 && o.seed_given);
-    assert_float_equal(o.pause_s, 0.25, 1e-9);
-    assert_true(o.dl.max_bytes == 100ULL << 20);
-    assert_float_equal(o.dl.stall_s, 3, 1e-9);
-    assert_float_equal(o.dl.max_time_s, 60, 1e-9);
-    assert_float_equal(o.dl.connect_timeout_s, 1.5, 1e-9);
-    assert_string_equal(o.dl.resolve->data, "m.test:8080:127.0.0.1");
-    assert_string_equal(o.dl.resolve->next->data, "[::1]:80:[::1]");
-    assert_string_equal(o.dl.connect_to->data, "::127.0.0.1:8081");
-    assert_int_equal(o.dl.ip_version, 6);
-    assert_int_equal(o.format, REPORT_CSV);
-    assert_string_equal(o.output, "out.csv");
-    assert_string_equal(o.jsonl, "r.jsonl");
-    assert_true(o.quiet && o.progress == 0);
-    assert_string_equal(o.dl.user_agent, "ua/1");
-    assert_int_equal(o.nservers, 4);
+    assert_int_equal(s->runs, 7);
+    assert_int_equal(s->order, PLAN_ORDER_RANDOM);
+    assert_true(s->seed == 42 && s->seed_given);
+    assert_float_equal(s->pause_s, 0.25, 1e-9);
+    assert_true(s->dl.max_bytes == 100ULL << 20);
+    assert_float_equal(s->dl.stall_s, 3, 1e-9);
+    assert_float_equal(s->dl.max_time_s, 60, 1e-9);
+    assert_float_equal(s->dl.connect_timeout_s, 1.5, 1e-9);
+    assert_string_equal(s->dl.resolve->data, "m.test:8080:127.0.0.1");
+    assert_string_equal(s->dl.resolve->next->data, "[::1]:80:[::1]");
+    assert_string_equal(s->dl.connect_to->data, "::127.0.0.1:8081");
+    assert_int_equal(s->dl.ip_version, 6);
+    assert_int_equal(s->format, REPORT_CSV);
+    assert_string_equal(s->output, "out.csv");
+    assert_string_equal(s->jsonl, "r.jsonl");
+    assert_true(s->quiet && s->progress == 0);
+    assert_string_equal(s->dl.user_agent, "ua/1");
+    assert_int_equal(s->nservers, 4);
     /* NAME=URL; default names: host, then host:port, and '=' in a query is not a name. */
-    assert_string_equal(o.servers[0].name, "OVH");
-    assert_string_equal(o.servers[0].url, "http://proof.example/files/1Gio.dat");
-    assert_string_equal(o.servers[1].name, "m.test");
-    assert_string_equal(o.servers[2].name, "m.test:8081");
-    assert_string_equal(o.servers[3].name, "m.test:8082");
-    assert_string_equal(o.servers[3].url, "http://m.test:8082/x?a=b");
-    opts_free(&o);
+    assert_string_equal(s->servers[0].name, "OVH");
+    assert_string_equal(s->servers[0].url, "http://proof.example/files/1Gio.dat");
+    assert_string_equal(s->servers[1].name, "m.test");
+    assert_string_equal(s->servers[2].name, "m.test:8081");
+    assert_string_equal(s->servers[3].name, "m.test:8082");
+    assert_string_equal(s->servers[3].url, "http://m.test:8082/x?a=b");
+    opts_free(o);
+    settings_free(s);
 }
 
 static void test_defaults_help_version(void **state)
 {
     (void)state;
-    struct client_opts o;
+    struct client_opts *o;
+    struct settings *s;
     char err[256];
     const char *a1[] = {"http://a/", NULL};
-    assert_int_equal(parse(a1, &o, err, sizeof err), OPTS_RUN);
-    assert_int_equal(o.runs, 5);
-    assert_int_equal(o.order, PLAN_ORDER_ALTERNATE);
-    assert_int_equal(o.format, REPORT_TABLE);
-    assert_int_equal(o.progress, -1);
-    assert_true(o.dl.max_bytes == 0 && o.dl.stall_s == 0 && o.dl.max_redirects == 20);
-    opts_free(&o);
+    assert_int_equal(parse(a1, &o, &s, err, sizeof err), OPTS_RUN);
+    assert_int_equal(s->runs, 5);
+    assert_int_equal(s->order, PLAN_ORDER_ALTERNATE);
+    assert_int_equal(s->format, REPORT_TABLE);
+    assert_int_equal(s->progress, -1);
+    assert_true(s->dl.max_bytes == 0 && s->dl.stall_s == 0 && s->dl.max_redirects == 20);
+    assert_false(o->check);
+    opts_free(o);
+    settings_free(s);
     const char *a2[] = {"--help", NULL};
-    assert_int_equal(parse(a2, &o, err, sizeof err), OPTS_HELP);
-    opts_free(&o);
+    assert_int_equal(parse(a2, &o, NULL, err, sizeof err), OPTS_HELP);
+    opts_free(o);
     const char *a3[] = {"-V", NULL};
-    assert_int_equal(parse(a3, &o, err, sizeof err), OPTS_VERSION);
-    opts_free(&o);
+    assert_int_equal(parse(a3, &o, NULL, err, sizeof err), OPTS_VERSION);
+    opts_free(o);
     const char *a4[] = {"http://a/", "http://a/", "http://a/", NULL};
-    assert_int_equal(parse(a4, &o, err, sizeof err), OPTS_RUN);
-    assert_string_equal(o.servers[1].name, "a#2");
-    assert_string_equal(o.servers[2].name, "a#3");
-    opts_free(&o);
+    assert_int_equal(parse(a4, &o, &s, err, sizeof err), OPTS_RUN);
+    assert_string_equal(s->servers[1].name, "a#2");
+    assert_string_equal(s->servers[2].name, "a#3");
+    opts_free(o);
+    settings_free(s);
+    opts_free(NULL);
+}
+
+/* -t, --scenario and the flags; the offload spec arrives parsed; a repeated option: the
+ * last one wins, as the file's value yields to the command line's. */
+static void test_check_flags_offload(void **state)
+{
+    (void)state;
+    struct client_opts *o;
+    struct settings *s;
+    char err[256];
+    const char *a1[] = {"-t", "--offload", "lo:tso=off,gso=on", "--progress", "-4", "--delay", "10ms",
+                        "--delay-dev", "lo", "-n", "2", "--runs", "3", "http://a/", NULL};
+    assert_int_equal(parse(a1, &o, &s, err, sizeof err), OPTS_RUN);
+    assert_true(o->check);
+    assert_null(o->scenario);
+    assert_int_equal(s->noffloads, 1);
+    assert_string_equal(s->offloads[0].ifname, "lo");
+    assert_int_equal(s->offloads[0].wish.want[OFFLOAD_TSO], OFFLOAD_OFF);
+    assert_int_equal(s->offloads[0].wish.want[OFFLOAD_GSO], OFFLOAD_ON);
+    assert_int_equal(s->offloads[0].wish.want[OFFLOAD_GRO], OFFLOAD_LEAVE);
+    assert_int_equal(s->progress, 1);
+    assert_int_equal(s->dl.ip_version, 4);
+    assert_true(s->delay_us == 10000);
+    assert_string_equal(s->delay_dev, "lo");
+    assert_int_equal(s->runs, 3);
+    opts_free(o);
+    settings_free(s);
+    /* With a scenario, the cross-checks wait for the file (main runs settings_check). */
+    const char *a2[] = {"--scenario", "s.conf", "--seed", "7", NULL};
+    assert_int_equal(parse(a2, &o, &s, err, sizeof err), OPTS_RUN);
+    assert_string_equal(o->scenario, "s.conf");
+    assert_true(s->seed == 7 && s->seed_given);
+    assert_int_equal(settings_check(s, err, sizeof err), -1);
+    assert_string_equal(err, "--seed: only meaningful with --order random");
+    opts_free(o);
+    settings_free(s);
 }
 
 int main(void)
@@ -152,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_defaults_help_version),
+        cmocka_unit_test(test_check_flags_offload),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();

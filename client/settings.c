@@ -1,0 +1,416 @@
+/* settings: see settings.h. */
+#include "settings.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "err.h"
+#include "units.h"
+
+struct settings *settings_new(void)
+{
+    struct settings *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->runs = 5;
+    s->order = PLAN_ORDER_ALTERNATE;
+    s->format = REPORT_TABLE;
+    s->progress = -1;
+    dl_options_defaults(&s->dl);
+    return s;
+}
+
+void settings_free(struct settings *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nservers; i++) {
+        free((char *)s->servers[i].name);
+        free((char *)s->servers[i].url);
+    }
+    curl_slist_free_all(s->dl.resolve);
+    curl_slist_free_all(s->dl.connect_to);
+    free((char *)s->dl.interface);
+    free((char *)s->dl.local_address);
+    free((char *)s->dl.user_agent);
+    free(s->output);
+    free(s->jsonl);
+    free(s->plot);
+    free(s->delay_dev);
+    free(s);
+}
+
+/* "'VALUE': why", the form every setter fails with. */
+static int bad(char *err, size_t errlen, const char *value, const char *why)
+{
+    return err_set(err, errlen, "'%s': %s", value, why);
+}
+
+/* Replace an owned string (a setting given twice keeps the last value). */
+static int set_string(char **dst, const char *value, char *err, size_t errlen)
+{
+    char *copy = strdup(value);
+    if (!copy)
+        return err_set(err, errlen, "out of memory");
+    free(*dst);
+    *dst = copy;
+    return 0;
+}
+
+static int units_bad(enum units_err e, const char *value, const char *hint, char *err, size_t errlen)
+{
+    return err_set(err, errlen, "'%s': %s (%s)", value, units_strerror(e), hint);
+}
+
+static int parse_seconds(const char *value, int positive, double *out, char *err, size_t errlen)
+{
+    uint64_t us;
+    enum units_err e = units_parse_duration(value, &us);
+    if (e != UNITS_OK)
+        return units_bad(e, value, "expected a duration such as 1.5, 500ms or 2s", err, errlen);
+    if (positive && us == 0)
+        return bad(err, errlen, value, "must be more than 0");
+    *out = us / 1e6;
+    return 0;
+}
+
+static int parse_on_off(const char *value, int *out, char *err, size_t errlen)
+{
+    if (strcmp(value, "on") == 0)
+        *out = 1;
+    else if (strcmp(value, "off") == 0)
+        *out = 0;
+    else
+        return bad(err, errlen, value, "expected on or off");
+    return 0;
+}
+
+int settings_check_ifname(const char *name, char *err, size_t errlen)
+{
+    if (!*name)
+        return err_set(err, errlen, "empty interface name");
+    if (strlen(name) >= IF_NAMESIZE)
+        return bad(err, errlen, name, "interface name longer than 15 characters");
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return bad(err, errlen, name, "not an interface name");
+    for (const char *p = name; *p; p++)
+        if (*p == '/' || *p == ':' || isspace((unsigned char)*p))
+            return bad(err, errlen, name, "an interface name has no '/', ':' or white space");
+    return 0;
+}
+
+int settings_parse_delay(const char *value, uint64_t *usec, char *err, size_t errlen)
+{
+    enum units_err e = units_parse_duration(value, usec);
+    if (e != UNITS_OK)
+        return units_bad(e, value, "expected a duration such as 10ms", err, errlen);
+    return 0;
+}
+
+static int name_taken(const struct settings *s, const char *name)
+{
+    for (size_t i = 0; i < s->nservers; i++)
+        if (strcmp(s->servers[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The default NAME of a server: its host, then host:port, then host#2 ... */
+static void default_name(const struct settings *s, const char *host, const char *port, char *name, size_t len)
+{
+    const char *h = host ? host : "server";
+    snprintf(name, len, "%s", h);
+    if (name_taken(s, name) && port)
+        snprintf(name, len, "%s:%s", h, port);
+    for (int k = 2; name_taken(s, name) && k < 1000; k++)
+        snprintf(name, len, "%.200s#%d", h, k);
+}
+
+int settings_add_server(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (s->nservers >= SETTINGS_MAX_SERVERS)
+        return bad(err, errlen, value, "too many servers");
+    const char *url = value, *eq = strchr(value, '='), *scheme = strstr(value, "://");
+    char name[256] = "";
+    /* NAME=URL: the '=' must come before any "://" (a query string may hold '='). */
+    if (eq && (!scheme || eq < scheme)) {
+        size_t l = (size_t)(eq - value);
+        if (l == 0 || l >= sizeof name)
+            return bad(err, errlen, value, "empty or too long NAME in NAME=URL");
+        memcpy(name, value, l);
+        name[l] = 0;
+        url = eq + 1;
+        scheme = strstr(url, "://");
+    }
+    if (!scheme)
+        return bad(err, errlen, url, "not a URL (expected http://HOST[:PORT]/PATH)");
+    if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0)
+        return bad(err, errlen, url, "only http:// and https:// URLs are supported");
+    CURLU *u = curl_url();
+    CURLUcode uc = u ? curl_url_set(u, CURLUPART_URL, url, 0) : CURLUE_OUT_OF_MEMORY;
+    if (uc != CURLUE_OK) {
+        curl_url_cleanup(u);
+        return err_set(err, errlen, "'%s': not a valid URL (%s)", url, curl_url_strerror(uc));
+    }
+    if (!name[0]) {
+        char *host = NULL, *port = NULL;
+        curl_url_get(u, CURLUPART_HOST, &host, 0);
+        curl_url_get(u, CURLUPART_PORT, &port, 0);
+        default_name(s, host, port, name, sizeof name);
+        curl_free(host);
+        curl_free(port);
+    }
+    curl_url_cleanup(u);
+    if (name_taken(s, name))
+        return bad(err, errlen, value, "this NAME is already used by another server");
+    char *n = strdup(name), *l = strdup(url);
+    if (!n || !l) {
+        free(n);
+        free(l);
+        return err_set(err, errlen, "out of memory");
+    }
+    s->servers[s->nservers++] = (struct plan_server){n, l};
+    return 0;
+}
+
+int settings_set_runs(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    uint64_t v;
+    if (units_parse_uint(value, 1, 100000, &v) != UNITS_OK)
+        return bad(err, errlen, value, "expected an integer from 1 to 100000");
+    s->runs = (unsigned)v;
+    return 0;
+}
+
+int settings_set_order(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (plan_order_parse(value, &s->order) != 0)
+        return bad(err, errlen, value, "expected alternate, sequential or random");
+    return 0;
+}
+
+int settings_set_seed(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    uint64_t v;
+    if (units_parse_uint(value, 0, UINT64_MAX, &v) != UNITS_OK)
+        return bad(err, errlen, value, "expected an unsigned integer");
+    s->seed = v;
+    s->seed_given = 1;
+    return 0;
+}
+
+int settings_set_pause(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_seconds(value, 0, &s->pause_s, err, errlen);
+}
+
+int settings_set_stall(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_seconds(value, 1, &s->dl.stall_s, err, errlen);
+}
+
+int settings_set_max_time(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_seconds(value, 1, &s->dl.max_time_s, err, errlen);
+}
+
+int settings_set_timeout(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_seconds(value, 1, &s->dl.connect_timeout_s, err, errlen);
+}
+
+int settings_set_max_bytes(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    uint64_t v;
+    enum units_err e = units_parse_size(value, &v);
+    if (e != UNITS_OK)
+        return units_bad(e, value, "expected a size such as 100MiB or 1GB", err, errlen);
+    if (v == 0)
+        return bad(err, errlen, value, "must be at least 1 byte");
+    s->dl.max_bytes = v;
+    return 0;
+}
+
+int settings_set_rcvbuf(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    uint64_t v;
+    if (units_parse_size(value, &v) != UNITS_OK || v < 4096 || v > (1ULL << 30))
+        return bad(err, errlen, value, "expected a size from 4KiB to 1GiB, such as 64MiB");
+    s->dl.rcvbuf = v;
+    return 0;
+}
+
+int settings_set_ip_version(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (strcmp(value, "4") != 0 && strcmp(value, "6") != 0)
+        return bad(err, errlen, value, "expected 4 or 6");
+    s->dl.ip_version = value[0] - '0';
+    return 0;
+}
+
+/* Position of the n-th colon outside [brackets] (IPv6 addresses), or NULL. */
+static const char *nth_colon(const char *s, int n)
+{
+    int in = 0;
+    for (; *s; s++) {
+        if (*s == '[')
+            in = 1;
+        else if (*s == ']')
+            in = 0;
+        else if (*s == ':' && !in && n-- == 0)
+            return s;
+    }
+    return NULL;
+}
+
+/* "HOST:PORT:ADDR" (want_colons 2) or "HOST:PORT:HOST2:PORT2" (3, HOST and HOST2 may be
+ * empty as in curl) with a valid port and a non-empty ADDR, appended to *list. */
+static int add_host_port(struct curl_slist **list, const char *value, int want_colons, char *err, size_t errlen)
+{
+    const char *form =
+        want_colons == 2 ? "expected HOST:PORT:ADDR" : "expected HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT";
+    const char *c1 = nth_colon(value, 0), *c2 = nth_colon(value, 1), *c3 = nth_colon(value, 2);
+    if (!c1 || !c2 || (want_colons == 3 && !c3))
+        return bad(err, errlen, value, form);
+    if (want_colons == 2 && (c1 == value || c2[1] == 0))
+        return bad(err, errlen, value, form);
+    char port[16];
+    size_t l = (size_t)(c2 - c1 - 1);
+    if (l >= sizeof port || (l == 0 && want_colons == 2))
+        return bad(err, errlen, value, form);
+    memcpy(port, c1 + 1, l);
+    port[l] = 0;
+    uint64_t v;
+    if (l > 0 && units_parse_uint(port, 1, 65535, &v) != UNITS_OK)
+        return bad(err, errlen, value, "bad port (expected 1..65535)");
+    struct curl_slist *n = curl_slist_append(*list, value);
+    if (!n)
+        return err_set(err, errlen, "out of memory");
+    *list = n;
+    return 0;
+}
+
+int settings_add_resolve(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return add_host_port(&s->dl.resolve, value, 2, err, errlen);
+}
+
+int settings_add_connect_to(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return add_host_port(&s->dl.connect_to, value, 3, err, errlen);
+}
+
+static int has_space(const char *v)
+{
+    for (; *v; v++)
+        if (isspace((unsigned char)*v))
+            return 1;
+    return 0;
+}
+
+/* As curl: an interface name, an address or a host name, or "if!DEV" / "host!NAME". */
+int settings_set_interface(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (!*value)
+        return err_set(err, errlen, "empty interface name");
+    if (has_space(value) || strlen(value) > 255)
+        return bad(err, errlen, value, "expected an interface name, an address or a host name");
+    if (strncmp(value, "if!", 3) == 0 && settings_check_ifname(value + 3, err, errlen) != 0)
+        return err_prefix(err, errlen, "'%s'", value);
+    return set_string((char **)&s->dl.interface, value, err, errlen);
+}
+
+int settings_set_local_address(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (!*value)
+        return err_set(err, errlen, "empty address");
+    if (has_space(value) || strlen(value) > 255)
+        return bad(err, errlen, value, "expected an address or a host name");
+    return set_string((char **)&s->dl.local_address, value, err, errlen);
+}
+
+int settings_set_user_agent(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    /* A line break would end the header and start another one. */
+    if (strpbrk(value, "\r\n"))
+        return bad(err, errlen, value, "must not contain a line break");
+    return set_string((char **)&s->dl.user_agent, value, err, errlen);
+}
+
+int settings_set_format(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (report_format_parse(value, &s->format) != 0)
+        return bad(err, errlen, value, "expected table, markdown, csv or json");
+    return 0;
+}
+
+int settings_set_output(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (!*value)
+        return err_set(err, errlen, "empty file name");
+    return set_string(&s->output, value, err, errlen);
+}
+
+int settings_set_jsonl(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (!*value)
+        return err_set(err, errlen, "empty file name");
+    return set_string(&s->jsonl, value, err, errlen);
+}
+
+int settings_set_plot(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    const char *dot = strrchr(value, '.');
+    if (!dot || (strcmp(dot, ".png") != 0 && strcmp(dot, ".svg") != 0))
+        return bad(err, errlen, value, "expected a file name ending in .png or .svg");
+    return set_string(&s->plot, value, err, errlen);
+}
+
+int settings_set_progress(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_on_off(value, &s->progress, err, errlen);
+}
+
+int settings_set_quiet(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_on_off(value, &s->quiet, err, errlen);
+}
+
+int settings_add_offload(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (s->noffloads >= SETTINGS_MAX_OFFLOADS)
+        return bad(err, errlen, value, "too many --offload options");
+    struct settings_offload *o = &s->offloads[s->noffloads];
+    if (offload_parse_spec(value, o->ifname, &o->wish, err, errlen) != OFFLOAD_OK)
+        return -1;
+    s->noffloads++;
+    return 0;
+}
+
+int settings_set_delay(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return settings_parse_delay(value, &s->delay_us, err, errlen);
+}
+
+int settings_set_delay_dev(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (settings_check_ifname(value, err, errlen) != 0)
+        return -1;
+    return set_string(&s->delay_dev, value, err, errlen);
+}
+
+int settings_check(const struct settings *s, char *err, size_t errlen)
+{
+    if (s->seed_given && s->order != PLAN_ORDER_RANDOM)
+        return err_set(err, errlen, "--seed: only meaningful with --order random");
+    if ((s->delay_us > 0) != (s->delay_dev != NULL))
+        return err_set(err, errlen, "%s",
+                       s->delay_dev ? "--delay-dev: needs --delay" : "--delay: needs --delay-dev DEV");
+    if (s->dl.interface && s->dl.local_address)
+        return err_set(err, errlen, "--local-address: cannot be combined with --interface");
+    return 0;
+}

@@ -1,0 +1,115 @@
+/* settings: everything one `debit` invocation measures and writes, in one struct, filled
+ * by one setter per setting. The command line (opts.c) and a scenario file (scenario.c)
+ * call the same setters, in the order defaults -> file -> command line, so the last one
+ * applied wins and nothing needs to know which source spelled what (as debitd's
+ * server/config.c + config_file.c + main.c).
+ *
+ * Every setter takes the value as text (an argv string, or a scenario file's value
+ * printed as text), checks it fully (a value that passes is one the run can use), and
+ * returns 0, or -1 with "'VALUE': why" (or just "why") in err. The caller adds the name
+ * the user wrote in front with err_prefix: "--runs", "-n", "FILE:LINE: runs", "URL". */
+#ifndef DEBIT_SETTINGS_H
+#define DEBIT_SETTINGS_H
+
+#include <net/if.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "download.h"
+#include "offload.h"
+#include "plan.h"
+#include "report.h"
+
+#define SETTINGS_MAX_SERVERS 64
+#define SETTINGS_MAX_OFFLOADS 8
+
+/* --offload DEV:tso=off,...: parsed when given, applied before the first download. */
+struct settings_offload {
+    char ifname[IF_NAMESIZE];
+    struct offload_wish wish;
+};
+
+struct settings {
+    /* plan_server is the one {name, url} of the client: the plan borrows this array.
+     * Here name and url are owned (strdup), whatever plan.h's const says. */
+    struct plan_server servers[SETTINGS_MAX_SERVERS];
+    size_t nservers;
+    unsigned runs;
+    enum plan_order order;
+    uint64_t seed;
+    int seed_given;
+    double pause_s;
+    struct dl_options dl; /* its lists and strings (interface, local_address, user_agent) are owned */
+    enum report_format format;
+    char *output;   /* -o FILE, NULL: stdout */
+    char *jsonl;
+    char *plot;     /* FILE.png or FILE.svg */
+    int quiet;
+    int progress;   /* -1 auto (stderr is a TTY), 0, 1 */
+    struct settings_offload offloads[SETTINGS_MAX_OFFLOADS];
+    size_t noffloads;
+    uint64_t delay_us;  /* --delay; 0: none */
+    char *delay_dev;
+};
+
+/* A new settings struct holding the defaults (5 runs, alternate, table, progress auto,
+ * dl_options_defaults). NULL on allocation failure. Free with settings_free (NULL is fine). */
+struct settings *settings_new(void);
+void settings_free(struct settings *s);
+
+/* The type every setter has, so that a table (opts.c's replay, scenario.c's keys) can
+ * hold them. Returns 0 or -1 (err: "'VALUE': why"). */
+typedef int (*settings_setter)(struct settings *s, const char *value, char *err, size_t errlen);
+
+/* "[NAME=]URL" (http:// or https://, parsed by libcurl); NAME defaults to the URL's host,
+ * then host:port, then host#2 ... when that would repeat a name. */
+int settings_add_server(struct settings *s, const char *value, char *err, size_t errlen);
+/* What each setter accepts (the option of the same name in --help):
+ *   runs 1..100000                   order alternate|sequential|random
+ *   seed unsigned 64-bit             pause a duration, 0 allowed
+ *   stall, max_time, timeout a duration > 0
+ *   max_bytes a size >= 1 B          rcvbuf a size in 4KiB..1GiB
+ *   ip_version "4" or "6"            resolve HOST:PORT:ADDR, connect_to H:P:H2:P2 (appended)
+ *   interface, local_address as curl (no white space; "if!DEV" needs a valid DEV)
+ *   user_agent no line break         format table|markdown|csv|json
+ *   output, jsonl a non-empty path   plot *.png or *.svg
+ *   progress, quiet on|off           offload DEV:tso=on|off,... (appended, offload_parse_spec)
+ *   delay a duration, 0: none        delay_dev a valid interface name */
+int settings_set_runs(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_order(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_seed(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_pause(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_stall(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_max_time(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_timeout(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_max_bytes(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_rcvbuf(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_ip_version(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_add_resolve(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_add_connect_to(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_interface(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_local_address(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_user_agent(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_format(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_output(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_jsonl(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_plot(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_progress(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_quiet(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_add_offload(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_delay(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_delay_dev(struct settings *s, const char *value, char *err, size_t errlen);
+
+/* What no single setter can see, checked once everything is applied: --seed needs
+ * --order random, --delay and --delay-dev go together, --interface excludes
+ * --local-address. Returns 0, or -1 with "--OPTION: why" in err. */
+int settings_check(const struct settings *s, char *err, size_t errlen);
+
+/* Shared with the scenario file's axes, so a device or a delay there is checked exactly
+ * as --delay-dev and --delay are. A valid Linux interface name (1..15 bytes, not "." or
+ * "..", no '/', ':' or white space): 0, or -1 with "'NAME': why". */
+int settings_check_ifname(const char *name, char *err, size_t errlen);
+/* A duration such as 10ms (bare number: seconds) into microseconds: 0, or -1 ("'V': why"). */
+int settings_parse_delay(const char *value, uint64_t *usec, char *err, size_t errlen);
+
+#endif

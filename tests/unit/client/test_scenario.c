@@ -1,0 +1,275 @@
+/* Unit tests for client/scenario.c: errors name FILE:LINE: setting; the file's settings
+ * go through the settings.h setters and yield to the command line's (defaults < file <
+ * command line); the axes; the cells a run went through, as C structs and as JSON. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <curl/curl.h>
+
+#include "array.h"
+#include "opts.h"
+#include "scenario.h"
+#include "client/settings_readback.h"
+
+static char g_dir[64];
+
+/* Write text to a new file in the test's folder; returns its path (static buffer). */
+static const char *write_conf(const char *text)
+{
+    static char path[128];
+    static int n;
+    snprintf(path, sizeof path, "%s/s%d.conf", g_dir, n++);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+#define SERVERS "servers = ( { url = \"http://a/\"; } );\n"
+
+static void test_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *conf;
+        const char *err; /* after "FILE" */
+    } rows[] = {
+        {SERVERS "colour = \"blue\";", ":2: colour: unknown setting (expected one of: servers, latency"},
+        {SERVERS "runs = 5;\nruns = 6;", ":3: syntax: duplicate setting name"},
+        {SERVERS "runs = 0;", ":2: runs: '0': expected an integer from 1 to 100000"},
+        {SERVERS "runs = true;", ":2: runs: expected a number or a string"},
+        {SERVERS "runs = \"5x\";", ":2: runs: '5x': expected an integer"},
+        {SERVERS "order = \"shuffle\";", ":2: order: 'shuffle': expected alternate, sequential or random"},
+        {SERVERS "seed = -1;", ":2: seed: '-1': expected an unsigned integer"},
+        {SERVERS "pause = \"soon\";", ":2: pause: 'soon': "},
+        {SERVERS "stall = 0;", ":2: stall: '0': must be more than 0"},
+        {SERVERS "max_time = ( 1 );", ":2: max_time: expected a number or a string"},
+        {SERVERS "timeout = \"-1s\";", ":2: timeout: '-1s': "},
+        {SERVERS "max_bytes = 0;", ":2: max_bytes: '0': must be at least 1 byte"},
+        {SERVERS "max_bytes = \"1Mbit\";", ":2: max_bytes: '1Mbit': "},
+        {"runs = 3;", ": servers: missing"},
+        {"servers = ();", ":1: servers: expected a non-empty list"},
+        {"servers = ( { url = \"ftp://x/\"; } );", ":1: servers[0]: URL: 'ftp://x/': only http:// and https://"},
+        {"servers = ( { name = \"a\"; url = \"http://x/\"; },\n { name = \"a\"; url = \"http://y/\"; } );",
+         ":2: servers[1]: URL: 'a=http://y/': this NAME is already used"},
+        {"servers = ( { name = \"\"; url = \"http://x/\"; } );", ":1: servers[0].name: must be non-empty"},
+        {"servers = ( { name = \"x\"; } );", ":1: servers[0]: url: missing"},
+        {SERVERS "latency = ( { name = \"+10\"; delay = \"ten\"; device = \"lo\"; } );",
+         ":2: latency[0].delay: 'ten': "},
+        {SERVERS "latency = ( { name = \"+10\"; delay = true; device = \"lo\"; } );",
+         ":2: latency[0].delay: expected a number or a string"},
+        {SERVERS "latency = ( { name = \"+10\"; delay = \"10ms\"; } );", ":2: latency[0]: device: missing"},
+        {SERVERS "latency = ( { name = \"+10\"; delay = \"10ms\"; device = \"a/b\"; } );",
+         ":2: latency[0].device: 'a/b': an interface name has no"},
+        {SERVERS "latency = ( { delay = 0; } );", ":2: latency[0]: name: missing"},
+        {SERVERS "latency = ( { name = \"x\"; },\n { name = \"x\"; } );", ":3: latency[1]: name: \"x\" is used twice"},
+        {SERVERS "latency = ( { name = \"x\"; rate = 1; } );", ":2: latency[0].rate: unknown setting"},
+        {SERVERS "client_offload = ( { name = \"off\"; device = \"lo\"; tso = \"off\"; } );",
+         ":2: client_offload[0].tso: expected true or false"},
+        {SERVERS "client_offload = ( { name = \"off\"; device = \"lo\"; lro = false; } );",
+         ":2: client_offload[0].lro: unknown setting (expected one of: name, device, tso, gso, gro)"},
+        {SERVERS "client_offload = ( { name = \"off\"; tso = false; } );", ":2: client_offload[0]: device: missing"},
+        {SERVERS "client_offload = ( { name = \"off\"; device = \"0123456789abcdef\"; tso = false; } );",
+         ":2: client_offload[0].device: '0123456789abcdef': interface name longer than 15"},
+        {SERVERS "client_offload = ( { name = \"a\"; },\n { name = \"a\"; } );",
+         ":3: client_offload[1]: name: \"a\" is used twice"},
+        {SERVERS "client_offload = 3;", ":2: client_offload: expected a non-empty list"},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+        const char *path = write_conf(rows[i].conf);
+        char want[512], err[512] = "";
+        snprintf(want, sizeof want, "%s%s", path, rows[i].err);
+        struct settings *s = settings_new();
+        struct scenario *scn = scenario_load(path, s, err, sizeof err);
+        if (scn || strncmp(err, want, strlen(want)) != 0)
+            fail_msg("row %zu: %s, error \"%s\", want \"%s...\"", i, scn ? "loaded" : "refused", err, want);
+        scenario_free(scn);
+        settings_free(s);
+    }
+    char err[256];
+    struct settings *s = settings_new();
+    assert_null(scenario_load("/nonexistent/s.conf", s, err, sizeof err));
+    assert_non_null(strstr(err, "/nonexistent/s.conf"));
+    settings_free(s);
+    scenario_free(NULL);
+}
+
+/* defaults < file < command line, setting by setting: the file's value replaces the
+ * default, the command line's replaces the file's, whatever the order on the command line. */
+static void test_precedence(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;   /* the file's setting */
+        const char *cli[3]; /* the command line's */
+        readback_fn rb;
+        const char *dflt, *from_file, *from_cli;
+    } rows[] = {
+        {"runs = 7;", {"-n", "3"}, rb_runs, "5", "7", "3"},
+        {"order = \"sequential\";", {"--order", "random"}, rb_order, "alternate", "sequential", "random"},
+        {"order = \"random\"; seed = 9;", {"--seed", "11"}, rb_seed_value, "0", "9", "11"},
+        {"pause = \"2s\";", {"--pause", "250ms"}, rb_pause, "0", "2", "0.25"},
+        {"stall = 3;", {"--stall", "4"}, rb_stall, "0", "3", "4"},
+        {"max_time = \"1min\";", {"--max-time", "90"}, rb_max_time, "0", "60", "90"},
+        {"timeout = 1.5;", {"--timeout", "2"}, rb_timeout, "0", "1.5", "2"},
+        {"max_bytes = 1048576;", {"--max-bytes", "2MiB"}, rb_max_bytes, "0", "1048576", "2097152"},
+        /* No file key, but a scenario's output defaults to markdown; --format still wins. */
+        {"", {"--format", "csv"}, rb_format, "0", "1", "2"},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+        char text[256], got[64], err[512] = "";
+        snprintf(text, sizeof text, SERVERS "%s\n", rows[i].file);
+        const char *path = write_conf(text);
+        char *argv[] = {(char *)"debit",        (char *)"--scenario",   (char *)path,
+                        (char *)rows[i].cli[0], (char *)rows[i].cli[1], NULL};
+        struct client_opts *o = opts_new();
+        assert_int_equal(opts_parse(o, 5, argv, err, sizeof err), OPTS_RUN);
+        struct settings *s = settings_new();
+        rows[i].rb(s, got, sizeof got);
+        assert_string_equal(got, rows[i].dflt);
+        struct scenario *scn = scenario_load(path, s, err, sizeof err);
+        if (!scn)
+            fail_msg("row %zu: %s", i, err);
+        rows[i].rb(s, got, sizeof got);
+        if (strcmp(got, rows[i].from_file) != 0)
+            fail_msg("row %zu: after the file %s, want %s", i, got, rows[i].from_file);
+        assert_int_equal(opts_apply(o, s, err, sizeof err), 0);
+        assert_int_equal(settings_check(s, err, sizeof err), 0);
+        rows[i].rb(s, got, sizeof got);
+        if (strcmp(got, rows[i].from_cli) != 0)
+            fail_msg("row %zu: after the command line %s, want %s", i, got, rows[i].from_cli);
+        assert_int_equal(s->nservers, 1);
+        scenario_free(scn);
+        settings_free(s);
+        opts_free(o);
+    }
+}
+
+static void test_axes(void **state)
+{
+    (void)state;
+    const char *path = write_conf(
+        "servers = ( { name = \"A\"; url = \"http://a/\"; }, { url = \"http://b:81/\"; } );\n"
+        "latency = ( { name = \"natural\"; delay = 0; }, { name = \"+10\"; delay = \"10ms\"; device = \"veth0\"; },\n"
+        "            { name = \"+1.5\"; delay = 0.0015; device = \"veth0\"; } );\n"
+        "client_offload = ( { name = \"on\"; device = \"veth0\"; tso = true; gso = true; },\n"
+        "                   { name = \"off\"; device = \"veth0\"; tso = false; gso = false; gro = false; },\n"
+        "                   { name = \"as is\"; device = \"veth0\"; } );\n");
+    char err[512];
+    struct settings *s = settings_new();
+    struct scenario *scn = scenario_load(path, s, err, sizeof err);
+    if (!scn)
+        fail_msg("%s", err);
+    assert_string_equal(scn->path, path);
+    assert_int_equal(s->nservers, 2);
+    assert_string_equal(s->servers[0].name, "A");
+    assert_string_equal(s->servers[1].name, "b");
+    assert_int_equal(scn->nlat, 3);
+    assert_true(scn->lat[0].delay_us == 0 && scn->lat[0].device == NULL);
+    assert_true(scn->lat[1].delay_us == 10000);
+    assert_string_equal(scn->lat[1].device, "veth0");
+    assert_true(scn->lat[2].delay_us == 1500);
+    assert_int_equal(scn->nvar, 3);
+    char w[64];
+    offload_wish_format(&scn->var[0].wish, w, sizeof w);
+    assert_string_equal(w, "tso=on gso=on");
+    offload_wish_format(&scn->var[1].wish, w, sizeof w);
+    assert_string_equal(w, "tso=off gso=off gro=off");
+    assert_string_equal(scn->var[1].device, "veth0");
+    assert_null(scn->var[2].device); /* nothing to change: nothing applied */
+    scenario_free(scn);
+    settings_free(s);
+}
+
+static void on_run_done(const struct plan *p, const struct run_result *r, size_t step, size_t total, void *ud)
+{
+    (void)p, (void)r, (void)step, (void)total;
+    ++*(int *)ud;
+}
+
+/* A run against a closed loopback port: every download fails at once, which is data;
+ * what matters here is the cells and their order, as structs and as JSON. */
+static void test_run_cells(void **state)
+{
+    (void)state;
+    const char *path = write_conf("servers = ( { url = \"http://127.0.0.1:9/x\"; } );\nruns = 1;\n"
+                                  "latency = ( { name = \"L1\"; }, { name = \"L2\"; } );\n"
+                                  "client_offload = ( { name = \"V1\"; }, { name = \"V2\"; } );\n");
+    char err[512] = "";
+    struct settings *s = settings_new();
+    struct scenario *scn = scenario_load(path, s, err, sizeof err);
+    assert_non_null(scn);
+    struct scenario_cells *cells = scenario_cells_new();
+    struct result_set rs;
+    result_set_init(&rs);
+    int runs = 0;
+    volatile sig_atomic_t stop = 0;
+    struct scenario_hooks h = {.plan = {.run_done = on_run_done, .ud = &runs, .stop = &stop}};
+    assert_int_equal(scenario_run(scn, s, &rs, &h, cells, err, sizeof err), SCENARIO_DONE);
+    assert_int_equal(runs, 4);
+    assert_int_equal(cells->n, 4);
+    static const char *const want[][2] = {{"L1", "V1"}, {"L1", "V2"}, {"L2", "V1"}, {"L2", "V2"}};
+    for (size_t i = 0; i < 4; i++) {
+        assert_string_equal(cells->cell[i].latency, want[i][0]);
+        assert_string_equal(cells->cell[i].variant, want[i][1]);
+        assert_string_equal(cells->cell[i].description, "");
+    }
+    json_t *j = scenario_cells_to_json(cells);
+    char *dump = json_dumps(j, JSON_COMPACT);
+    assert_string_equal(
+        dump, "[{\"scenario\":\"L1\",\"variant\":\"V1\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"},"
+              "{\"scenario\":\"L1\",\"variant\":\"V2\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"},"
+              "{\"scenario\":\"L2\",\"variant\":\"V1\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"},"
+              "{\"scenario\":\"L2\",\"variant\":\"V2\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"}]");
+    free(dump);
+    json_decref(j);
+    scenario_cells_free(cells);
+    /* A stop before a cell: no more cells, status "stopped". */
+    cells = scenario_cells_new();
+    stop = 1;
+    assert_int_equal(scenario_run(scn, s, &rs, &h, cells, err, sizeof err), SCENARIO_STOPPED);
+    assert_int_equal(cells->n, 0);
+    assert_string_equal(scenario_status_name(SCENARIO_STOPPED), "stopped");
+    assert_string_equal(scenario_status_name(SCENARIO_DONE), "done");
+    scenario_cells_free(cells);
+    scenario_cells_free(NULL);
+    result_set_clear(&rs);
+    scenario_free(scn);
+    settings_free(s);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "/tmp/test_scenario.XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_axes),
+        cmocka_unit_test(test_run_cells),
+    };
+    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    curl_global_cleanup();
+    return rc;
+}

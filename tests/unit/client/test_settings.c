@@ -1,0 +1,223 @@
+/* Unit tests for client/settings.c: every setter with good and bad values (a bad value
+ * leaves the setting as it was and says "'VALUE': why"), the cross-checks, and the two
+ * helpers the scenario file shares. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <curl/curl.h>
+
+#include "array.h"
+#include "client/settings_readback.h"
+
+struct row {
+    const char *what;
+    settings_setter set;
+    readback_fn readback;
+    const char *value;
+    const char *want; /* good value: readback; bad value: the start of the error */
+    int ok;
+};
+
+#define GOOD(set, rb, v, want)                                                                                         \
+    {                                                                                                                  \
+#set, set, rb, v, want, 1                                                                                      \
+    }
+#define BAD(set, rb, v, want)                                                                                          \
+    {                                                                                                                  \
+#set, set, rb, v, want, 0                                                                                      \
+    }
+
+static const struct row rows[] = {
+    GOOD(settings_set_runs, rb_runs, "1", "1"),
+    GOOD(settings_set_runs, rb_runs, "100000", "100000"),
+    BAD(settings_set_runs, rb_runs, "0", "'0': expected an integer from 1 to 100000"),
+    BAD(settings_set_runs, rb_runs, "100001", "'100001': expected an integer"),
+    BAD(settings_set_runs, rb_runs, "5x", "'5x': expected an integer"),
+    BAD(settings_set_runs, rb_runs, "", "'': expected an integer"),
+    GOOD(settings_set_order, rb_order, "random", "random"),
+    GOOD(settings_set_order, rb_order, "sequential", "sequential"),
+    BAD(settings_set_order, rb_order, "shuffle", "'shuffle': expected alternate, sequential or random"),
+    GOOD(settings_set_seed, rb_seed, "18446744073709551615", "18446744073709551615/1"),
+    BAD(settings_set_seed, rb_seed, "-1", "'-1': expected an unsigned integer"),
+    BAD(settings_set_seed, rb_seed, "18446744073709551616", "'18446744073709551616': expected an unsigned"),
+    GOOD(settings_set_pause, rb_pause, "0", "0"),
+    GOOD(settings_set_pause, rb_pause, "250ms", "0.25"),
+    BAD(settings_set_pause, rb_pause, "soon", "'soon': "),
+    GOOD(settings_set_stall, rb_stall, "1.5", "1.5"),
+    BAD(settings_set_stall, rb_stall, "0", "'0': must be more than 0"),
+    GOOD(settings_set_max_time, rb_max_time, "1min", "60"),
+    BAD(settings_set_max_time, rb_max_time, "1parsec", "'1parsec': "),
+    GOOD(settings_set_timeout, rb_timeout, "2s", "2"),
+    BAD(settings_set_timeout, rb_timeout, "-3", "'-3': "),
+    BAD(settings_set_timeout, rb_timeout, "0ms", "'0ms': must be more than 0"),
+    GOOD(settings_set_max_bytes, rb_max_bytes, "1MiB", "1048576"),
+    GOOD(settings_set_max_bytes, rb_max_bytes, "1", "1"),
+    BAD(settings_set_max_bytes, rb_max_bytes, "0", "'0': must be at least 1 byte"),
+    BAD(settings_set_max_bytes, rb_max_bytes, "1Mbit", "'1Mbit': "),
+    GOOD(settings_set_rcvbuf, rb_rcvbuf, "4KiB", "4096"),
+    BAD(settings_set_rcvbuf, rb_rcvbuf, "2GiB", "'2GiB': expected a size from 4KiB to 1GiB"),
+    GOOD(settings_set_ip_version, rb_ip, "6", "6"),
+    BAD(settings_set_ip_version, rb_ip, "5", "'5': expected 4 or 6"),
+    GOOD(settings_add_resolve, rb_resolve, "[::1]:80:[::1]", "[::1]:80:[::1]"),
+    BAD(settings_add_resolve, rb_resolve, "a:0:1.2.3.4", "'a:0:1.2.3.4': bad port"),
+    BAD(settings_add_resolve, rb_resolve, ":80:1.2.3.4", "':80:1.2.3.4': expected HOST:PORT:ADDR"),
+    GOOD(settings_add_connect_to, rb_connect_to, "::127.0.0.1:8081", "::127.0.0.1:8081"),
+    BAD(settings_add_connect_to, rb_connect_to, "a:80:b", "'a:80:b': expected HOST:PORT:CONNECT-TO-HOST"),
+    GOOD(settings_set_interface, rb_interface, "if!eth0", "if!eth0"),
+    GOOD(settings_set_interface, rb_interface, "192.0.2.1", "192.0.2.1"),
+    BAD(settings_set_interface, rb_interface, "", "empty interface name"),
+    BAD(settings_set_interface, rb_interface, "if!a/b", "'if!a/b': 'a/b': an interface name has no"),
+    GOOD(settings_set_local_address, rb_local, "127.0.0.1", "127.0.0.1"),
+    BAD(settings_set_local_address, rb_local, "", "empty address"),
+    BAD(settings_set_local_address, rb_local, "1.2.3.4 5", "'1.2.3.4 5': expected an address"),
+    GOOD(settings_set_user_agent, rb_ua, "ua/1", "ua/1"),
+    BAD(settings_set_user_agent, rb_ua, "a\nb", "'a\nb': must not contain a line break"),
+    GOOD(settings_set_format, rb_format, "json", "3"),
+    BAD(settings_set_format, rb_format, "xml", "'xml': expected table, markdown, csv or json"),
+    GOOD(settings_set_output, rb_output, "out.csv", "out.csv"),
+    BAD(settings_set_output, rb_output, "", "empty file name"),
+    GOOD(settings_set_jsonl, rb_jsonl, "r.jsonl", "r.jsonl"),
+    BAD(settings_set_jsonl, rb_jsonl, "", "empty file name"),
+    GOOD(settings_set_plot, rb_plot, "p.svg", "p.svg"),
+    BAD(settings_set_plot, rb_plot, "p.jpg", "'p.jpg': expected a file name ending in .png or .svg"),
+    GOOD(settings_set_progress, rb_progress, "off", "0"),
+    BAD(settings_set_progress, rb_progress, "yes", "'yes': expected on or off"),
+    GOOD(settings_set_quiet, rb_quiet, "on", "1"),
+    BAD(settings_set_quiet, rb_quiet, "1", "'1': expected on or off"),
+    GOOD(settings_add_offload, rb_offload, "veth0:tso=off,gso=off,gro=on", "1 veth0 tso=off gso=off gro=on"),
+    BAD(settings_add_offload, rb_offload, "eth0:tso=maybe", "'eth0:tso=maybe': tso: 'maybe' is not on or off"),
+    BAD(settings_add_offload, rb_offload, "eth0:lro=off", "'eth0:lro=off': lro is reported only"),
+    BAD(settings_add_offload, rb_offload, "eth0:foo=on", "'eth0:foo=on': unknown feature 'foo'"),
+    BAD(settings_add_offload, rb_offload, "eth0", "'eth0': expected DEV:"),
+    BAD(settings_add_offload, rb_offload, "0123456789abcdef:tso=off",
+        "'0123456789abcdef:tso=off': interface name longer"),
+    GOOD(settings_set_delay, rb_delay, "10ms", "10000"),
+    GOOD(settings_set_delay, rb_delay, "0", "0"),
+    BAD(settings_set_delay, rb_delay, "ten", "'ten': "),
+    GOOD(settings_set_delay_dev, rb_delay_dev, "veth-c", "veth-c"),
+    BAD(settings_set_delay_dev, rb_delay_dev, "", "empty interface name"),
+    BAD(settings_set_delay_dev, rb_delay_dev, "..", "'..': not an interface name"),
+    BAD(settings_set_delay_dev, rb_delay_dev, "eth0:1", "'eth0:1': an interface name has no"),
+    BAD(settings_set_delay_dev, rb_delay_dev, "0123456789abcdef", "'0123456789abcdef': interface name longer than 15"),
+    GOOD(settings_add_server, rb_server, "OVH=http://proof.example/f", "1 OVH http://proof.example/f"),
+    GOOD(settings_add_server, rb_server, "https://m.test:8443/x?a=b", "1 m.test https://m.test:8443/x?a=b"),
+    BAD(settings_add_server, rb_server, "ftp://a/f", "'ftp://a/f': only http:// and https://"),
+    BAD(settings_add_server, rb_server, "a.example/f", "'a.example/f': not a URL"),
+    BAD(settings_add_server, rb_server, "=http://a/", "'=http://a/': empty or too long NAME"),
+    BAD(settings_add_server, rb_server, "http://a b/", "'http://a b/': not a valid URL"),
+};
+
+static void test_setters(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+        const struct row *r = &rows[i];
+        struct settings *s = settings_new(), *fresh = settings_new();
+        assert_non_null(s);
+        assert_non_null(fresh);
+        char err[512] = "", got[512], before[512];
+        r->readback(fresh, before, sizeof before);
+        int rc = r->set(s, r->value, err, sizeof err);
+        r->readback(s, got, sizeof got);
+        if (r->ok && (rc != 0 || strcmp(got, r->want) != 0))
+            fail_msg("row %zu %s(\"%s\"): rc %d (%s), got \"%s\", want \"%s\"", i, r->what, r->value, rc, err, got,
+                     r->want);
+        /* A refused value changes nothing. */
+        if (!r->ok && (rc != -1 || strncmp(err, r->want, strlen(r->want)) != 0 || strcmp(got, before) != 0))
+            fail_msg("row %zu %s(\"%s\"): rc %d, error \"%s\", want \"%s...\"; value \"%s\" (was \"%s\")", i, r->what,
+                     r->value, rc, err, r->want, got, before);
+        settings_free(s);
+        settings_free(fresh);
+    }
+    settings_free(NULL);
+}
+
+static void test_defaults_and_last_wins(void **state)
+{
+    (void)state;
+    struct settings *s = settings_new();
+    char err[256];
+    assert_int_equal(s->runs, 5);
+    assert_int_equal(s->order, PLAN_ORDER_ALTERNATE);
+    assert_int_equal(s->format, REPORT_TABLE);
+    assert_int_equal(s->progress, -1);
+    assert_true(s->dl.max_redirects == 20 && s->nservers == 0 && s->noffloads == 0);
+    /* A setting given twice keeps the second value (and frees the first). */
+    assert_int_equal(settings_set_user_agent(s, "a/1", err, sizeof err), 0);
+    assert_int_equal(settings_set_user_agent(s, "b/2", err, sizeof err), 0);
+    assert_string_equal(s->dl.user_agent, "b/2");
+    assert_int_equal(settings_set_output(s, "x", err, sizeof err), 0);
+    assert_int_equal(settings_set_output(s, "y", err, sizeof err), 0);
+    assert_string_equal(s->output, "y");
+    /* Lists grow: --resolve, --offload, servers. */
+    assert_int_equal(settings_add_resolve(s, "a:80:1.2.3.4", err, sizeof err), 0);
+    assert_int_equal(settings_add_resolve(s, "b:80:1.2.3.5", err, sizeof err), 0);
+    assert_string_equal(s->dl.resolve->next->data, "b:80:1.2.3.5");
+    for (int i = 0; i < SETTINGS_MAX_OFFLOADS; i++)
+        assert_int_equal(settings_add_offload(s, "lo:gro=on", err, sizeof err), 0);
+    assert_int_equal(settings_add_offload(s, "lo:gro=on", err, sizeof err), -1);
+    assert_string_equal(err, "'lo:gro=on': too many --offload options");
+    /* Default names: host, host:port, host#3; a NAME given twice is refused. */
+    assert_int_equal(settings_add_server(s, "http://m.test/a", err, sizeof err), 0);
+    assert_int_equal(settings_add_server(s, "http://m.test:81/a", err, sizeof err), 0);
+    assert_int_equal(settings_add_server(s, "http://m.test:81/b", err, sizeof err), 0);
+    assert_string_equal(s->servers[1].name, "m.test:81");
+    assert_string_equal(s->servers[2].name, "m.test#2");
+    assert_int_equal(settings_add_server(s, "m.test=http://x/", err, sizeof err), -1);
+    assert_string_equal(err, "'m.test=http://x/': this NAME is already used by another server");
+    settings_free(s);
+}
+
+static void test_check(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *const set[6]; /* setter name, value, ... */
+        const char *err;          /* NULL: valid */
+    } rows[] = {
+        {{"seed", "3"}, "--seed: only meaningful with --order random"},
+        {{"seed", "3", "order", "random"}, NULL},
+        {{"delay", "10ms"}, "--delay: needs --delay-dev DEV"},
+        {{"delay_dev", "lo"}, "--delay-dev: needs --delay"},
+        {{"delay", "10ms", "delay_dev", "lo"}, NULL},
+        {{"delay", "0", "delay_dev", "lo"}, "--delay-dev: needs --delay"},
+        {{"interface", "lo", "local_address", "127.0.0.1"}, "--local-address: cannot be combined with --interface"},
+        {{"interface", "lo"}, NULL},
+    };
+    static const struct {
+        const char *name;
+        settings_setter set;
+    } by_name[] = {
+        {"seed", settings_set_seed},           {"order", settings_set_order},
+        {"delay", settings_set_delay},         {"delay_dev", settings_set_delay_dev},
+        {"interface", settings_set_interface}, {"local_address", settings_set_local_address},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+        struct settings *s = settings_new();
+        char err[256] = "";
+        for (size_t k = 0; k < 6 && rows[i].set[k]; k += 2)
+            for (size_t j = 0; j < ARRAY_SIZE(by_name); j++)
+                if (strcmp(by_name[j].name, rows[i].set[k]) == 0)
+                    assert_int_equal(by_name[j].set(s, rows[i].set[k + 1], err, sizeof err), 0);
+        int rc = settings_check(s, err, sizeof err);
+        if (rows[i].err ? rc != -1 || strcmp(err, rows[i].err) != 0 : rc != 0)
+            fail_msg("row %zu: rc %d, \"%s\", want %s", i, rc, err, rows[i].err ? rows[i].err : "valid");
+        settings_free(s);
+    }
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_setters),
+        cmocka_unit_test(test_defaults_and_last_wins),
+        cmocka_unit_test(test_check),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    curl_global_cleanup();
+    return rc;
+}
