@@ -159,6 +159,8 @@ static int apply_settings(const struct client_opts *o, struct netcfg *net)
         if (netcfg_offload_spec(net, o->offloads[i], err, sizeof err) != 0) {
             fprintf(stderr, "debit: --offload: %s\n", err);
             return -1;
+        } else if (*netcfg_note(net)) {
+            fprintf(stderr, "debit: %s\n", netcfg_note(net));
         }
     if (o->delay_dev && netcfg_delay(net, o->delay_dev, (uint64_t)(o->delay_s * 1e6 + 0.5), err, sizeof err) != 0) {
         fprintf(stderr, "debit: --delay: %s\n", err);

@@ -260,6 +260,8 @@ int scenario_run(const struct scenario *s, const struct client_opts *o, struct r
                 rc = -1;
                 break;
             }
+            if (V && V->device && *netcfg_note(var_cfg))
+                fprintf(stderr, "debit: %s\n", netcfg_note(var_cfg)); /* netcfg does not print */
             char d1[512] = "", d2[512] = "", desc[sizeof d1 + sizeof d2 + 2];
             netcfg_describe(lat_cfg, d1, sizeof d1);
             netcfg_describe(var_cfg, d2, sizeof d2);
