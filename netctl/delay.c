@@ -314,10 +314,12 @@ static int delayline_remove(struct delay *d, char *err, size_t errlen)
     if (d->pid <= 0) return 0;
     pid_t pid = d->pid;
     int ret = 0;
+    int st = 0;
     kill(pid, SIGTERM);
-    if (!sys_reap_child_ms(pid, STOP_TIMEOUT_MS, NULL)) {
-        /* It could not remove its rules: do it here. They fail open (--queue-bypass), so
-         * traffic was not blackholed meanwhile, only no longer delayed. */
+    /* Stopped in time and exited 0: it removed its own rules. Otherwise (killed, hung,
+     * or already dead by a signal) they may remain: remove them here. They fail open
+     * (--queue-bypass), so traffic was not blackholed meanwhile, only no longer delayed. */
+    if (!sys_reap_child_ms(pid, STOP_TIMEOUT_MS, &st) || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         pid_t c = fork();
         if (c == 0) {
             int fd = open("/dev/null", O_WRONLY);
@@ -325,11 +327,12 @@ static int delayline_remove(struct delay *d, char *err, size_t errlen)
             execv(d->exe, d->cleanup_argv);
             _exit(127);
         }
-        if (c < 0 || !sys_reap_child_ms(c, 5000, NULL)) {
+        int cst = 0;
+        if (c < 0 || !sys_reap_child_ms(c, 5000, &cst) || !WIFEXITED(cst) || WEXITSTATUS(cst) != 0) {
             ret = -1;
             if (err && errlen) {
-                const char *m = "debit-delayline did not stop; its iptables rules may remain "
-                                "(debit-delayline --cleanup removes them)";
+                const char *m = "debit-delayline did not stop cleanly; its iptables rules may "
+                                "remain (debit-delayline --cleanup removes them)";
                 size_t i = 0;
                 for (; m[i] && i + 1 < errlen; i++) err[i] = m[i];
                 err[i] = '\0';

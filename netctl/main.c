@@ -219,6 +219,11 @@ static int cmd_delay(int argc, char **argv)
     sigaddset(&stop, SIGTERM);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGHUP);
+    /* A background job of a script starts with SIGINT ignored, and an ignored signal
+     * never reaches a signalfd: take the default back (blocked, it cannot kill us). */
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     sigprocmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
     int sfd = signalfd(-1, &stop, SFD_CLOEXEC);

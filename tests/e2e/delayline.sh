@@ -39,11 +39,12 @@ Q=$((7400 + RANDOM % 100))
 
 rules_b() { ip netns exec "$B" iptables -w -t mangle -S 2>/dev/null | grep -c "debit-delayline:q$Q" ; }
 
-# wait_ready LOG PID: bounded (5 s) wait for the readiness line
+# wait_ready LOG PID: bounded (5 s) wait for the readiness line (common/wire.h)
+READY=$(wire_get WIRE_DELAY_READY) || { t_fail "WIRE_DELAY_READY is defined in common/wire.h"; t_done; }
 wait_ready() {
   local i
   for ((i = 0; i < 100; i++)); do
-    grep -q 'debit-delayline: ready' "$1" && return 0
+    grep -qF "$READY" "$1" && return 0
     kill -0 "$2" 2>/dev/null || return 1
     sleep 0.05
   done
@@ -77,7 +78,7 @@ check_match "unknown device: exit 1 + message" "^1 .*nosuch0: no such network in
 t_bg dl1 ip netns exec "$B" "$DL" --dev vb --delay 10ms --direction in --queue-num "$Q"
 DLPID=$T_LAST_PID
 check "readiness line printed" wait_ready "$T_TMP/dl1.log" "$DLPID"
-check_match "ready line names dev, delay, queue" "ready dev=vb delay_us=10000 direction=in queue=$Q" "$(cat "$T_TMP/dl1.log")"
+check_match "ready line names dev, delay, queue" "^$READY dev=vb delay_us=10000 direction=in queue=$Q" "$(cat "$T_TMP/dl1.log")"
 rules=$(ip netns exec "$B" iptables -w -t mangle -S)
 check_match "PREROUTING rule with --queue-bypass" "-A PREROUTING -i vb .*debit-delayline:q$Q.* -j NFQUEUE --queue-num $Q --queue-bypass" "$rules"
 check_nomatch "no POSTROUTING rule for --direction in" "POSTROUTING.*debit-delayline:q$Q" "$rules"
