@@ -74,14 +74,14 @@ lab_sample_pids() { # ENV FILE
   t_track "$LAB_SAMPLER_PID"
 }
 
-# The sampled processes of the project's programs (debitd, debit, debit-delayline) that
-# are still alive, same PID and same name, as "PID COMM" words (empty: none). Only these:
-# short-lived helpers (ip, tc, curl...) free their PIDs, which pid_max 32768 and other
-# test runs soon reuse for programs of the same name.
+# The sampled processes of the project's programs (debitd, debit, debit-netctl,
+# debit-delayline) that are still alive, same PID and same name, as "PID COMM" words
+# (empty: none). Only these: short-lived helpers (ip, tc, curl...) free their PIDs, which
+# pid_max 32768 and other test runs soon reuse for programs of the same name.
 lab_sampled_alive() { # FILE
   local pid comm out=""
   while read -r pid comm; do
-    case $comm in debitd|debit|debit-delayline) ;; *) continue ;; esac
+    case $comm in debitd|debit|debit-netctl|debit-delayline) ;; *) continue ;; esac
     [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$comm" ] && out="$out${out:+ }$pid $comm"
   done <"$1"
   echo "$out"
