@@ -9,7 +9,8 @@
 #   lab/lab.sh up DIR [options]     build it, start both servers, write DIR/lab.env
 #   lab/lab.sh down DIR             stop every process, remove every namespace (idempotent)
 #   lab/lab.sh delay DIR DUR|off [--direction both|out|in] [--mechanism auto|netem|delayline]
-#                                   add DUR of round-trip delay at the client (or remove it)
+#                                   add DUR of round-trip delay at the client (or remove it,
+#                                   checking that nothing is left), held by debit-netctl
 #   lab/lab.sh exec DIR NODE CMD... run CMD in a node's namespace (NODE: c, r, s1, s2)
 #   lab/lab.sh status DIR           topology, qdiscs, offloads, delay in force
 #   lab/lab.sh run [DIR] [up options] [--delay DUR] -- CMD...
@@ -262,6 +263,7 @@ lab_base_delay() { # DIR US
 # why (the program's own message) and leaves nothing running.
 lab_hold() { # DIR LABEL NS LOG ARGS...
   local dir=$1 label=$2 ns=$3 log=$4 pid i; shift 4
+  [ -x "$LAB_NETCTL" ] || { lab_log "$label: $LAB_NETCTL is not built (make)"; return 1; }
   [ -x "$LAB_DELAYLINE" ] && set -- "$@" --delayline "$LAB_DELAYLINE"
   pid=$(lab_spawn "$dir" "$label" "$ns" "$log" "$LAB_NETCTL" delay "$@")
   # debit-netctl's own waits: the netem probe, then at most 5 s for the delay line.
