@@ -8,6 +8,7 @@
 # The netem mechanism runs where the kernel has sch_netem, and is skipped (with the
 # reason) where it has not.
 . "$DEBIT_TOP/tests/lib/common.sh"
+. "$DEBIT_TOP/tests/e2e/lab_lib.bash"
 NC=$DEBIT_BUILD/debit-netctl
 [ -x "$NC" ] || skip_all "build/debit-netctl is not built"
 READY=$(wire_get WIRE_DELAY_READY) || { t_fail "WIRE_DELAY_READY is defined in common/wire.h"; t_done; }
@@ -74,16 +75,6 @@ rtt_us() {
   done | sort -g | head -1 | awk '{printf "%d\n", $1 * 1e6}'
 }
 rules() { ip netns exec "$B" "${2:-iptables}" -w -t mangle -S 2>/dev/null | grep -c "debit-delayline:q$1"; }
-# wait_ready LOG PID: bounded (5 s) wait for the ready line while PID lives
-wait_ready() {
-  local i
-  for ((i = 0; i < 100; i++)); do
-    grep -qF "$READY" "$1" && return 0
-    kill -0 "$2" 2>/dev/null || return 1
-    sleep 0.05
-  done
-  return 1
-}
 
 base=$(rtt_us)
 t_diag "base: TCP handshake ${base} us"
@@ -92,7 +83,7 @@ check_cmp "base RTT measured (< 1 ms)" "$base" "<" 1000
 # --- auto: the mechanism the kernel calls for, +10 ms split both ways -------------------------
 t_bg d1 ip netns exec "$B" "$NC" delay --dev vb --delay 10ms --queue-num "$Q"
 P1=$T_LAST_PID
-check "auto: ready line printed" wait_ready "$T_TMP/d1.log" "$P1"
+check "auto: ready line printed" delay_wait_ready "$T_TMP/d1.log" "$P1"
 check_match "auto: ready line: mechanism, dev, direction, halves, pid" \
   "^$READY mechanism=$want dev=vb direction=both rtt_us=10000 out_us=5000 in_us=5000 pid=$P1\$" "$(grep -F "$READY" "$T_TMP/d1.log")"
 if [ "$want" = delayline ]; then
@@ -120,7 +111,7 @@ check_cmp "after SIGTERM: RTT back (< 1 ms)" "$r" "<" 1000
 t_bg d2 ip netns exec "$B" "$NC" delay --dev vb --delay 4ms --direction in --mechanism delayline \
   --queue-num "$Q" --no-ipv6 --delayline "$DEBIT_BUILD/debit-delayline"
 P2=$T_LAST_PID
-check "delayline, in: ready" wait_ready "$T_TMP/d2.log" "$P2"
+check "delayline, in: ready" delay_wait_ready "$T_TMP/d2.log" "$P2"
 check_match "delayline, in: all of it on the way in" \
   "^$READY mechanism=delayline dev=vb direction=in rtt_us=4000 out_us=0 in_us=4000 " "$(grep -F "$READY" "$T_TMP/d2.log")"
 rl=$(ip netns exec "$B" iptables -w -t mangle -S)
@@ -139,7 +130,7 @@ check_eq "SIGINT: rules gone" 0 "$(rules "$Q")"
 # --- the delay line dies under it: reported, exit 1, its rules removed ------------------------
 t_bg d3 ip netns exec "$B" "$NC" delay --dev vb --delay 2ms --mechanism delayline --queue-num "$Q" --no-ipv6
 P3=$T_LAST_PID
-check "killed delay line: ready first" wait_ready "$T_TMP/d3.log" "$P3"
+check "killed delay line: ready first" delay_wait_ready "$T_TMP/d3.log" "$P3"
 kill -KILL "$(ps -o pid= --ppid "$P3")"
 for ((i = 0; i < 100; i++)); do kill -0 "$P3" 2>/dev/null || break; sleep 0.05; done
 wait "$P3" 2>/dev/null; rc=$?
@@ -157,7 +148,7 @@ check_match "--delayline not executable: exit 1, says so" "^1 debit-netctl: dela
 if [ "$want" = netem ]; then
   t_bg d4 ip netns exec "$B" "$NC" delay --dev vb --delay 30ms --mechanism netem --rate-hint 100gbit
   P4=$T_LAST_PID
-  check "netem: ready" wait_ready "$T_TMP/d4.log" "$P4"
+  check "netem: ready" delay_wait_ready "$T_TMP/d4.log" "$P4"
   q=$(ip netns exec "$B" tc qdisc show dev vb)
   # 100 Gbit/s x 15 ms in 1500-byte packets, doubled: 250000 (the C code's one limit).
   check_match "netem: on vb's root, half the delay, limit from --rate-hint" "netem deb1: root .*limit 250000 delay 15(\.0)?ms" "$q"
