@@ -18,7 +18,6 @@
 #include "sys.h"
 #include "wire.h"
 
-#define DELAY_MAX_US 10000000u
 #define DEFAULT_QUEUE 7301u
 #define READY_TIMEOUT_MS 5000
 #define STOP_TIMEOUT_MS 3000

@@ -58,7 +58,9 @@ int delay_dir_parse(const char *name, enum delay_dir *out);
  * CAP_SYS_ADMIN/CAP_NET_ADMIN; err says why). The answer is cached for the process. */
 int delay_netem_available(char *err, size_t errlen);
 
-/* A delay of rtt_us microseconds (round trip; 1 us .. 10 s) on interface dev (copied).
+#define DELAY_MAX_US 10000000u   /* 10 s: the longest round-trip delay delay_new() accepts */
+
+/* A delay of rtt_us microseconds (round trip; 1 us .. DELAY_MAX_US) on interface dev (copied).
  * Nothing is changed on the system until delay_apply(). Returns NULL with err filled on a
  * bad argument. Owned by the caller: delay_free(). */
 struct delay *delay_new(const char *dev, uint64_t rtt_us, char *err, size_t errlen);

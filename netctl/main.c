@@ -194,9 +194,14 @@ static int cmd_delay(int argc, char **argv)
     if (cliopt_duration("--delay", delay_arg, "10ms, 500us, 0.03s", &rtt_us, err, sizeof err) < 0)
         return usage_error(err);
 
+    if (rtt_us == 0 || rtt_us > DELAY_MAX_US) {
+        cliopt_error(err, sizeof err, "--delay", delay_arg, "must be between 1 us and 10 s");
+        return usage_error(err);
+    }
+    /* The delay is in range: what delay_new() can still refuse is the device name. */
     struct delay *d = delay_new(dev, rtt_us, err, sizeof err);
     if (!d) {
-        err_prefix(err, sizeof err, strstr(err, "interface") ? "--dev" : "--delay");
+        err_prefix(err, sizeof err, "--dev");
         return usage_error(err);
     }
     const char *bad = NULL;
