@@ -72,7 +72,7 @@ static int cmd_probe(int argc, char **argv)
     char err[256] = "";
     int have = delay_netem_available(err, sizeof err);
     if (have < 0) {
-        fprintf(stderr, PROG ": probe: %s\n", err);
+        fprintf(stderr, PROG ": %s\n", err); /* "netem probe: ..." */
         return 2;
     }
     if (have)

@@ -56,6 +56,13 @@ else
   check_eq "probe: 'netem: no', exit 1" "1 netem: no" "$rc ${out%% (*}"
 fi
 
+if command -v setpriv >/dev/null 2>&1; then
+  out=$(setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all "$NC" probe 2>&1); rc=$?
+  check_match "probe without privileges: exit 2, cannot tell" "^2 debit-netctl: netem probe: cannot create a scratch network namespace" "$rc $out"
+else
+  t_skip "probe without privileges: exit 2" "needs setpriv (util-linux)"
+fi
+
 # --- two namespaces, a TCP listener in B ----------------------------------------------------
 ns_new A a
 ns_new B b
