@@ -4,7 +4,7 @@
 # a main.c plus modules. Everything but main.c of a program also goes into a static
 # library so that unit tests (tests/unit/test_*.c) can link the real code.
 #
-#   make            build build/debitd, build/debit, build/debit-delayline
+#   make            build build/debitd, build/debit, build/debit-delayline, build/debit-netctl
 #   make test       install missing Debian packages (as root), build, run unit + e2e tests
 #   make check-asan the same suite, built with ASan + UBSan into build/asan
 #   make bench      benchmarks in bench/ (ratios against nginx, curl, wget, iperf3)

@@ -168,6 +168,8 @@ static int apply_settings(const struct settings *s, struct netcfg *net)
         if (netcfg_offload(net, s->offloads[i].ifname, &s->offloads[i].wish, err, sizeof err) != 0) {
             fprintf(stderr, "debit: --offload: %s\n", err);
             return -1;
+        } else if (*netcfg_note(net)) {
+            fprintf(stderr, "debit: %s\n", netcfg_note(net));
         }
     if (s->delay_dev && netcfg_delay(net, s->delay_dev, s->delay_us, err, sizeof err) != 0) {
         fprintf(stderr, "debit: --delay: %s\n", err);

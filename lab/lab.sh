@@ -9,7 +9,8 @@
 #   lab/lab.sh up DIR [options]     build it, start both servers, write DIR/lab.env
 #   lab/lab.sh down DIR             stop every process, remove every namespace (idempotent)
 #   lab/lab.sh delay DIR DUR|off [--direction both|out|in] [--mechanism auto|netem|delayline]
-#                                   add DUR of round-trip delay at the client (or remove it)
+#                                   add DUR of round-trip delay at the client (or remove it,
+#                                   checking that nothing is left), held by debit-netctl
 #   lab/lab.sh exec DIR NODE CMD... run CMD in a node's namespace (NODE: c, r, s1, s2)
 #   lab/lab.sh status DIR           topology, qdiscs, offloads, delay in force
 #   lab/lab.sh run [DIR] [up options] [--delay DUR] -- CMD...
@@ -34,6 +35,11 @@ LAB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${DEBIT_BUILD:=$LAB_TOP/${BUILD:-build}}"
 LAB_DEBITD=${LAB_DEBITD:-$DEBIT_BUILD/debitd}
 LAB_DELAYLINE=${LAB_DELAYLINE:-$DEBIT_BUILD/debit-delayline}
+# Delay is added by debit-netctl, the network-control library's program (the same C code
+# as `debit --delay`): netem where the kernel has it, else debit-delayline. The lab only
+# starts it, waits for its ready line (common/wire.h), and stops it with SIGTERM.
+LAB_NETCTL=${LAB_NETCTL:-$DEBIT_BUILD/debit-netctl}
+LAB_READY=$(sed -n 's/^#define WIRE_DELAY_READY "\(.*\)"$/\1/p' "$LAB_TOP/common/wire.h")
 LAB_QUEUE=7302    # NFQUEUE numbers: client delay 7302, router base delay 7304 (s1) and 7305 (s2)
 
 lab_die() { echo "lab: $*" >&2; exit 2; }
@@ -55,13 +61,15 @@ lab_check() {
   for c in ip tc iptables ethtool curl awk; do command -v "$c" >/dev/null 2>&1 || missing+=("$c"); done
   [ ${#missing[@]} -eq 0 ] || { echo "lab: missing commands: ${missing[*]} (run tools/deps)"; return 1; }
   [ -x "$LAB_DEBITD" ] || { echo "lab: $LAB_DEBITD not built (make)"; return 1; }
-  local probe="dblprobe$$"
+  [ -x "$LAB_NETCTL" ] || { echo "lab: $LAB_NETCTL not built (make)"; return 1; }
+  local probe="dblprobe$$" why
+  why=$("$LAB_NETCTL" probe 2>&1); local netem=$?
+  [ $netem -le 1 ] || { echo "lab: cannot tell whether the kernel has netem: $why"; return 1; }
   ip netns add "$probe" 2>/dev/null || { echo "lab: cannot create network namespaces"; return 1; }
   ip -n "$probe" link add t0 type veth peer name t1 2>/dev/null; local veth=$?
   ip -n "$probe" link add i0 type ifb 2>/dev/null; local ifb=$?
   ip -n "$probe" link set t0 up 2>/dev/null
   ip netns exec "$probe" tc qdisc add dev t0 root tbf rate 1gbit burst 256kb latency 20ms 2>/dev/null; local tbf=$?
-  ip netns exec "$probe" tc qdisc add dev lo root netem delay 1ms 2>/dev/null; local netem=$?
   ip netns exec "$probe" iptables -w -t mangle -A POSTROUTING -o t0 -j NFQUEUE --queue-num 1 --queue-bypass 2>/dev/null; local nfq=$?
   ip netns del "$probe"
   [ $veth -eq 0 ] || { echo "lab: the kernel cannot create veth pairs"; return 1; }
@@ -69,14 +77,6 @@ lab_check() {
   if [ $netem -eq 0 ]; then echo "lab: ok (latency via netem${ifb:+, ifb $([ $ifb -eq 0 ] && echo yes || echo no)})"
   elif [ $nfq -eq 0 ] && [ -x "$LAB_DELAYLINE" ]; then echo "lab: ok (no sch_netem: latency via debit-delayline)"
   else echo "lab: neither sch_netem nor iptables NFQUEUE + $LAB_DELAYLINE: no latency scenarios"; return 1; fi
-}
-
-lab_netem_available() {
-  local probe="dblprobe$$" rc
-  ip netns add "$probe" 2>/dev/null || return 1
-  ip netns exec "$probe" tc qdisc add dev lo root netem delay 1ms 2>/dev/null; rc=$?
-  ip netns del "$probe"
-  return $rc
 }
 
 lab_load() { # DIR: sources DIR/lab.env
@@ -250,29 +250,31 @@ lab_build() { # DIR RATE RAM BASE_US PORT
 # The seed's "natural ping": a constant base RTT added at the router, on what it sends to
 # the servers (requests, ACKs: few packets), so that the client's own scenarios add to it.
 lab_base_delay() { # DIR US
-  local dir=$1 us=$2
-  if lab_netem_available; then
-    ip netns exec "$LAB_NS_R" tc qdisc add dev s1 root netem delay "${us}us" limit 100000 &&
-    ip netns exec "$LAB_NS_R" tc qdisc add dev s2 root netem delay "${us}us" limit 100000
-    return
-  fi
-  local d pid q=$((LAB_QUEUE + 1))
+  local dir=$1 us=$2 d q=$((LAB_QUEUE + 1))
   for d in s1 s2; do
     q=$((q + 1))
-    pid=$(lab_spawn "$dir" "delayline-base-$d" "$LAB_NS_R" "$dir/base-$d.log" "$LAB_DELAYLINE" \
-      --dev "$d" --delay "${us}us" --direction out --queue-num $q --no-ipv6)
-    lab_wait_ready "$dir/base-$d.log" "$pid" || return 1
+    lab_hold "$dir" "delay-base-$d" "$LAB_NS_R" "$dir/base-$d.log" \
+      --dev "$d" --delay "${us}us" --direction out --queue-num $q --no-ipv6 >/dev/null || return 1
   done
 }
 
-lab_wait_ready() { # LOG PID: bounded wait for the delay line's readiness line
-  local i
-  for ((i = 0; i < 100; i++)); do
-    grep -q 'debit-delayline: ready' "$1" 2>/dev/null && return 0
-    kill -0 "$2" 2>/dev/null || { lab_log "delay line failed: $(tail -2 "$1")"; return 1; }
+# Start debit-netctl delay ARGS... in namespace NS (its PID recorded in DIR/pids, its
+# output in LOG) and wait, bounded, for its ready line. Prints the PID; on failure it says
+# why (the program's own message) and leaves nothing running.
+lab_hold() { # DIR LABEL NS LOG ARGS...
+  local dir=$1 label=$2 ns=$3 log=$4 pid i; shift 4
+  [ -x "$LAB_NETCTL" ] || { lab_log "$label: $LAB_NETCTL is not built (make)"; return 1; }
+  [ -x "$LAB_DELAYLINE" ] && set -- "$@" --delayline "$LAB_DELAYLINE"
+  pid=$(lab_spawn "$dir" "$label" "$ns" "$log" "$LAB_NETCTL" delay "$@")
+  # debit-netctl's own waits: the netem probe, then at most 5 s for the delay line.
+  for ((i = 0; i < 160; i++)); do
+    grep -qF "$LAB_READY" "$log" 2>/dev/null && { echo "$pid"; return 0; }
+    kill -0 "$pid" 2>/dev/null || break
     sleep 0.05
   done
-  lab_log "delay line not ready after 5 s"
+  lab_stop_pid "$pid"
+  sed -i "/^$pid /d" "$dir/pids"
+  lab_log "$label: $(grep -v "^$LAB_READY" "$log" | tail -2 | tr '\n' ' ')"
   return 1
 }
 
@@ -290,61 +292,48 @@ lab_delay() { # DIR DUR|off [--direction D] [--mechanism M]
   case $mech in auto|netem|delayline) ;; *) lab_die "delay: --mechanism: '$mech' is not auto, netem or delayline" ;; esac
   lab_load "$dir"
   local us; us=$(lab_us "$dur") || lab_die "delay: '$dur' is not a duration (10ms, 500us, off)"
-  lab_delay_off "$dir"
+  lab_delay_off "$dir" || lab_die "delay: the previous delay was not removed completely"
   [ "$us" -eq 0 ] && { echo "delay: off"; return 0; }
-  if [ "$mech" = auto ]; then
-    if lab_netem_available; then mech=netem; else mech=delayline; fi
+  local pid
+  if ! pid=$(lab_hold "$dir" delay-client "$LAB_NS_C" "$dir/delayline.log" --dev "$LAB_C_DEV" --delay "${us}us" \
+             --direction "$direction" --mechanism "$mech" --queue-num $LAB_QUEUE --no-ipv6); then
+    [ "$mech" = netem ] && lab_die "delay: netem failed (no sch_netem? try --mechanism delayline)"
+    lab_die "delay: the delay could not be applied"
   fi
-  local out_us=$us in_us=0
-  case $direction in
-    both) out_us=$((us / 2)); in_us=$((us - us / 2)) ;;
-    in) out_us=0; in_us=$us ;;
-  esac
-  if [ "$mech" = netem ]; then
-    # As tc users do: netem on the egress root; ingress redirected to an IFB with netem.
-    local ns=$LAB_NS_C
-    if [ $out_us -gt 0 ]; then
-      ip netns exec "$ns" tc qdisc replace dev eth0 root netem delay "${out_us}us" limit 100000 ||
-        lab_die "delay: netem failed (no sch_netem? try --mechanism delayline)"
-    fi
-    if [ $in_us -gt 0 ]; then
-      ip -n "$ns" link add ifb0 type ifb && ip -n "$ns" link set ifb0 up &&
-      ip netns exec "$ns" tc qdisc add dev ifb0 root netem delay "${in_us}us" limit 100000 &&
-      ip netns exec "$ns" tc qdisc add dev eth0 handle ffff: ingress &&
-      ip netns exec "$ns" tc filter add dev eth0 parent ffff: protocol all u32 match u32 0 0 \
-        action mirred egress redirect dev ifb0 || { lab_delay_off "$dir"; lab_die "delay: IFB + netem failed"; }
-    fi
-    echo "netem $us" >"$dir/delay"
-  else
-    [ -x "$LAB_DELAYLINE" ] || lab_die "delay: $LAB_DELAYLINE is not built (make)"
-    local hold=$us
-    [ "$direction" = both ] && hold=$((us / 2))
-    local pid
-    pid=$(lab_spawn "$dir" delayline-client "$LAB_NS_C" "$dir/delayline.log" "$LAB_DELAYLINE" \
-      --dev eth0 --delay "${hold}us" --direction "$direction" --queue-num $LAB_QUEUE --no-ipv6)
-    lab_wait_ready "$dir/delayline.log" "$pid" || { lab_delay_off "$dir"; lab_die "delay: the delay line did not start"; }
-    echo "delayline $us $pid" >"$dir/delay"
-  fi
-  echo "delay: +$((us / 1000)).$(printf '%03d' $((us % 1000))) ms round trip on the client ($direction) via $mech"
+  # The mechanism is the one debit-netctl chose (auto) or was told, from its ready line.
+  mech=$(sed -n "s/^$LAB_READY mechanism=\([a-z]*\) .*/\1/p" "$dir/delayline.log")
+  echo "${mech:-?} $us $pid" >"$dir/delay"
+  echo "delay: +$((us / 1000)).$(printf '%03d' $((us % 1000))) ms round trip on the client ($direction) via ${mech:-?}"
 }
 
+# What a client delay could leave in the client namespace (netem or ingress qdisc, IFB
+# device, NFQUEUE rule of the lab's queue), as words; empty when nothing.
+lab_delay_left() { # (env loaded)
+  local ns=$LAB_NS_C left=""
+  ip netns exec "$ns" tc qdisc show dev "$LAB_C_DEV" 2>/dev/null | grep -qE 'netem|ingress' && left="qdisc"
+  [ -n "$(ip -n "$ns" -br link show type ifb 2>/dev/null)" ] && left="$left${left:+ }ifb"
+  ip netns exec "$ns" iptables -w -t mangle -S 2>/dev/null | grep -q "NFQUEUE --queue-num $LAB_QUEUE " &&
+    left="$left${left:+ }nfqueue-rule"
+  echo "$left"
+}
+
+# Stop the holder of the client delay, if any (debit-netctl removes the delay on SIGTERM),
+# then check that no delay is left in the client namespace. Returns 1, saying what
+# remains, when something is.
 lab_delay_off() { # DIR (env loaded)
-  local dir=$1
-  [ -f "$dir/delay" ] || return 0
-  local mech us pid
-  read -r mech us pid <"$dir/delay"
-  if [ "$mech" = netem ]; then
-    # Ingress first: a mirred redirect to a vanished IFB would blackhole the client.
-    ip netns exec "$LAB_NS_C" tc qdisc del dev eth0 ingress 2>/dev/null
-    ip -n "$LAB_NS_C" link del ifb0 2>/dev/null
-    ip netns exec "$LAB_NS_C" tc qdisc del dev eth0 root 2>/dev/null
-  elif [ -n "${pid:-}" ]; then
-    lab_stop_pid "$pid"
-    sed -i "/^$pid /d" "$dir/pids"
-    # If it had to be killed, its rules fail open; remove them anyway.
-    ip netns exec "$LAB_NS_C" "$LAB_DELAYLINE" --cleanup --quiet --queue-num $LAB_QUEUE --no-ipv6 >/dev/null 2>&1
+  local dir=$1 mech us pid left
+  if [ -f "$dir/delay" ]; then
+    read -r mech us pid <"$dir/delay"
+    if [ -n "${pid:-}" ]; then
+      lab_stop_pid "$pid"
+      sed -i "/^$pid /d" "$dir/pids"
+    fi
+    rm -f "$dir/delay"
   fi
-  rm -f "$dir/delay"
+  left=$(lab_delay_left)
+  [ -z "$left" ] && return 0
+  lab_log "delay off: left behind in $LAB_NS_C: $left"
+  return 1
 }
 
 lab_stop_pid() { # PID: TERM, bounded wait, KILL

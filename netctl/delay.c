@@ -9,14 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "delay_int.h"
+#include "err.h"
+#include "sys.h"
+#include "wire.h"
 
-#define DELAY_MAX_US 10000000u
 #define DEFAULT_QUEUE 7301u
 #define READY_TIMEOUT_MS 5000
 #define STOP_TIMEOUT_MS 3000
@@ -26,24 +27,24 @@ static const char *const dir_names[] = { "both", "out", "in" };
 
 const char *delay_mechanism_name(enum delay_mechanism m)
 {
-    return (unsigned)m < 3 ? mech_names[m] : "?";
+    return (unsigned)m < ARRAY_SIZE(mech_names) ? mech_names[m] : "?";
 }
 
 int delay_mechanism_parse(const char *name, enum delay_mechanism *out)
 {
-    for (unsigned i = 0; name && i < 3; i++)
+    for (unsigned i = 0; name && i < ARRAY_SIZE(mech_names); i++)
         if (!strcmp(name, mech_names[i])) { *out = (enum delay_mechanism)i; return 0; }
     return -1;
 }
 
 const char *delay_dir_name(enum delay_dir dir)
 {
-    return (unsigned)dir < 3 ? dir_names[dir] : "?";
+    return (unsigned)dir < ARRAY_SIZE(dir_names) ? dir_names[dir] : "?";
 }
 
 int delay_dir_parse(const char *name, enum delay_dir *out)
 {
-    for (unsigned i = 0; name && i < 3; i++)
+    for (unsigned i = 0; name && i < ARRAY_SIZE(dir_names); i++)
         if (!strcmp(name, dir_names[i])) { *out = (enum delay_dir)i; return 0; }
     return -1;
 }
@@ -65,8 +66,7 @@ int delay_netem_available(char *err, size_t errlen)
     if (cached >= 0) return cached;
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(err, errlen, "netem probe: fork: %s", strerror(errno));
-        return -1;
+        return err_set(err, errlen, "netem probe: fork: %s", strerror(errno));
     }
     if (pid == 0) {
         /* Scratch namespace: dies with this child. Raw netlink only: no allocation
@@ -83,8 +83,7 @@ int delay_netem_available(char *err, size_t errlen)
     int st;
     while (waitpid(pid, &st, 0) < 0) {
         if (errno != EINTR) {
-            snprintf(err, errlen, "netem probe: waitpid: %s", strerror(errno));
-            return -1;
+            return err_set(err, errlen, "netem probe: waitpid: %s", strerror(errno));
         }
     }
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : 4;
@@ -92,7 +91,7 @@ int delay_netem_available(char *err, size_t errlen)
         cached = code == 0;
         return cached;
     }
-    snprintf(err, errlen, code == 3 ? "netem probe: cannot create a scratch network namespace "
+    err_set(err, errlen, code == 3 ? "netem probe: cannot create a scratch network namespace "
                                       "(needs root: CAP_SYS_ADMIN and CAP_NET_ADMIN)"
                                     : "netem probe: unexpected netlink error");
     return -1;
@@ -103,15 +102,15 @@ int delay_netem_available(char *err, size_t errlen)
 struct delay *delay_new(const char *dev, uint64_t rtt_us, char *err, size_t errlen)
 {
     if (!dev || !*dev || strlen(dev) >= IF_NAMESIZE || strpbrk(dev, " /")) {
-        snprintf(err, errlen, "delay device '%s' is not a valid interface name", dev ? dev : "");
+        err_set(err, errlen, "delay device '%s' is not a valid interface name", dev ? dev : "");
         return NULL;
     }
     if (rtt_us == 0 || rtt_us > DELAY_MAX_US) {
-        snprintf(err, errlen, "delay must be between 1 us and 10 s");
+        err_set(err, errlen, "delay must be between 1 us and 10 s");
         return NULL;
     }
     struct delay *d = calloc(1, sizeof *d);
-    if (!d) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!d) { err_set(err, errlen, "out of memory"); return NULL; }
     snprintf(d->dev, sizeof d->dev, "%s", dev);
     d->rtt_us = rtt_us;
     d->dir = DELAY_DIR_BOTH;
@@ -127,14 +126,13 @@ struct delay *delay_new(const char *dev, uint64_t rtt_us, char *err, size_t errl
 static int check_idle(const struct delay *d, char *err, size_t errlen)
 {
     if (!d->applied) return 0;
-    snprintf(err, errlen, "delay settings cannot change while the delay is applied");
-    return -1;
+    return err_set(err, errlen, "delay settings cannot change while the delay is applied");
 }
 
 int delay_set_direction(struct delay *d, enum delay_dir dir, char *err, size_t errlen)
 {
     if (check_idle(d, err, errlen) < 0) return -1;
-    if ((unsigned)dir > DELAY_DIR_IN) { snprintf(err, errlen, "bad delay direction"); return -1; }
+    if ((unsigned)dir > DELAY_DIR_IN) return err_set(err, errlen, "bad delay direction");
     d->dir = dir;
     return 0;
 }
@@ -142,7 +140,7 @@ int delay_set_direction(struct delay *d, enum delay_dir dir, char *err, size_t e
 int delay_set_mechanism(struct delay *d, enum delay_mechanism m, char *err, size_t errlen)
 {
     if (check_idle(d, err, errlen) < 0) return -1;
-    if ((unsigned)m > DELAY_MECH_DELAYLINE) { snprintf(err, errlen, "bad delay mechanism"); return -1; }
+    if ((unsigned)m > DELAY_MECH_DELAYLINE) return err_set(err, errlen, "bad delay mechanism");
     d->want = m;
     return 0;
 }
@@ -150,7 +148,7 @@ int delay_set_mechanism(struct delay *d, enum delay_mechanism m, char *err, size
 int delay_set_rate_hint(struct delay *d, uint64_t bits_per_s, char *err, size_t errlen)
 {
     if (check_idle(d, err, errlen) < 0) return -1;
-    if (bits_per_s < 1000) { snprintf(err, errlen, "delay rate hint must be at least 1 kbit/s"); return -1; }
+    if (bits_per_s < 1000) return err_set(err, errlen, "delay rate hint must be at least 1 kbit/s");
     d->rate_hint = bits_per_s;
     return 0;
 }
@@ -158,10 +156,8 @@ int delay_set_rate_hint(struct delay *d, uint64_t bits_per_s, char *err, size_t 
 int delay_set_delayline_path(struct delay *d, const char *path, char *err, size_t errlen)
 {
     if (check_idle(d, err, errlen) < 0) return -1;
-    if (!path || strlen(path) >= sizeof d->delayline_path) {
-        snprintf(err, errlen, "delay line path too long");
-        return -1;
-    }
+    if (!path || !*path || strlen(path) >= sizeof d->delayline_path)
+        return err_set(err, errlen, "delay line path is empty or too long");
     snprintf(d->delayline_path, sizeof d->delayline_path, "%s", path);
     return 0;
 }
@@ -169,13 +165,20 @@ int delay_set_delayline_path(struct delay *d, const char *path, char *err, size_
 int delay_set_queue_num(struct delay *d, unsigned queue_num, char *err, size_t errlen)
 {
     if (check_idle(d, err, errlen) < 0) return -1;
-    if (queue_num > 65535) { snprintf(err, errlen, "queue number must be 0..65535"); return -1; }
+    if (queue_num > 65535) return err_set(err, errlen, "queue number must be 0..65535");
     d->queue_num = queue_num;
     return 0;
 }
 
-enum delay_mechanism delay_mechanism_used(const struct delay *d) { return d->used; }
-int delay_is_applied(const struct delay *d) { return d->applied != 0; }
+int delay_set_ipv6(struct delay *d, int enabled, char *err, size_t errlen)
+{
+    if (check_idle(d, err, errlen) < 0) return -1;
+    d->no_ipv6 = !enabled;
+    return 0;
+}
+
+enum delay_mechanism delay_mechanism_used(const struct delay *d) { return d->applied ? d->used : DELAY_MECH_AUTO; }
+int delay_output_fd(const struct delay *d) { return d->out_fd; }
 
 int delay_describe(const struct delay *d, char *buf, size_t len)
 {
@@ -192,74 +195,21 @@ int delay_describe(const struct delay *d, char *buf, size_t len)
 
 /* ---- delay line --------------------------------------------------------------------- */
 
-static int is_exec(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
-}
-
-/* Next to the running executable (build/debit -> build/debit-delayline), else PATH. */
+/* The caller's path, else next to the running executable (build/debit ->
+ * build/debit-delayline), else PATH. */
 static int find_delayline(struct delay *d, char *err, size_t errlen)
 {
     if (d->delayline_path[0]) {
-        if (!is_exec(d->delayline_path)) {
-            snprintf(err, errlen, "delay line program %s is not executable", d->delayline_path);
-            return -1;
-        }
-        snprintf(d->exe, sizeof d->exe, "%s", d->delayline_path);
+        if (!sys_find_in_path(d->delayline_path, d->exe, sizeof d->exe))
+            return err_set(err, errlen, "delay line program %s is not executable", d->delayline_path);
         return 0;
     }
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        size_t dirlen = slash ? (size_t)(slash - self) : 0;
-        if (slash && dirlen + sizeof "/debit-delayline" <= sizeof d->exe) {
-            memcpy(d->exe, self, dirlen);
-            memcpy(d->exe + dirlen, "/debit-delayline", sizeof "/debit-delayline");
-            if (is_exec(d->exe)) return 0;
-        }
-    }
-    const char *path = getenv("PATH");
-    if (!path) path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-    while (*path) {
-        size_t l = strcspn(path, ":");
-        if (l > 0 && l + sizeof "/debit-delayline" <= sizeof d->exe) {
-            snprintf(d->exe, sizeof d->exe, "%.*s/debit-delayline", (int)l, path);
-            if (is_exec(d->exe)) return 0;
-        }
-        path += l;
-        if (*path == ':') path++;
-    }
+    if (sys_find_beside_self("debit-delayline", d->exe, sizeof d->exe) ||
+        sys_find_in_path("debit-delayline", d->exe, sizeof d->exe))
+        return 0;
     d->exe[0] = '\0';
-    snprintf(err, errlen, "no sch_netem in this kernel and debit-delayline was found neither next "
-             "to this program nor in PATH");
-    return -1;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-/* Wait (bounded) for pid; returns 1 if it ended, 0 if still running after ms. */
-static int wait_pid_ms(pid_t pid, long ms)
-{
-    for (long waited = 0; ; waited += 10) {
-        pid_t r = waitpid(pid, NULL, WNOHANG);
-        if (r == pid || (r < 0 && errno == ECHILD)) return 1;
-        if (waited >= ms) return 0;
-        sleep_ms(10);
-    }
+    return err_set(err, errlen, "no sch_netem in this kernel and debit-delayline was found neither next "
+                   "to this program nor in PATH");
 }
 
 static int delayline_apply(struct delay *d, char *err, size_t errlen)
@@ -274,21 +224,24 @@ static int delayline_apply(struct delay *d, char *err, size_t errlen)
     char delay_arg[32];
     snprintf(delay_arg, sizeof delay_arg, "%lluus", (unsigned long long)hold);
     snprintf(d->qnum_arg, sizeof d->qnum_arg, "%u", d->queue_num);
+    /* Built now: delay_remove() may need them in a signal handler. */
+    char *v6 = d->no_ipv6 ? "--no-ipv6" : NULL;
     d->cleanup_argv[0] = d->exe;
     d->cleanup_argv[1] = "--cleanup";
     d->cleanup_argv[2] = "--quiet";
     d->cleanup_argv[3] = "--queue-num";
     d->cleanup_argv[4] = d->qnum_arg;
-    d->cleanup_argv[5] = NULL;
+    d->cleanup_argv[5] = v6;
+    d->cleanup_argv[6] = NULL;
     char *argv[] = { d->exe, "--dev", d->dev, "--delay", delay_arg, "--direction", (char *)dir,
-                     "--queue-num", d->qnum_arg, "--exit-with-parent", "--quiet", NULL };
+                     "--queue-num", d->qnum_arg, "--exit-with-parent", "--quiet", v6, NULL };
 
     if (d->out_fd >= 0) { close(d->out_fd); d->out_fd = -1; } /* from an earlier apply */
     int pfd[2];
-    if (pipe2(pfd, O_CLOEXEC) < 0) { snprintf(err, errlen, "pipe: %s", strerror(errno)); return -1; }
+    if (pipe2(pfd, O_CLOEXEC) < 0) return err_set(err, errlen, "pipe: %s", strerror(errno));
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
+        err_set(err, errlen, "fork: %s", strerror(errno));
         close(pfd[0]);
         close(pfd[1]);
         return -1;
@@ -315,11 +268,11 @@ static int delayline_apply(struct delay *d, char *err, size_t errlen)
 
     char out[2048];
     size_t used = 0;
-    long deadline = now_ms() + READY_TIMEOUT_MS;
+    int64_t deadline = sys_mono_ms() + READY_TIMEOUT_MS;
     for (;;) {
-        long left = deadline - now_ms();
+        int64_t left = deadline - sys_mono_ms();
         if (left <= 0) {
-            snprintf(err, errlen, "debit-delayline did not become ready within %d s", READY_TIMEOUT_MS / 1000);
+            err_set(err, errlen, "debit-delayline did not become ready within %d s", READY_TIMEOUT_MS / 1000);
             break;
         }
         struct pollfd p = { .fd = d->out_fd, .events = POLLIN };
@@ -332,12 +285,12 @@ static int delayline_apply(struct delay *d, char *err, size_t errlen)
             out[used] = '\0';
             while (used && (out[used - 1] == '\n' || out[used - 1] == ' ')) out[--used] = '\0';
             for (char *c = out; *c; c++) if (*c == '\n') *c = ' ';
-            snprintf(err, errlen, "debit-delayline failed: %s", used ? out : "exited without a word");
+            err_set(err, errlen, "debit-delayline failed: %s", used ? out : "exited without a word");
             break;
         }
         used += (size_t)n;
         out[used] = '\0';
-        if (strstr(out, "debit-delayline: ready")) {
+        if (strstr(out, WIRE_DELAY_READY)) {
             d->used = DELAY_MECH_DELAYLINE;
             return 0;
         }
@@ -345,28 +298,25 @@ static int delayline_apply(struct delay *d, char *err, size_t errlen)
     }
     /* Failure: make sure it is gone and left nothing behind. */
     kill(pid, SIGTERM);
-    if (!wait_pid_ms(pid, STOP_TIMEOUT_MS)) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-    }
+    sys_reap_child_ms(pid, STOP_TIMEOUT_MS, NULL);
     close(d->out_fd);
     d->out_fd = -1;
     d->pid = -1;
     return -1;
 }
 
-/* Async-signal-safe: kill, waitpid, nanosleep, fork, execv, write. */
+/* Async-signal-safe: kill, waitpid, nanosleep, fork, execv, plain stores. */
 static int delayline_remove(struct delay *d, char *err, size_t errlen)
 {
     if (d->pid <= 0) return 0;
     pid_t pid = d->pid;
     int ret = 0;
+    int st = 0;
     kill(pid, SIGTERM);
-    if (!wait_pid_ms(pid, STOP_TIMEOUT_MS)) {
-        kill(pid, SIGKILL);
-        wait_pid_ms(pid, 1000);
-        /* It could not remove its rules: do it here. They fail open (--queue-bypass), so
-         * traffic was not blackholed meanwhile, only no longer delayed. */
+    /* Stopped in time and exited 0: it removed its own rules. Otherwise (killed, hung,
+     * or already dead by a signal) they may remain: remove them here. They fail open
+     * (--queue-bypass), so traffic was not blackholed meanwhile, only no longer delayed. */
+    if (!sys_reap_child_ms(pid, STOP_TIMEOUT_MS, &st) || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         pid_t c = fork();
         if (c == 0) {
             int fd = open("/dev/null", O_WRONLY);
@@ -374,12 +324,12 @@ static int delayline_remove(struct delay *d, char *err, size_t errlen)
             execv(d->exe, d->cleanup_argv);
             _exit(127);
         }
-        if (c < 0 || !wait_pid_ms(c, 5000)) {
-            if (c > 0) { kill(c, SIGKILL); wait_pid_ms(c, 1000); }
+        int cst = 0;
+        if (c < 0 || !sys_reap_child_ms(c, 5000, &cst) || !WIFEXITED(cst) || WEXITSTATUS(cst) != 0) {
             ret = -1;
             if (err && errlen) {
-                const char *m = "debit-delayline did not stop; its iptables rules may remain "
-                                "(debit-delayline --cleanup removes them)";
+                const char *m = "debit-delayline did not stop cleanly; its iptables rules may "
+                                "remain (debit-delayline --cleanup removes them)";
                 size_t i = 0;
                 for (; m[i] && i + 1 < errlen; i++) err[i] = m[i];
                 err[i] = '\0';
@@ -394,16 +344,13 @@ static int delayline_remove(struct delay *d, char *err, size_t errlen)
 
 int delay_apply(struct delay *d, char *err, size_t errlen)
 {
-    if (d->applied) { snprintf(err, errlen, "delay on %s is already applied", d->dev); return -1; }
-    if (if_nametoindex(d->dev) == 0) {
-        snprintf(err, errlen, "%s: no such network interface in this namespace", d->dev);
-        return -1;
-    }
+    if (d->applied) return err_set(err, errlen, "delay on %s is already applied", d->dev);
+    if (if_nametoindex(d->dev) == 0)
+        return err_set(err, errlen, "%s: no such network interface in this namespace", d->dev);
     enum delay_mechanism m = d->want;
     if (m == DELAY_MECH_AUTO) {
-        char perr[256] = "";
-        int have = delay_netem_available(perr, sizeof perr);
-        if (have < 0) { snprintf(err, errlen, "%s", perr); return -1; }
+        int have = delay_netem_available(err, errlen);
+        if (have < 0) return -1;
         m = have ? DELAY_MECH_NETEM : DELAY_MECH_DELAYLINE;
     }
     int rc;

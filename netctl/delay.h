@@ -9,7 +9,8 @@
  *    and put back by delay_remove().
  *  - DELAY_MECH_DELAYLINE: kernels without sch_netem (this project's CI; many VMs and
  *    containers): spawns `debit-delayline` (found next to the running executable, else in
- *    PATH), an NFQUEUE program that installs its own iptables rules and holds each packet.
+ *    PATH), an NFQUEUE program that installs its own iptables rules and holds each packet;
+ *    it is in force once it printed WIRE_DELAY_READY (common/wire.h).
  * Netem is detected by trying it in a scratch network namespace, never with lsmod.
  *
  * The delay is a ROUND-TRIP figure, as the seed's "ping +10 ms": with DELAY_DIR_BOTH (the
@@ -57,7 +58,9 @@ int delay_dir_parse(const char *name, enum delay_dir *out);
  * CAP_SYS_ADMIN/CAP_NET_ADMIN; err says why). The answer is cached for the process. */
 int delay_netem_available(char *err, size_t errlen);
 
-/* A delay of rtt_us microseconds (round trip; 1 us .. 10 s) on interface dev (copied).
+#define DELAY_MAX_US 10000000u   /* 10 s: the longest round-trip delay delay_new() accepts */
+
+/* A delay of rtt_us microseconds (round trip; 1 us .. DELAY_MAX_US) on interface dev (copied).
  * Nothing is changed on the system until delay_apply(). Returns NULL with err filled on a
  * bad argument. Owned by the caller: delay_free(). */
 struct delay *delay_new(const char *dev, uint64_t rtt_us, char *err, size_t errlen);
@@ -74,16 +77,27 @@ int delay_set_rate_hint(struct delay *d, uint64_t bits_per_s, char *err, size_t 
 int delay_set_delayline_path(struct delay *d, const char *path, char *err, size_t errlen);
 /* NFQUEUE number used by the delay line (default 7301). */
 int delay_set_queue_num(struct delay *d, unsigned queue_num, char *err, size_t errlen);
+/* Delay line only: also delay IPv6 (ip6tables rules; default 1). 0 leaves IPv6 alone, for
+ * namespaces without ip6tables or IPv6-free setups. netem delays every protocol. */
+int delay_set_ipv6(struct delay *d, int enabled, char *err, size_t errlen);
+
+/* The two shares of the round-trip delay, in us: out (packets leaving DEV) and in
+ * (packets arriving on DEV), as the direction setting splits them. */
+void delay_split(const struct delay *d, uint64_t *out_us, uint64_t *in_us);
 
 /* Install the delay. On failure nothing is left installed (partial work undone) and err
  * says what failed. With the delay line, returns only after the program printed its
  * readiness line (bounded wait, 5 s). Calling it on an applied delay is an error. */
 int delay_apply(struct delay *d, char *err, size_t errlen);
 
-/* The mechanism delay_apply() used (DELAY_MECH_AUTO before a successful apply). */
+/* The mechanism of the delay in force: what delay_apply() chose, DELAY_MECH_AUTO while
+ * nothing is applied (before apply, after remove). */
 enum delay_mechanism delay_mechanism_used(const struct delay *d);
-/* Is the delay currently installed? */
-int delay_is_applied(const struct delay *d);
+/* While the delay line runs: the read end of its stdout+stderr (owned by d, closed by
+ * delay_free), after delay_apply() consumed the readiness line. A program that holds the
+ * delay may pass on what the delay line says later (its stats line at exit; EOF when it
+ * ended). -1 with netem or before apply. */
+int delay_output_fd(const struct delay *d);
 
 /* Take the delay away and put back what was there: netem -> the saved root qdisc is
  * restored (or the kernel default when there was none), the ingress qdisc and the IFB

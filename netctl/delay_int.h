@@ -1,4 +1,4 @@
-/* delay_int: the state shared by client/delay.c (API, delay line) and client/delay_netem.c
+/* delay_int: the state shared by netctl/delay.c (API, delay line) and netctl/delay_netem.c
  * (netem through libnl-route-3). Not part of the public API. */
 #ifndef DEBIT_DELAY_INT_H
 #define DEBIT_DELAY_INT_H
@@ -19,6 +19,7 @@ struct delay {
     enum delay_mechanism used;
     uint64_t rate_hint;            /* bit/s */
     unsigned queue_num;
+    int no_ipv6;                   /* delay line: leave IPv6 alone (--no-ipv6) */
     char delayline_path[PATH_MAX]; /* as set by the caller, or "" */
     volatile sig_atomic_t applied;
     volatile sig_atomic_t removing;
@@ -35,11 +36,8 @@ struct delay {
     int out_fd;                       /* its stdout+stderr */
     char exe[PATH_MAX];               /* resolved program */
     char qnum_arg[16];
-    char *cleanup_argv[6];            /* exe --cleanup --quiet --queue-num N, built at apply */
+    char *cleanup_argv[7];            /* exe --cleanup --quiet --queue-num N [--no-ipv6], built at apply */
 };
-
-/* The two halves of a round-trip delay: out (egress of DEV) and in (arriving on DEV). */
-void delay_split(const struct delay *d, uint64_t *out_us, uint64_t *in_us);
 
 /* netem mechanism (delay_netem.c). apply: 0, or -1 with err filled and nothing left
  * installed. remove: async-signal-safe; 0 or -1 (err may be NULL). */

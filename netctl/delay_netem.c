@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "delay_int.h"
+#include "err.h"
 
 #define DELAY_HANDLE 0xdeb10000u   /* deb1: */
 #define INGRESS_HANDLE 0xffff0000u /* ffff: */
@@ -41,7 +42,7 @@ static int add_netem(struct nl_sock *sk, int ifindex, uint64_t delay_us, uint64_
                      const char *devname, char *err, size_t errlen)
 {
     struct rtnl_qdisc *q = rtnl_qdisc_alloc();
-    if (!q) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!q) { err_set(err, errlen, "out of memory"); return -1; }
     rtnl_tc_set_ifindex(TC_CAST(q), ifindex);
     rtnl_tc_set_parent(TC_CAST(q), TC_H_ROOT);
     rtnl_tc_set_handle(TC_CAST(q), DELAY_HANDLE);
@@ -54,9 +55,9 @@ static int add_netem(struct nl_sock *sk, int ifindex, uint64_t delay_us, uint64_
     rtnl_qdisc_put(q);
     if (rc < 0) {
         if (rc == -NLE_OBJ_NOTFOUND || rc == -NLE_OPNOTSUPP)
-            snprintf(err, errlen, "netem on %s: this kernel has no sch_netem (%s)", devname, nl_geterror(rc));
+            err_set(err, errlen, "netem on %s: this kernel has no sch_netem (%s)", devname, nl_geterror(rc));
         else
-            snprintf(err, errlen, "netem on %s: %s", devname, nl_geterror(rc));
+            err_set(err, errlen, "netem on %s: %s", devname, nl_geterror(rc));
         return -1;
     }
     return 0;
@@ -73,7 +74,7 @@ static int make_ifb(struct nl_sock *sk, struct delay *d, const char *name, int *
         delay_nl_exec(&m);
     }
     struct rtnl_link *l = rtnl_link_alloc();
-    if (!l) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!l) { err_set(err, errlen, "out of memory"); return -1; }
     rtnl_link_set_name(l, name);
     int rc = rtnl_link_set_type(l, "ifb");
     if (rc == 0) {
@@ -82,11 +83,11 @@ static int make_ifb(struct nl_sock *sk, struct delay *d, const char *name, int *
     }
     rtnl_link_put(l);
     if (rc < 0) {
-        snprintf(err, errlen, "creating IFB device %s: %s (needs the kernel's ifb driver)", name, nl_geterror(rc));
+        err_set(err, errlen, "creating IFB device %s: %s (needs the kernel's ifb driver)", name, nl_geterror(rc));
         return -1;
     }
     *ifb_index = (int)if_nametoindex(name);
-    if (*ifb_index <= 0) { snprintf(err, errlen, "IFB device %s vanished", name); return -1; }
+    if (*ifb_index <= 0) { err_set(err, errlen, "IFB device %s vanished", name); return -1; }
     delay_nl_build_link_del(&d->undo_ifb, *ifb_index);
     return 0;
 }
@@ -94,7 +95,7 @@ static int make_ifb(struct nl_sock *sk, struct delay *d, const char *name, int *
 static int redirect_ingress(struct nl_sock *sk, struct delay *d, int ifb_index, char *err, size_t errlen)
 {
     struct rtnl_qdisc *q = rtnl_qdisc_alloc();
-    if (!q) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!q) { err_set(err, errlen, "out of memory"); return -1; }
     rtnl_tc_set_ifindex(TC_CAST(q), d->ifindex);
     rtnl_tc_set_parent(TC_CAST(q), TC_H_INGRESS);
     rtnl_tc_set_handle(TC_CAST(q), INGRESS_HANDLE);
@@ -102,7 +103,7 @@ static int redirect_ingress(struct nl_sock *sk, struct delay *d, int ifb_index, 
     if (rc == 0) rc = rtnl_qdisc_add(sk, q, NLM_F_CREATE | NLM_F_EXCL);
     rtnl_qdisc_put(q);
     if (rc < 0) {
-        snprintf(err, errlen, "ingress qdisc on %s: %s", d->dev, nl_geterror(rc));
+        err_set(err, errlen, "ingress qdisc on %s: %s", d->dev, nl_geterror(rc));
         return -1;
     }
     delay_nl_build_qdisc_del(&d->undo_ingress, d->ifindex, TC_H_INGRESS, INGRESS_HANDLE);
@@ -112,7 +113,7 @@ static int redirect_ingress(struct nl_sock *sk, struct delay *d, int ifb_index, 
     if (!cls || !act) {
         if (cls) rtnl_cls_put(cls);
         if (act) rtnl_act_put(act);
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, "out of memory");
         return -1;
     }
     rtnl_tc_set_ifindex(TC_CAST(cls), d->ifindex);
@@ -134,7 +135,7 @@ static int redirect_ingress(struct nl_sock *sk, struct delay *d, int ifb_index, 
     rtnl_act_put(act);
     rtnl_cls_put(cls);
     if (rc < 0) {
-        snprintf(err, errlen, "u32 + mirred redirect from %s to its IFB: %s", d->dev, nl_geterror(rc));
+        err_set(err, errlen, "u32 + mirred redirect from %s to its IFB: %s", d->dev, nl_geterror(rc));
         return -1;
     }
     return 0;
@@ -149,32 +150,32 @@ int delay_netem_apply(struct delay *d, char *err, size_t errlen)
 
     d->ifindex = (int)if_nametoindex(d->dev);
     if (d->ifindex <= 0) {
-        snprintf(err, errlen, "%s: no such network interface in this namespace", d->dev);
+        err_set(err, errlen, "%s: no such network interface in this namespace", d->dev);
         return -1;
     }
     struct delay_nl_qdiscs now;
     struct delay_nlmsg restore;
     int rc = delay_nl_inspect(d->ifindex, &now, &restore);
     if (rc < 0) {
-        snprintf(err, errlen, "reading the qdiscs of %s: %s", d->dev, strerror(-rc));
+        err_set(err, errlen, "reading the qdiscs of %s: %s", d->dev, strerror(-rc));
         return -1;
     }
     if (out_us && now.classes > 0) {
-        snprintf(err, errlen, "%s has a classful root qdisc (%s, %d classes) that debit could not put "
+        err_set(err, errlen, "%s has a classful root qdisc (%s, %d classes) that debit could not put "
                  "back after replacing it: remove it, or delay another device", d->dev, now.root_kind,
                  now.classes);
         return -1;
     }
     if (in_us && now.has_ingress) {
-        snprintf(err, errlen, "%s already has an ingress qdisc: debit will not replace its filters "
+        err_set(err, errlen, "%s already has an ingress qdisc: debit will not replace its filters "
                  "(use --delay-direction out, or remove it)", d->dev);
         return -1;
     }
 
     struct nl_sock *sk = nl_socket_alloc();
-    if (!sk) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!sk) { err_set(err, errlen, "out of memory"); return -1; }
     if ((rc = nl_connect(sk, NETLINK_ROUTE)) < 0) {
-        snprintf(err, errlen, "rtnetlink: %s", nl_geterror(rc));
+        err_set(err, errlen, "rtnetlink: %s", nl_geterror(rc));
         nl_socket_free(sk);
         return -1;
     }

@@ -1,8 +1,8 @@
-/* delay_nl: the few raw rtnetlink requests that client/delay needs outside libnl: the
+/* delay_nl: the few raw rtnetlink requests that netctl/delay needs outside libnl: the
  * messages that UNDO a delay are built at apply time into fixed buffers and sent later
  * with plain socket calls, so that removal is async-signal-safe (no allocation), and the
  * netem probe runs in a freshly forked child where libnl's allocations are best avoided.
- * Internal to client/delay*.c. */
+ * Internal to netctl/delay*.c. */
 #ifndef DEBIT_DELAY_NL_H
 #define DEBIT_DELAY_NL_H
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "delay.h"
+#include "err.h"
 #include "offload_session.h"
 
 #define NETCFG_MAX_OFFLOADS OFFLOAD_SESSION_MAX
@@ -16,6 +17,7 @@ struct netcfg {
     struct delay *delay;
     uint64_t delay_us;
     char delay_dev[64];
+    char note[256];     /* what the last netcfg_offload() wants the user to know */
 };
 
 struct netcfg *netcfg_new(void)
@@ -35,24 +37,29 @@ void netcfg_free(struct netcfg *n)
 int netcfg_offload(struct netcfg *n, const char *ifname, const struct offload_wish *wish, char *err, size_t errlen)
 {
     if (n->noff >= NETCFG_MAX_OFFLOADS) {
-        snprintf(err, errlen, "too many interfaces with offload changes");
+        err_set(err, errlen, "too many interfaces with offload changes");
         return -1;
     }
     struct offload_session *s = offload_session_new();
     if (!s) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, "out of memory");
         return -1;
     }
-    char path[256], note[256] = "";
+    char path[256];
+    n->note[0] = '\0';
     offload_session_default_path(ifname, path, sizeof path);
-    if (offload_session_begin(s, ifname, wish, path, note, sizeof note, err, errlen) != OFFLOAD_OK) {
+    if (offload_session_begin(s, ifname, wish, path, n->note, sizeof n->note, err, errlen) != OFFLOAD_OK) {
         offload_session_free(s);
+        n->note[0] = '\0';
         return -1;
     }
-    if (note[0])
-        fprintf(stderr, "debit: %s\n", note);
     n->off[n->noff++] = s;
     return 0;
+}
+
+const char *netcfg_note(const struct netcfg *n)
+{
+    return n->note;
 }
 
 int netcfg_offload_spec(struct netcfg *n, const char *spec, char *err, size_t errlen)
@@ -68,7 +75,7 @@ int netcfg_offload_spec(struct netcfg *n, const char *spec, char *err, size_t er
 int netcfg_delay(struct netcfg *n, const char *dev, uint64_t delay_us, char *err, size_t errlen)
 {
     if (n->delay) {
-        snprintf(err, errlen, "a delay is already applied (on %s)", n->delay_dev);
+        err_set(err, errlen, "a delay is already applied (on %s)", n->delay_dev);
         return -1;
     }
     struct delay *d = delay_new(dev, delay_us, err, errlen);

@@ -1,7 +1,7 @@
 /* netcfg: the client-side network settings applied around a measurement or a scenario
  * cell — interface offloads (`--offload DEV:tso=off,gso=off`, through
  * common/offload_session.h: state saved for crash recovery, verified, restored) and added
- * round-trip delay (`--delay 10ms --delay-dev DEV`, through client/delay.h: netem or the
+ * round-trip delay (`--delay 10ms --delay-dev DEV`, through netctl/delay.h: netem or the
  * NFQUEUE delay line). Whatever was applied is undone by netcfg_end(), in reverse order,
  * on every exit path of the caller (normal end, Ctrl-C, SIGTERM). */
 #ifndef DEBIT_NETCFG_H
@@ -25,6 +25,10 @@ void netcfg_free(struct netcfg *n);
 int netcfg_offload_spec(struct netcfg *n, const char *spec, char *err, size_t errlen);
 /* The same with a parsed wish. */
 int netcfg_offload(struct netcfg *n, const char *ifname, const struct offload_wish *wish, char *err, size_t errlen);
+/* What the last successful netcfg_offload[_spec]() wants the user told (e.g. offloads
+ * restored from a killed run's state file), "" when nothing. Owned by n, valid until the
+ * next call. netcfg never prints: the program shows it. */
+const char *netcfg_note(const struct netcfg *n);
 /* Add round-trip delay on dev (delay_us > 0). Returns 0, or -1 with err filled. */
 int netcfg_delay(struct netcfg *n, const char *dev, uint64_t delay_us, char *err, size_t errlen);
 

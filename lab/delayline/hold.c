@@ -84,5 +84,4 @@ int64_t hold_next_due(const struct hold *h, uint64_t now_ns)
     return due > now_ns ? (int64_t)(due - now_ns) : 0;
 }
 
-uint32_t hold_count(const struct hold *h) { return h->count; }
 const struct hold_stats *hold_stats(const struct hold *h) { return &h->st; }

@@ -33,7 +33,6 @@ uint32_t hold_pop_due(struct hold *h, uint64_t now_ns, int flush, uint32_t *last
 /* Nanoseconds until the oldest held packet is due (0 if already due), or -1 when empty. */
 int64_t hold_next_due(const struct hold *h, uint64_t now_ns);
 
-uint32_t hold_count(const struct hold *h);
 const struct hold_stats *hold_stats(const struct hold *h);
 
 #endif

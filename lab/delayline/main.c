@@ -19,6 +19,7 @@
 #include "log.h"
 #include "queue.h"
 #include "rules.h"
+#include "wire.h"
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig) { stop_flag = sig; }
@@ -51,7 +52,7 @@ static void usage(FILE *f)
         "  -v, --verbose          debug messages\n"
         "  -h, --help, -V, --version\n"
         "\n"
-        "stdout: one line \"debit-delayline: ready ...\" once packets are being delayed, and\n"
+        "stdout: one line \"" WIRE_DELAY_READY " ...\" once packets are being delayed, and\n"
         "one line \"debit-delayline: stats ...\" at exit. Exit: 0 ok, 1 runtime error, 2 usage.\n");
 }
 
@@ -200,7 +201,7 @@ int main(int argc, char **argv)
     if (warn[0]) log_warn("%s", warn);
 
     const char *dname = dir == RULES_DIR_IN ? "in" : dir == RULES_DIR_OUT ? "out" : "both";
-    printf("debit-delayline: ready dev=%s delay_us=%llu direction=%s queue=%u pid=%ld\n",
+    printf(WIRE_DELAY_READY " dev=%s delay_us=%llu direction=%s queue=%u pid=%ld\n",
            dev, (unsigned long long)delay_us, dname, (unsigned)qnum, (long)getpid());
     fflush(stdout);
     log_info("holding packets on %s (%s) for %llu us, queue %u", dev, dname,

@@ -17,6 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "err.h"
+#include "sys.h"
+
 #define BATCH 64         /* messages per recvmmsg */
 #define MSG_BUF 2048     /* one metadata-only packet message fits easily */
 
@@ -31,20 +34,13 @@ struct queue {
     unsigned seq;
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Send a config message and wait for its ACK so that errors (EBUSY, EPERM) surface here. */
 static int send_cfg(struct queue *q, struct nlmsghdr *nlh, const char *what, char *err, size_t errlen)
 {
     nlh->nlmsg_flags |= NLM_F_ACK;
     nlh->nlmsg_seq = ++q->seq;
     if (mnl_socket_sendto(q->nl, nlh, nlh->nlmsg_len) < 0) {
-        snprintf(err, errlen, "nfqueue %s: send: %s", what, strerror(errno));
+        err_set(err, errlen, "nfqueue %s: send: %s", what, strerror(errno));
         return -1;
     }
     char buf[8192];
@@ -52,7 +48,7 @@ static int send_cfg(struct queue *q, struct nlmsghdr *nlh, const char *what, cha
         ssize_t n = mnl_socket_recvfrom(q->nl, buf, sizeof buf);
         if (n < 0) {
             if (errno == EINTR) continue;
-            snprintf(err, errlen, "nfqueue %s: %s", what, strerror(errno));
+            err_set(err, errlen, "nfqueue %s: %s", what, strerror(errno));
             return -1;
         }
         int rc = mnl_cb_run(buf, (size_t)n, q->seq, q->portid, NULL, NULL);
@@ -60,31 +56,31 @@ static int send_cfg(struct queue *q, struct nlmsghdr *nlh, const char *what, cha
         uint64_t qd, ud;
         /* The kernel answers EPERM, not EBUSY, when another socket owns the queue. */
         if (errno == EBUSY || (errno == EPERM && queue_kernel_drops(q->queue_num, &qd, &ud) == 0))
-            snprintf(err, errlen, "nfqueue %s: queue %u is already used by another program "
+            err_set(err, errlen, "nfqueue %s: queue %u is already used by another program "
                      "(pick another with --queue-num)", what, q->queue_num);
         else if (errno == EPERM)
-            snprintf(err, errlen, "nfqueue %s: %s (needs CAP_NET_ADMIN)", what, strerror(errno));
+            err_set(err, errlen, "nfqueue %s: %s (needs CAP_NET_ADMIN)", what, strerror(errno));
         else
-            snprintf(err, errlen, "nfqueue %s: %s", what, strerror(errno));
+            err_set(err, errlen, "nfqueue %s: %s", what, strerror(errno));
         return -1;
     }
-    snprintf(err, errlen, "nfqueue %s: no acknowledgement", what);
+    err_set(err, errlen, "nfqueue %s: no acknowledgement", what);
     return -1;
 }
 
 struct queue *queue_open(const struct queue_opts *o, char *err, size_t errlen)
 {
     struct queue *q = calloc(1, sizeof *q);
-    if (!q) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!q) { err_set(err, errlen, "out of memory"); return NULL; }
     q->queue_num = o->queue_num;
     q->bufs = calloc(BATCH, MSG_BUF);
     q->hold = hold_new(o->maxlen, o->delay_ns);
-    if (!q->bufs || !q->hold) { snprintf(err, errlen, "out of memory"); goto fail; }
+    if (!q->bufs || !q->hold) { err_set(err, errlen, "out of memory"); goto fail; }
 
     q->nl = mnl_socket_open(NETLINK_NETFILTER);
-    if (!q->nl) { snprintf(err, errlen, "netlink socket: %s", strerror(errno)); goto fail; }
+    if (!q->nl) { err_set(err, errlen, "netlink socket: %s", strerror(errno)); goto fail; }
     if (mnl_socket_bind(q->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-        snprintf(err, errlen, "netlink bind: %s", strerror(errno));
+        err_set(err, errlen, "netlink bind: %s", strerror(errno));
         goto fail;
     }
     q->portid = mnl_socket_get_portid(q->nl);
@@ -115,7 +111,7 @@ struct queue *queue_open(const struct queue_opts *o, char *err, size_t errlen)
     if (send_cfg(q, nlh, "configure", err, errlen) < 0) goto fail;
 
     if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
-        snprintf(err, errlen, "fcntl: %s", strerror(errno));
+        err_set(err, errlen, "fcntl: %s", strerror(errno));
         goto fail;
     }
     return q;
@@ -139,7 +135,7 @@ static int send_verdict(struct queue *q, int type, uint32_t id)
 static int release_due(struct queue *q, int flush)
 {
     uint32_t last;
-    if (hold_pop_due(q->hold, now_ns(), flush, &last) == 0) return 0;
+    if (hold_pop_due(q->hold, sys_mono_ns(), flush, &last) == 0) return 0;
     return send_verdict(q, NFQNL_MSG_VERDICT_BATCH, last);
 }
 
@@ -190,12 +186,12 @@ static int drain(struct queue *q, char *err, size_t errlen)
         if (n < 0) {
             if (errno == EAGAIN || errno == EINTR) return 0;
             if (errno == ENOBUFS) continue; /* lost messages: the kernel counts the drops */
-            snprintf(err, errlen, "netlink receive: %s", strerror(errno));
+            err_set(err, errlen, "netlink receive: %s", strerror(errno));
             return -1;
         }
         struct timespec real;
         clock_gettime(CLOCK_REALTIME, &real);
-        uint64_t t = now_ns();
+        uint64_t t = sys_mono_ns();
         uint64_t t_real = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
         for (int i = 0; i < n; i++) {
             const struct nlmsghdr *nlh = (const struct nlmsghdr *)q->bufs[i];
@@ -218,10 +214,10 @@ int queue_run(struct queue *q, volatile sig_atomic_t *stop, char *err, size_t er
     int64_t wake_lat = 0;
     while (!*stop) {
         if (release_due(q, 0) < 0) {
-            snprintf(err, errlen, "verdict: %s", strerror(errno));
+            err_set(err, errlen, "verdict: %s", strerror(errno));
             return -1;
         }
-        uint64_t t0 = now_ns();
+        uint64_t t0 = sys_mono_ns();
         int64_t wait = hold_next_due(q->hold, t0);
         struct timespec ts, *tsp = NULL;
         if (wait >= 0) {
@@ -233,11 +229,11 @@ int queue_run(struct queue *q, volatile sig_atomic_t *stop, char *err, size_t er
         int rc = ppoll(&pfd, 1, tsp, &waitmask);
         if (rc < 0) {
             if (errno == EINTR) continue;
-            snprintf(err, errlen, "ppoll: %s", strerror(errno));
+            err_set(err, errlen, "ppoll: %s", strerror(errno));
             return -1;
         }
         if (rc == 0 && wait > 0) {
-            int64_t over = (int64_t)(now_ns() - t0) - wait;
+            int64_t over = (int64_t)(sys_mono_ns() - t0) - wait;
             if (over < 0) over = 0;
             if (over > 500000) over = 500000; /* a preemption, not the timer: cap it */
             wake_lat += (over - wake_lat) / 16;

@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "err.h"
+
 /* Run argv (PATH lookup), capture up to outlen-1 bytes of stdout+stderr. Returns the exit
  * status (0..255), or -1 if it could not run (out says why). */
 static int run_cmd(char *const argv[], char *out, size_t outlen)
@@ -85,7 +87,7 @@ int rules_install(struct rules *r, char *warn, size_t warnlen, char *err, size_t
             }
             char ignored[256];
             rules_remove(r, ignored, sizeof ignored);
-            snprintf(err, errlen, "%s -t mangle -A %s ... -j NFQUEUE failed (exit %d): %s", bin,
+            err_set(err, errlen, "%s -t mangle -A %s ... -j NFQUEUE failed (exit %d): %s", bin,
                      d == RULES_DIR_IN ? "PREROUTING" : "POSTROUTING", rc, out);
             return -1;
         }
@@ -106,7 +108,7 @@ int rules_remove(struct rules *r, char *err, size_t errlen)
             int rc = rule_cmd(r, bin, 'D', (enum rules_dir)d, out, sizeof out);
             if (rc == 0) { r->installed &= ~bit; continue; }
             ret = -1;
-            if (err) snprintf(err, errlen, "%s -t mangle -D %s failed (exit %d): %s", bin,
+            err_set(err, errlen, "%s -t mangle -D %s failed (exit %d): %s", bin,
                               d == RULES_DIR_IN ? "PREROUTING" : "POSTROUTING", rc, out);
         }
     }
@@ -123,7 +125,7 @@ static int cleanup_one(const char *bin, unsigned queue_num, char *err, size_t er
     char *list_argv[] = { (char *)bin, "-w", "5", "-t", "mangle", "-S", NULL };
     /* run_cmd turned the listing's newlines into spaces: split it again on " -A ". */
     int rc = run_cmd(list_argv, listing, sizeof listing);
-    if (rc != 0) { snprintf(err, errlen, "%s -t mangle -S failed: %s", bin, listing); return -1; }
+    if (rc != 0) { err_set(err, errlen, "%s -t mangle -S failed: %s", bin, listing); return -1; }
     int removed = 0;
     char *p = listing;
     while ((p = strstr(p, "-A ")) != NULL) {
@@ -154,7 +156,7 @@ static int cleanup_one(const char *bin, unsigned queue_num, char *err, size_t er
         argv[n] = NULL;
         char out[512];
         if (run_cmd(argv, out, sizeof out) == 0) removed++;
-        else { snprintf(err, errlen, "%s: could not delete a leftover rule: %s", bin, out); return -1; }
+        else { err_set(err, errlen, "%s: could not delete a leftover rule: %s", bin, out); return -1; }
     }
     return removed;
 }

@@ -61,6 +61,24 @@ for sig in INT TERM HUP; do
   check_eq "SIG$sig: state file removed" "" "$(statefiles)"
 done
 
+# SIGKILL leaves the offloads off and the state file behind; the next run puts them back
+# first and says so (the note netctl hands to debit's main, which prints it).
+ip netns exec "$CLI" "$DEBIT" -n 3 --no-progress --offload "$DEV:tso=off,gso=off" \
+  "$U/slow/50000000?rate=5000000" >/dev/null 2>&1 &
+pid=$!
+t_track $pid
+for _ in $(seq 50); do [ -n "$(statefiles)" ] && [ "$(feat tcp-segmentation-offload)" = off ] && break; sleep 0.1; done
+kill -KILL $pid
+wait $pid 2>/dev/null
+check_eq "SIGKILL: offloads left off, state file left" "off off 1" \
+  "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload) $(statefiles | wc -l)"
+ip netns exec "$CLI" "$DEBIT" -n 1 --no-progress --offload "$DEV:tso=off" "$U/debit/1000" >/dev/null 2>"$T_TMP/k.err"
+check_eq "after SIGKILL: next run, exit 0" 0 $?
+check_match "after SIGKILL: the next run restores the leftover first and says so" \
+  "^debit: restored $DEV offloads left by pid $pid " "$(cat "$T_TMP/k.err")"
+check_eq "after SIGKILL: everything back on, no state file" "on on " \
+  "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload) $(statefiles)"
+
 # --delay on the same veth: the measured min RTT grows by the delay; removed afterwards.
 qd=$(ip netns exec "$CLI" tc qdisc show dev "$DEV")
 ip netns exec "$CLI" "$DEBIT" -q -n 2 --delay 10ms --delay-dev "$DEV" --format json "$U/debit/1000000" >"$T_TMP/d.json"

@@ -4,6 +4,7 @@
 # packets kept whole, queue conflicts refused, and fail-open after SIGKILL (traffic keeps
 # flowing thanks to --queue-bypass; --cleanup removes the orphaned rules).
 . "$DEBIT_TOP/tests/lib/common.sh"
+. "$DEBIT_TOP/tests/e2e/lab_lib.bash"
 DL=$DEBIT_BUILD/debit-delayline
 [ -x "$DL" ] || skip_all "build/debit-delayline is not built"
 
@@ -39,16 +40,7 @@ Q=$((7400 + RANDOM % 100))
 
 rules_b() { ip netns exec "$B" iptables -w -t mangle -S 2>/dev/null | grep -c "debit-delayline:q$Q" ; }
 
-# wait_ready LOG PID: bounded (5 s) wait for the readiness line
-wait_ready() {
-  local i
-  for ((i = 0; i < 100; i++)); do
-    grep -q 'debit-delayline: ready' "$1" && return 0
-    kill -0 "$2" 2>/dev/null || return 1
-    sleep 0.05
-  done
-  return 1
-}
+READY=$(wire_get WIRE_DELAY_READY) || { t_fail "WIRE_DELAY_READY is defined in common/wire.h"; t_done; }
 
 # iperf_run PORT [RATE]: iperf3, A sends to B for 1 s -> "min_rtt_us Mb/s" from the
 # sender's TCP_INFO. RTTs are measured at 10 Mb/s: no queue inflates them, and faster
@@ -76,8 +68,8 @@ check_match "unknown device: exit 1 + message" "^1 .*nosuch0: no such network in
 # --- delay on incoming packets ------------------------------------------------------------
 t_bg dl1 ip netns exec "$B" "$DL" --dev vb --delay 10ms --direction in --queue-num "$Q"
 DLPID=$T_LAST_PID
-check "readiness line printed" wait_ready "$T_TMP/dl1.log" "$DLPID"
-check_match "ready line names dev, delay, queue" "ready dev=vb delay_us=10000 direction=in queue=$Q" "$(cat "$T_TMP/dl1.log")"
+check "readiness line printed" delay_wait_ready "$T_TMP/dl1.log" "$DLPID"
+check_match "ready line names dev, delay, queue" "^$READY dev=vb delay_us=10000 direction=in queue=$Q" "$(cat "$T_TMP/dl1.log")"
 rules=$(ip netns exec "$B" iptables -w -t mangle -S)
 check_match "PREROUTING rule with --queue-bypass" "-A PREROUTING -i vb .*debit-delayline:q$Q.* -j NFQUEUE --queue-num $Q --queue-bypass" "$rules"
 check_nomatch "no POSTROUTING rule for --direction in" "POSTROUTING.*debit-delayline:q$Q" "$rules"
@@ -107,7 +99,7 @@ check_match "nothing dropped by the kernel queue" "kernel_dropped=0" "$stats"
 # --- both directions, +2 x 5 ms -----------------------------------------------------------
 t_bg dl2 ip netns exec "$B" "$DL" --dev vb --delay 5ms --direction both --queue-num "$Q"
 DLPID=$T_LAST_PID
-check "both: ready" wait_ready "$T_TMP/dl2.log" "$DLPID"
+check "both: ready" delay_wait_ready "$T_TMP/dl2.log" "$DLPID"
 check_eq "both: two IPv4 rules" 2 "$(rules_b)"
 read -r rtt5 _ < <(iperf_run 5303 10M)
 t_diag "2 x 5 ms: min_rtt ${rtt5} us"

@@ -15,6 +15,7 @@ t_diag "$LAB_CHECK"
 # The root namespace must come out exactly as it went in (read-only snapshots).
 lab_snap_root >"$T_TMP/root.before"
 lab_expected_mechanism; want=$LAB_MECH
+READY=$(wire_get WIRE_DELAY_READY) || { t_fail "WIRE_DELAY_READY is defined in common/wire.h"; t_done; }
 t_diag "this kernel calls for: $want"
 
 DIR=$T_TMP/lab
@@ -108,6 +109,11 @@ prev=$mb0
 for d in 10 30; do
   out=$("$LAB" delay "$DIR" "${d}ms" 2>&1)
   check_match "+$d ms applied via $want (printed)" "^delay: \+$d\.000 ms round trip on the client \(both\) via $want" "$out"
+  read -r _ _ hp <"$DIR/delay"
+  check_eq "+$d ms: held by debit-netctl in the client netns" "debit-netctl $LAB_NS_C" \
+    "$(cat "/proc/${hp:-0}/comm" 2>/dev/null) $(ip netns identify "${hp:-0}" 2>/dev/null)"
+  check_match "+$d ms: its ready line (common/wire.h): mechanism, halves" \
+    "^$READY mechanism=$want dev=eth0 direction=both rtt_us=${d}000 out_us=$((d * 500)) in_us=$((d * 500)) " "$(cat "$DIR/delayline.log")"
   if [ "$want" = delayline ]; then
     check_eq "+$d ms: delay line rules in the client netns (in + out)" 2 \
       "$(ip netns exec "$LAB_NS_C" iptables -w -t mangle -S | grep -c 'NFQUEUE --queue-num 7302 --queue-bypass')"
@@ -136,13 +142,23 @@ for d in 10 30; do
 done
 if [ "$want" = delayline ]; then
   dlpid=$(awk '{print $3}' "$DIR/delay")
+  dlchild=$(ps -o pid= --ppid "$dlpid" | tr -d ' ')
+  check_eq "the delay line runs under debit-netctl" debit-delayline "$(cat "/proc/${dlchild:-0}/comm" 2>/dev/null)"
   "$LAB" delay "$DIR" off >/dev/null
-  check "delay off: the delay line process is gone" sh -c "! kill -0 $dlpid 2>/dev/null"
+  check "delay off: debit-netctl is gone" sh -c "! kill -0 $dlpid 2>/dev/null"
+  check "delay off: the delay line process is gone" sh -c "! kill -0 ${dlchild:-0} 2>/dev/null"
   check_eq "delay off: its rules are gone" 0 "$(ip netns exec "$LAB_NS_C" iptables -w -t mangle -S | grep -c NFQUEUE)"
   check_match "delay line stats: nothing dropped" "kernel_dropped=0" "$(grep stats "$DIR/delayline.log")"
 fi
 r=$(rtt_us 5450)
 check_cmp "delay off: RTT back to natural (< 1 ms)" "$r" "<" 1000
+# `delay off` verifies: something of a delay left in the client netns is named, exit 2.
+ip -n "$LAB_NS_C" link add dblleft0 type ifb
+out=$("$LAB" delay "$DIR" off 2>&1); rc=$?
+check_match "delay off with a leftover IFB: exit 2, names it" "^2 .*left behind in $LAB_NS_C: ifb" "$rc $(printf '%s' "$out" | tr '\n' ' ')"
+ip -n "$LAB_NS_C" link del dblleft0
+out=$("$LAB" delay "$DIR" off 2>&1); rc=$?
+check_match "delay off, clean again: exit 0" "^0 delay: off" "$rc $out"
 
 cp "$DIR/pids" "$T_TMP/pids"
 "$LAB" down "$DIR" >/dev/null 2>&1

@@ -112,11 +112,12 @@ check_match "table.md: the servers' state, then the table" "^- DegroupTest: tso=
 
 # Nothing left.
 check_eq "demo: none of its namespaces left" 0 "$(ip netns list | grep -c "^dbl${id:-none}")"
-# 2 debitd and debit; with the delay line also 2 at the router (base RTT) and the client's.
-[ "$mech" = delayline ] && want_procs=6 || want_procs=3
-check_cmp "demo: its processes were seen (2 debitd, debit, delay lines: $want_procs)" \
-  "$(grep -cE ' (debitd|debit-delayline|debit)$' "$T_TMP/pids1")" ">=" "$want_procs"
-check_eq "demo: none of its processes left (debitd, debit, delay lines)" "" "$(lab_sampled_alive "$T_TMP/pids1")"
+# 2 debitd, debit, 2 debit-netctl holding the base RTT at the router; with the delay line
+# also one under each of those and one under debit (the client's).
+[ "$mech" = delayline ] && want_procs=8 || want_procs=5
+check_cmp "demo: its processes were seen (2 debitd, debit, 2 debit-netctl, delay lines: $want_procs)" \
+  "$(grep -cE ' (debitd|debit-delayline|debit-netctl|debit)$' "$T_TMP/pids1")" ">=" "$want_procs"
+check_eq "demo: none of its processes left (debitd, debit, debit-netctl, delay lines)" "" "$(lab_sampled_alive "$T_TMP/pids1")"
 lab_snap_root >"$T_TMP/root.after"
 check "demo: root namespace's qdiscs, iptables rules and links as before" diff "$T_TMP/root.before" "$T_TMP/root.after"
 
@@ -148,9 +149,9 @@ check_cmp "Ctrl-C: finished runs kept in JSON lines (the natural row at least)" 
 check_match "Ctrl-C: the table of finished runs is printed" "^\| $(ere "${ROWS[0]}") \| [0-9]+ \| [0-9]+ \| [0-9]+ \| [0-9]+ \|" "$(cat "$T_TMP/demo2.out")"
 check_eq "Ctrl-C: none of its namespaces left (with them every qdisc, rule, offload change)" 0 \
   "$(ip netns list | grep -c "^dbl${id2:-none}")"
-check_cmp "Ctrl-C: its processes were seen (2 debitd, debit, delay lines: $want_procs)" \
-  "$(grep -cE ' (debitd|debit-delayline|debit)$' "$T_TMP/pids2")" ">=" "$want_procs"
-check_eq "Ctrl-C: none of its processes left (debitd, debit, delay lines)" "" "$(lab_sampled_alive "$T_TMP/pids2")"
+check_cmp "Ctrl-C: its processes were seen (2 debitd, debit, 2 debit-netctl, delay lines: $want_procs)" \
+  "$(grep -cE ' (debitd|debit-delayline|debit-netctl|debit)$' "$T_TMP/pids2")" ">=" "$want_procs"
+check_eq "Ctrl-C: none of its processes left (debitd, debit, debit-netctl, delay lines)" "" "$(lab_sampled_alive "$T_TMP/pids2")"
 lab_snap_root >"$T_TMP/root.after2"
 check "Ctrl-C: root namespace's qdiscs, iptables rules and links as before" diff "$T_TMP/root.before" "$T_TMP/root.after2"
 t_done

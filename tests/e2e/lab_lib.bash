@@ -1,5 +1,6 @@
-# Shared by tests/e2e/lab_*.sh and scenario_lab.sh (sourced after tests/lib/common.sh; not
-# a test itself): what the lab tests need to check independently of the code under test.
+# Shared by tests/e2e/lab_*.sh, scenario_lab.sh, netctl.sh and delayline.sh (sourced
+# after tests/lib/common.sh; not a test itself): what the lab and delay tests need to
+# check independently of the code under test.
 
 # The prologue of every lab test: root, a built debitd, and lab.sh's own check of this
 # machine (namespaces, veth, ifb, a delay mechanism); skips, with the reason, otherwise.
@@ -24,6 +25,19 @@ lab_expected_mechanism() {
   ip netns exec "$probe_ns" tc qdisc add dev lo root netem delay 1ms 2>/dev/null && LAB_MECH=netem
   ip netns del "$probe_ns" 2>/dev/null
   return 0
+}
+
+# delay_wait_ready LOG PID: bounded (8 s) wait for a delay program's ready line
+# (WIRE_DELAY_READY, common/wire.h: debit-delayline, debit-netctl) in LOG while PID lives.
+delay_wait_ready() {
+  local ready i
+  ready=$(wire_get WIRE_DELAY_READY) || return 1
+  for ((i = 0; i < 160; i++)); do
+    grep -qF "$ready" "$1" && return 0
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
 }
 
 # Average bytes per packet a namespace's interface sent while CMD ran, and the bytes
@@ -74,14 +88,14 @@ lab_sample_pids() { # ENV FILE
   t_track "$LAB_SAMPLER_PID"
 }
 
-# The sampled processes of the project's programs (debitd, debit, debit-delayline) that
-# are still alive, same PID and same name, as "PID COMM" words (empty: none). Only these:
-# short-lived helpers (ip, tc, curl...) free their PIDs, which pid_max 32768 and other
-# test runs soon reuse for programs of the same name.
+# The sampled processes of the project's programs (debitd, debit, debit-netctl,
+# debit-delayline) that are still alive, same PID and same name, as "PID COMM" words
+# (empty: none). Only these: short-lived helpers (ip, tc, curl...) free their PIDs, which
+# pid_max 32768 and other test runs soon reuse for programs of the same name.
 lab_sampled_alive() { # FILE
   local pid comm out=""
   while read -r pid comm; do
-    case $comm in debitd|debit|debit-delayline) ;; *) continue ;; esac
+    case $comm in debitd|debit|debit-netctl|debit-delayline) ;; *) continue ;; esac
     [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$comm" ] && out="$out${out:+ }$pid $comm"
   done <"$1"
   echo "$out"

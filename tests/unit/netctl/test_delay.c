@@ -100,8 +100,8 @@ static void test_new_validation(void **state)
             if (!strstr(err, rows[i].err)) fail_msg("row %zu: error '%s'", i, err);
         } else {
             assert_non_null(d);
-            assert_int_equal(delay_is_applied(d), 0);
             assert_int_equal(delay_mechanism_used(d), DELAY_MECH_AUTO);
+            assert_int_equal(delay_output_fd(d), -1);
             assert_int_equal(delay_remove(d, err, sizeof err), 0); /* before apply: no-op */
             delay_free(d);
         }
@@ -128,6 +128,42 @@ static void test_setters_and_describe(void **state)
     delay_set_direction(d, DELAY_DIR_OUT, err, sizeof err);
     delay_describe(d, buf, sizeof buf);
     assert_string_equal(buf, "+1.500 ms round trip on eth1 (on outgoing packets), not applied");
+    delay_free(d);
+}
+
+static void test_split(void **state)
+{
+    (void)state;
+    static const struct { uint64_t rtt; enum delay_dir dir; uint64_t out, in; } rows[] = {
+        { 10000, DELAY_DIR_BOTH, 5000, 5000 },
+        { 10001, DELAY_DIR_BOTH, 5000, 5001 },  /* the odd microsecond goes in */
+        { 1, DELAY_DIR_BOTH, 0, 1 },
+        { 30000, DELAY_DIR_OUT, 30000, 0 },
+        { 30000, DELAY_DIR_IN, 0, 30000 },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        char err[256];
+        struct delay *d = delay_new("eth0", rows[i].rtt, err, sizeof err);
+        assert_non_null(d);
+        assert_int_equal(delay_set_direction(d, rows[i].dir, err, sizeof err), 0);
+        uint64_t out = 99, in = 99;
+        delay_split(d, &out, &in);
+        if (out != rows[i].out || in != rows[i].in)
+            fail_msg("row %zu: out %llu in %llu", i, (unsigned long long)out, (unsigned long long)in);
+        delay_free(d);
+    }
+}
+
+static void test_ipv6_and_path_setters(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    struct delay *d = delay_new("eth0", 1000, err, sizeof err);
+    assert_int_equal(delay_set_ipv6(d, 0, err, sizeof err), 0);
+    assert_int_equal(delay_set_ipv6(d, 1, err, sizeof err), 0);
+    assert_int_equal(delay_set_delayline_path(d, "", err, sizeof err), -1);
+    assert_non_null(strstr(err, "empty or too long"));
+    assert_int_equal(delay_set_delayline_path(d, "/usr/sbin/debit-delayline", err, sizeof err), 0);
     delay_free(d);
 }
 
@@ -177,8 +213,8 @@ static void test_delayline_apply_remove(void **state)
     assert_int_equal(delay_set_mechanism(d, DELAY_MECH_DELAYLINE, err, sizeof err), 0);
     assert_int_equal(delay_set_delayline_path(d, delayline, err, sizeof err), 0);
     if (delay_apply(d, err, sizeof err) != 0) fail_msg("apply: %s", err);
-    assert_int_equal(delay_is_applied(d), 1);
     assert_int_equal(delay_mechanism_used(d), DELAY_MECH_DELAYLINE);
+    assert_true(delay_output_fd(d) >= 0);
     assert_int_equal(delay_set_queue_num(d, 5, err, sizeof err), -1); /* frozen while applied */
     assert_int_equal(delay_apply(d, err, sizeof err), -1);
     delay_describe(d, buf, sizeof buf);
@@ -191,9 +227,36 @@ static void test_delayline_apply_remove(void **state)
     assert_non_null(strstr(out, "--queue-bypass"));
     assert_int_equal(sh("pgrep -x debit-delayline >/dev/null", NULL, 0), 0);
     assert_int_equal(delay_remove(d, err, sizeof err), 0);
-    assert_int_equal(delay_is_applied(d), 0);
+    assert_int_equal(delay_mechanism_used(d), DELAY_MECH_AUTO); /* nothing in force */
     assert_int_equal(count_rules(), 0);
+    /* Its stdout after the ready line: the stats line it prints at exit, then EOF. */
+    char said[1024] = "";
+    size_t got = 0;
+    ssize_t n;
+    while (got + 1 < sizeof said && (n = read(delay_output_fd(d), said + got, sizeof said - 1 - got)) > 0) got += (size_t)n;
+    said[got] = '\0';
+    if (!strstr(said, "debit-delayline: stats packets=")) fail_msg("delay line said: '%s'", said);
     assert_int_equal(delay_remove(d, err, sizeof err), 0); /* idempotent */
+    delay_free(d);
+}
+
+/* delay_set_ipv6(0) reaches the delay line: IPv4 rules, none in ip6tables. */
+static void test_delayline_no_ipv6(void **state)
+{
+    (void)state;
+    need_netns();
+    char err[512] = "", out[64];
+    struct delay *d = delay_new("dlt0", 2000, err, sizeof err);
+    delay_set_mechanism(d, DELAY_MECH_DELAYLINE, err, sizeof err);
+    delay_set_delayline_path(d, delayline, err, sizeof err);
+    assert_int_equal(delay_set_ipv6(d, 0, err, sizeof err), 0);
+    if (delay_apply(d, err, sizeof err) != 0) fail_msg("apply: %s", err);
+    assert_int_equal(delay_set_ipv6(d, 1, err, sizeof err), -1); /* frozen while applied */
+    assert_int_equal(count_rules(), 2);
+    sh("ip6tables -w -t mangle -S 2>/dev/null | grep -c debit-delayline:q7301", out, sizeof out);
+    assert_int_equal(strtol(out, NULL, 10), 0);
+    assert_int_equal(delay_remove(d, err, sizeof err), 0);
+    assert_int_equal(count_rules(), 0);
     delay_free(d);
 }
 
@@ -241,7 +304,7 @@ static void test_remove_from_signal_handler(void **state)
     raise(SIGUSR1);
     signal(SIGUSR1, SIG_DFL);
     assert_int_equal(sig_rc, 0);
-    assert_int_equal(delay_is_applied(sig_delay), 0);
+    assert_int_equal(delay_mechanism_used(sig_delay), DELAY_MECH_AUTO);
     assert_int_equal(count_rules(), 0);
     delay_free(sig_delay);
 }
@@ -344,9 +407,12 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_new_validation),
         cmocka_unit_test(test_setters_and_describe),
+        cmocka_unit_test(test_split),
+        cmocka_unit_test(test_ipv6_and_path_setters),
         cmocka_unit_test(test_ticks),
         cmocka_unit_test(test_probe_matches_tc),
         cmocka_unit_test(test_delayline_apply_remove),
+        cmocka_unit_test(test_delayline_no_ipv6),
         cmocka_unit_test(test_delayline_bad_device),
         cmocka_unit_test(test_remove_from_signal_handler),
         cmocka_unit_test(test_netem_forced),
