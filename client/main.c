@@ -97,6 +97,12 @@ static void on_run_done(const struct plan *p, const struct run_result *r, size_t
     }
 }
 
+static void on_note(const char *msg, void *ud)
+{
+    (void)ud;
+    fprintf(stderr, "debit: %s\n", msg);
+}
+
 static void on_cell_start(const char *latency, const char *variant, const char *settings, void *ud)
 {
     struct run_ctx *c = ud;
@@ -347,7 +353,7 @@ int main(int argc, char **argv)
     int setting_failed = 0;
     if (scn) {
         struct scenario_cells *cells = scenario_cells_new();
-        struct scenario_hooks sh = {.plan = hooks, .cell_start = on_cell_start};
+        struct scenario_hooks sh = {.plan = hooks, .cell_start = on_cell_start, .note = on_note};
         enum scenario_status st = cells ? scenario_run(scn, s, &rs, &sh, cells, err, sizeof err) : SCENARIO_ERR_NOMEM;
         prc = st == SCENARIO_STOPPED ? PLAN_STOPPED : st == SCENARIO_ERR_NOMEM ? PLAN_FAILED : PLAN_DONE;
         if (st == SCENARIO_ERR_SETTING) {

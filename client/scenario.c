@@ -393,8 +393,8 @@ enum scenario_status scenario_run(const struct scenario *scn, const struct setti
                 rc = SCENARIO_ERR_SETTING;
                 break;
             }
-            if (V && V->device && *netcfg_note(var_cfg))
-                fprintf(stderr, "debit: %s\n", netcfg_note(var_cfg)); /* netcfg does not print */
+            if (V && V->device && *netcfg_note(var_cfg) && hooks && hooks->note)
+                hooks->note(netcfg_note(var_cfg), hooks->plan.ud);
             char d1[512] = "", d2[512] = "", desc[sizeof d1 + sizeof d2 + 2];
             netcfg_describe(lat_cfg, d1, sizeof d1);
             netcfg_describe(var_cfg, d2, sizeof d2);

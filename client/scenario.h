@@ -79,6 +79,9 @@ json_t *scenario_cells_to_json(const struct scenario_cells *c);
 struct scenario_hooks {
     struct plan_hooks plan;
     void (*cell_start)(const char *latency, const char *variant, const char *settings, void *ud);
+    /* Something the user should be told while applying a cell's settings (e.g. offloads
+     * a killed run had left changed were restored first). May be NULL. */
+    void (*note)(const char *msg, void *ud);
 };
 
 enum scenario_status {

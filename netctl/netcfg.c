@@ -62,16 +62,6 @@ const char *netcfg_note(const struct netcfg *n)
     return n->note;
 }
 
-int netcfg_offload_spec(struct netcfg *n, const char *spec, char *err, size_t errlen)
-{
-    char ifname[IF_NAMESIZE];
-    struct offload_wish wish;
-    memset(&wish, 0, sizeof wish);
-    if (offload_parse_spec(spec, ifname, &wish, err, errlen) != OFFLOAD_OK)
-        return -1;
-    return netcfg_offload(n, ifname, &wish, err, errlen);
-}
-
 int netcfg_delay(struct netcfg *n, const char *dev, uint64_t delay_us, char *err, size_t errlen)
 {
     if (n->delay) {

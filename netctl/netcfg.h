@@ -20,12 +20,11 @@ struct netcfg *netcfg_new(void);
 /* Ends what is still applied (errors ignored), then frees. NULL is fine. */
 void netcfg_free(struct netcfg *n);
 
-/* Apply an offload spec "DEV:tso=off,gso=off[,gro=on]". Returns 0, or -1 with err filled
- * (bad spec, no such device, needs root, refused by the device). */
-int netcfg_offload_spec(struct netcfg *n, const char *spec, char *err, size_t errlen);
-/* The same with a parsed wish. */
+/* Apply the offload wish (parsed from "DEV:tso=off,..." by offload_parse_spec where the
+ * option is read) to ifname. Returns 0, or -1 with err filled (no such device, needs
+ * root, refused by the device). */
 int netcfg_offload(struct netcfg *n, const char *ifname, const struct offload_wish *wish, char *err, size_t errlen);
-/* What the last successful netcfg_offload[_spec]() wants the user told (e.g. offloads
+/* What the last successful netcfg_offload() wants the user told (e.g. offloads
  * restored from a killed run's state file), "" when nothing. Owned by n, valid until the
  * next call. netcfg never prints: the program shows it. */
 const char *netcfg_note(const struct netcfg *n);
