@@ -84,7 +84,7 @@ int tcp_profile_set_congestion(struct tcp_profile *p, const char *name, char *er
     }
     if (strlen(name) >= TCP_PROFILE_CC_LEN)
         return err_set(err, errlen, "'%s' is too long for a congestion control name (max %d characters)", name,
-                    TCP_PROFILE_CC_LEN - 1);
+                       TCP_PROFILE_CC_LEN - 1);
     char list[512];
     if (tcp_cc_available(list, sizeof list, err, errlen) < 0)
         return -1;
@@ -103,7 +103,7 @@ static int set_units(const char *s, enum units_err (*parse)(const char *, uint64
         return err_set(err, errlen, "'%s' is not a %s (%s; e.g. \"%s\")", s ? s : "", what, units_strerror(e), example);
     if (v != 0 && (v < min || v > max))
         return err_set(err, errlen, "'%s' is out of range (0 for the kernel default, or %llu to %llu)", s,
-                    (unsigned long long)min, (unsigned long long)max);
+                       (unsigned long long)min, (unsigned long long)max);
     *out = v;
     return 0;
 }
@@ -188,9 +188,9 @@ static int apply_congestion(int fd, const char *cc, char *err, size_t errlen)
         char allowed[512] = "?", ignored[128];
         read_line(CC_ALLOWED, allowed, sizeof allowed, ignored, sizeof ignored);
         return err_set(err, errlen,
-                    "TCP_CONGESTION %s: not permitted: without CAP_NET_ADMIN only "
-                    "net.ipv4.tcp_allowed_congestion_control (%s) may be used; run as root",
-                    cc, allowed);
+                       "TCP_CONGESTION %s: not permitted: without CAP_NET_ADMIN only "
+                       "net.ipv4.tcp_allowed_congestion_control (%s) may be used; run as root",
+                       cc, allowed);
     }
     if (e == ENOENT)
         return err_set(err, errlen, "TCP_CONGESTION %s: the kernel has no such algorithm", cc);
@@ -216,9 +216,9 @@ static int apply_sndbuf(int fd, uint64_t bytes, char *err, size_t errlen)
         char max[64] = "?", ignored[128];
         read_line("/proc/sys/net/core/wmem_max", max, sizeof max, ignored, sizeof ignored);
         return err_set(err, errlen,
-                    "SO_SNDBUF %d: clamped to %d by net.core.wmem_max=%s (run as root for SO_SNDBUFFORCE, "
-                    "or raise the sysctl)",
-                    v, got / 2, max);
+                       "SO_SNDBUF %d: clamped to %d by net.core.wmem_max=%s (run as root for SO_SNDBUFFORCE, "
+                       "or raise the sysctl)",
+                       v, got / 2, max);
     }
     return 0;
 }
@@ -236,7 +236,7 @@ int tcp_profile_apply(int fd, const struct tcp_profile *p, char *err, size_t err
             uint32_t b32 = bytes > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)bytes;
             if (errno != EINVAL || setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &b32, sizeof b32) < 0)
                 return err_set(err, errlen, "SO_MAX_PACING_RATE %llu bytes/s: %s", (unsigned long long)bytes,
-                            strerror(errno));
+                               strerror(errno));
         }
     }
     if (p->sndbuf && apply_sndbuf(fd, p->sndbuf, err, errlen) < 0)
@@ -271,7 +271,7 @@ int tcp_profile_probe(const struct tcp_profile *p, int family, char *err, size_t
             r = err_set(err, errlen, "SO_MAX_PACING_RATE: read back: %s", strerror(errno));
         else if (gl == sizeof got && got != want)
             r = err_set(err, errlen, "SO_MAX_PACING_RATE: asked for %llu bytes/s, socket has %llu",
-                     (unsigned long long)want, (unsigned long long)got);
+                        (unsigned long long)want, (unsigned long long)got);
     }
     if (r == 0 && p->notsent_lowat) {
         int got = 0;
@@ -280,7 +280,7 @@ int tcp_profile_probe(const struct tcp_profile *p, int family, char *err, size_t
             r = err_set(err, errlen, "TCP_NOTSENT_LOWAT: read back: %s", strerror(errno));
         else if ((uint64_t)got != p->notsent_lowat)
             r = err_set(err, errlen, "TCP_NOTSENT_LOWAT: asked for %llu, socket has %d",
-                     (unsigned long long)p->notsent_lowat, got);
+                        (unsigned long long)p->notsent_lowat, got);
     }
     close(fd);
     return r;

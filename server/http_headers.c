@@ -15,6 +15,7 @@
 #include "offload.h"
 #include "tcp_info.h"
 #include "tcp_profile.h"
+#include "wire.h"
 
 uint64_t http_tcp_bytes_acked(int sock)
 {
@@ -145,14 +146,14 @@ void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct M
     char buf[256], ifname[IF_NAMESIZE + 1];
     offload_header(s, sock, buf, sizeof buf, ifname, sizeof ifname);
     if (buf[0]) {
-        MHD_add_response_header(resp, "X-Debit-Offload", buf);
-        MHD_add_response_header(resp, "X-Debit-Interface", ifname);
+        MHD_add_response_header(resp, WIRE_HDR_OFFLOAD, buf);
+        MHD_add_response_header(resp, WIRE_HDR_INTERFACE, ifname);
     }
     struct tcp_profile p;
     live_profile(l, sock, &p);
     tcp_profile_format(&p, buf, sizeof buf);
-    MHD_add_response_header(resp, "X-Debit-Tcp", buf);
-    MHD_add_response_header(resp, "X-Debit-Kernel", s->kernel);
+    MHD_add_response_header(resp, WIRE_HDR_TCP, buf);
+    MHD_add_response_header(resp, WIRE_HDR_KERNEL, s->kernel);
 }
 
 json_t *http_listener_json(struct listener *l)

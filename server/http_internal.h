@@ -29,9 +29,6 @@ struct req {
     int up_rejected;
 };
 
-/* Monotonic seconds (upload durations). */
-double http_now(void);
-
 /* Queue RESP with STATUS and release our reference; counts the status class. */
 enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsigned status,
                            struct MHD_Response *resp);

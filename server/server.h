@@ -41,10 +41,17 @@ struct server {
 /* Prepare (not start) the server. Returns NULL with err. The caller owns the result
  * (server_free); cfg must outlive it. */
 struct server *server_new(struct config *cfg, char *err, size_t errlen);
-/* Bind every listener, generate the content, start serving. Returns 0; -1 with a message
- * naming the listener when an address cannot be bound (a configuration error); -2 when the
- * content cannot be generated (a runtime failure). */
-int server_start(struct server *s, char *err, size_t errlen);
+/* How server_start ended: main maps CONFIG to exit 2 and RUNTIME to exit 1. */
+enum server_start_err {
+    SERVER_START_OK = 0,
+    SERVER_START_CONFIG,  /* an address cannot be bound or served (libmicrohttpd refused
+                             it), a TCP profile cannot be applied */
+    SERVER_START_RUNTIME, /* the content cannot be generated */
+};
+
+/* Bind every listener, generate the content, start serving. Returns SERVER_START_OK, or
+ * another value with err filled (the message names the listener where there is one). */
+enum server_start_err server_start(struct server *s, char *err, size_t errlen);
 /* Stop accepting and close every connection (idempotent). */
 void server_stop(struct server *s);
 /* Stop, then release the content, transfers and access log. NULL is fine. */

@@ -1,6 +1,8 @@
 /* transfers: see transfers.h. */
 #include "transfers.h"
 
+#include "sys.h"
+
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -28,20 +30,6 @@ struct transfers {
     uint64_t next;
     struct entry *ring;
 };
-
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 struct transfers *transfers_new(unsigned keep)
 {
@@ -107,8 +95,8 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     e->first = s->first;
     e->length = s->length;
     e->status = s->status;
-    e->t0_mono = mono_now();
-    e->wall_start = wall_now();
+    e->t0_mono = sys_mono_s();
+    e->wall_start = sys_wall_s();
     memcpy(id, e->id, TRANSFER_ID_LEN);
     pthread_mutex_unlock(&t->lock);
     return seq;
@@ -131,7 +119,7 @@ static json_t *entry_json(const struct entry *e)
     char started[48];
     iso_time(e->wall_start, started, sizeof started);
     int sending = strcmp(e->state, "sending") == 0;
-    double duration = sending ? mono_now() - e->t0_mono : e->duration;
+    double duration = sending ? sys_mono_s() - e->t0_mono : e->duration;
     json_t *tcp = e->tcp ? json_deep_copy(e->tcp) : json_object();
     return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:f, s:s, s:s, s:o}",
                      "id", e->id, "state", e->state, "path", or_empty(e->path), "status", e->status,
@@ -149,7 +137,7 @@ json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint
     if (e->seq == seq) {
         snprintf(e->state, sizeof e->state, "%s", state);
         e->bytes = bytes;
-        e->duration = mono_now() - e->t0_mono;
+        e->duration = sys_mono_s() - e->t0_mono;
         json_decref(e->tcp);
         e->tcp = tcp;
         tcp = NULL;
