@@ -128,9 +128,9 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     if (!head) {
         char remote[80], id[TRANSFER_ID_LEN];
         client_name(conn, remote, sizeof remote);
-        struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status};
         r->kind = REQ_FILE;
         r->sock = conn_socket(conn);
+        struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status, r->sock};
         r->body_len = len;
         r->acked0 = http_tcp_bytes_acked(r->sock);
         r->seq = transfers_begin(s->transfers, &ts, id);

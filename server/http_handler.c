@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "tcp_info.h"
 #include "tcp_profile.h"
 #include "wire.h"
 
@@ -201,8 +202,10 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
             bytes = acked < bytes ? acked : bytes;
         }
         l->srv->bytes_sent += bytes;
-        json_t *tcp = http_tcp_info_json(r->sock);
-        json_t *entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, tcp);
+        struct tcp_info_sample last;
+        char err[128];
+        int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
+        json_t *entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL);
         server_access_log(l->srv, entry);
         json_decref(entry);
     }

@@ -7,6 +7,8 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -40,6 +42,7 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         return NULL;
     }
     s->cfg = cfg;
+    s->sampler_wake = -1;
     s->start_mono = sys_mono_s();
     s->start_wall = sys_wall_s();
     struct utsname u;
@@ -82,6 +85,49 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
 fail:
     server_free(s);
     return NULL;
+}
+
+/* TCP_INFO is sampled here, not on the send path: libmicrohttpd sends file bodies with
+ * sendfile (or one sendmsg over an iovec) and calls nothing of ours per chunk. One thread,
+ * one getsockopt per sending transfer per tick: nothing measurable next to the transfer. */
+#define SAMPLE_MS 100
+
+static void *sampler_main(void *arg)
+{
+    struct server *s = arg;
+    struct pollfd pfd = {.fd = s->sampler_wake, .events = POLLIN};
+    for (;;) {
+        int r = poll(&pfd, 1, SAMPLE_MS);
+        if (r > 0 || (r < 0 && errno != EINTR))
+            return NULL; /* sampler_stop woke us */
+        transfers_sample(s->transfers);
+    }
+}
+
+static int sampler_start(struct server *s, char *err, size_t errlen)
+{
+    s->sampler_wake = eventfd(0, EFD_CLOEXEC);
+    if (s->sampler_wake < 0)
+        return err_set(err, errlen, "eventfd: %s", strerror(errno));
+    int e = pthread_create(&s->sampler, NULL, sampler_main, s);
+    if (e) {
+        close(s->sampler_wake);
+        s->sampler_wake = -1;
+        return err_set(err, errlen, "starting the TCP_INFO sampler thread: %s", strerror(e));
+    }
+    return 0;
+}
+
+static void sampler_stop(struct server *s)
+{
+    if (s->sampler_wake < 0)
+        return;
+    uint64_t one = 1;
+    ssize_t w = write(s->sampler_wake, &one, sizeof one);
+    (void)w; /* an eventfd write of 1 cannot fail short of overflow */
+    pthread_join(s->sampler, NULL);
+    close(s->sampler_wake);
+    s->sampler_wake = -1;
 }
 
 static int open_listener(struct listener *l, char *err, size_t errlen)
@@ -148,7 +194,7 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
     /* then the content: connections that arrive meanwhile wait in the listen backlog */
     uint64_t region = config_region_size(cfg);
     s->content = content_new(cfg->seed, region, 0, err, errlen);
-    if (!s->content)
+    if (!s->content || sampler_start(s, err, errlen) < 0)
         return SERVER_START_RUNTIME;
     char sz[32];
     units_format_size(region, sz, sizeof sz);
@@ -196,6 +242,7 @@ void server_stop(struct server *s)
 {
     if (!s)
         return;
+    sampler_stop(s);
     for (size_t i = 0; i < s->n_listeners; i++) {
         if (s->listeners[i].mhd) {
             MHD_stop_daemon(s->listeners[i].mhd);

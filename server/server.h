@@ -5,6 +5,7 @@
 #define DEBITD_SERVER_H
 
 #include <microhttpd.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +31,8 @@ struct server {
     size_t n_listeners;
     unsigned threads; /* worker threads per listener, as started (set by server_start) */
     FILE *access; /* NULL = off */
+    pthread_t sampler;     /* TCP_INFO of every sending transfer, every 100 ms */
+    int sampler_wake;      /* eventfd that stops it; -1 when it is not running */
     char kernel[128];
     char last_modified[40]; /* HTTP-date of the start, used as every file's Last-Modified */
     double start_mono;
