@@ -10,10 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
+#include "testlib.h"
 #include "transfers.h"
 
 static const char *str(json_t *o, const char *k)
@@ -121,16 +120,8 @@ static void test_track_samples(void **state)
 static void test_sample_sockets(void **state)
 {
     (void)state;
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t al = sizeof a;
-    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(lfd, 1), 0);
-    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &al), 0);
-    int cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_int_equal(connect(cfd, (struct sockaddr *)&a, sizeof a), 0);
-    int sfd = accept(lfd, NULL, NULL);
-    assert_true(sfd >= 0);
+    int cfd, sfd;
+    testlib_loopback_pair(&cfd, &sfd);
 
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
@@ -149,7 +140,6 @@ static void test_sample_sockets(void **state)
     transfers_free(t);
     close(sfd);
     close(cfd);
-    close(lfd);
 }
 
 int main(void)
