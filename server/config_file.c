@@ -104,8 +104,9 @@ static int parse_upload(struct config *c, const config_setting_t *g, char *err, 
         return cfg_error(err, errlen, g, "out of memory");
     int r = config_set_upload(c, copy, max, err, errlen);
     free(copy);
+    const config_setting_t *where = config_setting_get_member(g, "path");
     if (r < 0)
-        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "path") ? config_setting_get_member(g, "path") : g);
+        return cfg_error_prefix(err, errlen, where ? where : g);
     return 0;
 }
 

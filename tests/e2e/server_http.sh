@@ -12,7 +12,7 @@ srv_start "$T_TMP/d.conf"
 U=$BASE/ram/1MiB.dat
 # The names come from common/wire.h, the one definition the server and the client share:
 # renaming one there without the server fails here.
-H_KERNEL=$(wire_get WIRE_HDR_KERNEL) H_TCP=$(wire_get WIRE_HDR_TCP) H_OFFLOAD=$(wire_get WIRE_HDR_OFFLOAD)
+H_KERNEL=$(wire_get WIRE_HDR_KERNEL) H_TCP=$(wire_get WIRE_HDR_TCP) H_OFFLOAD=$(wire_get WIRE_HDR_OFFLOAD) H_INTERFACE=$(wire_get WIRE_HDR_INTERFACE)
 H_TRANSFER=$(wire_get WIRE_HDR_TRANSFER) STATUS=$(wire_get WIRE_STATUS_PATH) TRANSFERS=$(wire_get WIRE_TRANSFERS_PATH)
 
 # HEAD: the headers of GET, no body
@@ -29,6 +29,7 @@ check_match "Last-Modified is an HTTP-date" '^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]
 check_eq "$H_KERNEL is uname -r" "$(uname -r)" "$(hdr "$T_TMP/h" "$H_KERNEL")"
 check_match "$H_TCP" '^cc=[a-z0-9_]+ pacing=[^ ]+ sndbuf=[^ ]+$' "$(hdr "$T_TMP/h" "$H_TCP")"
 check_match "$H_OFFLOAD (lo, read back)" '^tso=(on|off|n/a) gso=(on|off|n/a) gro=(on|off|n/a)' "$(hdr "$T_TMP/h" "$H_OFFLOAD")"
+check_eq "$H_INTERFACE: the one holding the listener's address" lo "$(hdr "$T_TMP/h" "$H_INTERFACE")"
 # HEAD's protocol bytes: headers only. A HEAD then a GET on one connection: the GET's status
 # line must follow the HEAD's blank line at once (a body after HEAD would come first).
 exec 3<>"/dev/tcp/127.0.0.1/$PORT"
