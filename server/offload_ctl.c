@@ -50,8 +50,7 @@ enum offload_ctl_status offload_ctl_start(struct offload_ctl *ctl, const struct 
     if (e != OFFLOAD_OK) {
         offload_session_free(ctl->session);
         ctl->session = NULL;
-        /* the message names the interface already ("veth0: no such network interface ...") */
-        err_prefix(err, errlen, "%s: offload", cfg->source);
+        err_prefix(err, errlen, "%s: offload: %s", cfg->source, o->interface);
         if (o->required)
             return OFFLOAD_CTL_FAILED;
         size_t n = strnlen(err, errlen);
