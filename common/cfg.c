@@ -1,5 +1,6 @@
 /* cfg: see cfg.h. */
 #include "cfg.h"
+#include "err.h"
 #include "units.h"
 
 #include <errno.h>
@@ -8,48 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int load_error(const config_t *cfg, const char *name, char *err, size_t errlen)
-{
-    const char *file = config_error_file(cfg);
-    if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
-        snprintf(err, errlen, "%s: cannot read: %s", file ? file : name, strerror(errno));
-    else
-        snprintf(err, errlen, "%s:%d: syntax: %s", file ? file : name, config_error_line(cfg),
-                 config_error_text(cfg));
-    return -1;
-}
-
 int cfg_load(config_t *cfg, const char *path, char *err, size_t errlen)
 {
     errno = 0;
-    if (config_read_file(cfg, path) != CONFIG_TRUE)
-        return load_error(cfg, path, err, errlen);
-    return 0;
-}
-
-int cfg_load_string(config_t *cfg, const char *text, const char *name, char *err, size_t errlen)
-{
-    if (config_read_string(cfg, text) != CONFIG_TRUE)
-        return load_error(cfg, name, err, errlen);
-    /* libconfig records no file for text read from memory, and 1.5 has no per-config
-     * hook: keep a copy of NAME as the root setting's hook, freed by config_destroy. */
-    char *copy = strdup(name ? name : "(config)");
-    if (copy) {
-        config_set_destructor(cfg, free);
-        config_setting_set_hook(config_root_setting(cfg), copy);
-    }
-    return 0;
-}
-
-/* The file a setting came from: its own, else the NAME given to cfg_load_string. */
-static const char *source_name(const config_setting_t *s)
-{
-    const char *file = config_setting_source_file(s);
-    if (file)
-        return file;
-    while (config_setting_parent(s))
-        s = config_setting_parent(s);
-    return config_setting_get_hook(s);
+    if (config_read_file(cfg, path) == CONFIG_TRUE)
+        return 0;
+    const char *file = config_error_file(cfg);
+    if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
+        return err_set(err, errlen, "%s: cannot read: %s", file ? file : path, strerror(errno));
+    return err_set(err, errlen, "%s:%d: syntax: %s", file ? file : path, config_error_line(cfg),
+                   config_error_text(cfg));
 }
 
 const char *cfg_setting_path(const config_setting_t *s, char *buf, size_t len)
@@ -74,20 +43,22 @@ const char *cfg_setting_path(const config_setting_t *s, char *buf, size_t len)
     return buf;
 }
 
-int cfg_error(char *err, size_t errlen, const config_setting_t *s, const char *fmt, ...)
+int cfg_error_prefix(char *err, size_t errlen, const config_setting_t *s)
 {
     char path[256];
-    const char *file = s ? source_name(s) : NULL;
+    const char *file = s ? config_setting_source_file(s) : NULL;
     int line = s ? (int)config_setting_source_line(s) : 0;
-    int n = snprintf(err, errlen, "%s:%d: %s: ", file ? file : "(config)", line,
-                     s ? cfg_setting_path(s, path, sizeof path) : "");
-    if (n < 0 || (size_t)n >= errlen)
-        return -1;
+    return err_prefix(err, errlen, "%s:%d: %s", file ? file : "(config)", line,
+                      s ? cfg_setting_path(s, path, sizeof path) : "");
+}
+
+int cfg_error(char *err, size_t errlen, const config_setting_t *s, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    err_vset(err, errlen, fmt, ap);
     va_end(ap);
-    return -1;
+    return cfg_error_prefix(err, errlen, s);
 }
 
 int cfg_check_keys(const config_setting_t *group, const char *const *allowed, char *err, size_t errlen)
@@ -193,11 +164,6 @@ static int get_units(const config_setting_t *group, const char *name,
 int cfg_get_size(const config_setting_t *group, const char *name, uint64_t *out, char *err, size_t errlen)
 {
     return get_units(group, name, units_parse_size, 1, "1GiB", out, err, errlen);
-}
-
-int cfg_get_rate(const config_setting_t *group, const char *name, uint64_t *out, char *err, size_t errlen)
-{
-    return get_units(group, name, units_parse_rate, 1, "500Mbit", out, err, errlen);
 }
 
 int cfg_get_duration(const config_setting_t *group, const char *name, uint64_t *usec, char *err, size_t errlen)

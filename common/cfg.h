@@ -8,31 +8,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Read FILE into cfg (initialised by the caller). Returns 0, or -1 with a file:line error. */
+/* Read FILE into cfg (initialised by the caller). An action: 0, or -1 with a file:line
+ * error. */
 int cfg_load(config_t *cfg, const char *path, char *err, size_t errlen);
-/* Parse a configuration held in memory (embedded defaults, tests). NAME stands for the file
- * in errors, syntax errors and cfg_error's alike (cfg keeps a copy until config_destroy). */
-int cfg_load_string(config_t *cfg, const char *text, const char *name, char *err, size_t errlen);
 
 /* Full dotted path of a setting, e.g. "listen[1].tcp.congestion", into buf. */
 const char *cfg_setting_path(const config_setting_t *s, char *buf, size_t len);
 
-/* Fill err with "FILE:LINE: PATH: <fmt>" for setting s. Always returns -1. */
+/* Fill err with "FILE:LINE: PATH: <fmt>" for setting s (err_set, then cfg_error_prefix).
+ * A setting that was not read from a file (built in code) says "(config):0". Always
+ * returns -1. */
 int cfg_error(char *err, size_t errlen, const config_setting_t *s, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Prepend "FILE:LINE: PATH: " for setting s to the message already in err (err_prefix):
+ * how a setter's plain reason gets the place it came from. Always returns -1. */
+int cfg_error_prefix(char *err, size_t errlen, const config_setting_t *s);
 
 /* Fail on any member of group whose name is not in allowed (NULL-terminated), and on a
  * name given twice. Returns 0 or -1. */
 int cfg_check_keys(const config_setting_t *group, const char *const *allowed, char *err, size_t errlen);
 
-/* Getters: return 1 if the member exists and is valid, 0 if absent (out untouched), -1 on
- * a wrong type or value (err filled). */
+/* Getters are lookups (err.h): 1 when the member exists and is valid, 0 when it is absent
+ * (out and err untouched: not an error), -1 on a wrong type or value (err filled). */
 int cfg_get_bool(const config_setting_t *group, const char *name, int *out, char *err, size_t errlen);
 int cfg_get_string(const config_setting_t *group, const char *name, const char **out, char *err, size_t errlen);
 int cfg_get_uint(const config_setting_t *group, const char *name, uint64_t min, uint64_t max,
                  uint64_t *out, char *err, size_t errlen);
 int cfg_get_size(const config_setting_t *group, const char *name, uint64_t *out, char *err, size_t errlen);
-int cfg_get_rate(const config_setting_t *group, const char *name, uint64_t *out, char *err, size_t errlen);
 int cfg_get_duration(const config_setting_t *group, const char *name, uint64_t *usec, char *err, size_t errlen);
 
 #endif

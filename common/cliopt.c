@@ -3,15 +3,15 @@
 
 #include <stdio.h>
 
+#include "err.h"
 #include "units.h"
 
 int cliopt_error(char *err, size_t errlen, const char *opt, const char *arg, const char *why)
 {
+    err_set(err, errlen, "%s", why);
     if (arg)
-        snprintf(err, errlen, "%s: '%s': %s", opt, arg, why);
-    else
-        snprintf(err, errlen, "%s: %s", opt, why);
-    return -1;
+        return err_prefix(err, errlen, "%s: '%s'", opt, arg);
+    return err_prefix(err, errlen, "%s", opt);
 }
 
 static int check(enum units_err e, const char *opt, const char *arg, const char *hint, char *err, size_t errlen)

@@ -5,13 +5,18 @@
 #include <stdio.h>
 #include <string.h>
 
+int err_vset(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+    if (err && errlen)
+        vsnprintf(err, errlen, fmt, ap);
+    return -1;
+}
+
 int err_set(char *err, size_t errlen, const char *fmt, ...)
 {
-    if (!err || errlen == 0)
-        return -1;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    err_vset(err, errlen, fmt, ap);
     va_end(ap);
     return -1;
 }

@@ -18,11 +18,15 @@
 #ifndef DEBIT_ERR_H
 #define DEBIT_ERR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Fill err with the formatted message (truncated to errlen). Always returns -1, so that
  * `return err_set(err, errlen, "...");` is the whole failure path of an action. */
 int err_set(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* err_set with a va_list, for the specialised formatters built on it (cfg_error,
+ * cliopt_error). Always returns -1. */
+int err_vset(char *err, size_t errlen, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
 /* Prepend "CONTEXT: " (formatted) to the message already in err, in place, truncating
  * the old message's tail if the buffer is too small. Always returns -1. An empty err

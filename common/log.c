@@ -25,11 +25,6 @@ void log_set_level(enum log_level level)
     log_level = level;
 }
 
-enum log_level log_get_level(void)
-{
-    return (enum log_level)log_level;
-}
-
 int log_level_parse(const char *name, enum log_level *level)
 {
     for (int i = 0; i <= LOG_LEVEL_DEBUG; i++) {

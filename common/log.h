@@ -14,7 +14,6 @@ enum log_level {
 /* Name of the program in every line (not copied: pass a string that outlives logging). */
 void log_set_prog(const char *prog);
 void log_set_level(enum log_level level);
-enum log_level log_get_level(void);
 /* "error", "warn", "info", "debug" -> level. Returns 0, or -1 for an unknown name. */
 int log_level_parse(const char *name, enum log_level *level);
 const char *log_level_name(enum log_level level);

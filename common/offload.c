@@ -1,5 +1,6 @@
-/* offload: see offload.h. The ioctl half (read, set, verify, format); the state file
- * half is in offload_state.c.
+/* offload: see offload.h. The ethtool engine: read, set, verify and restore through
+ * SIOCETHTOOL. Names, formatting and spec parsing are in offload_fmt.c, the state file in
+ * offload_state.c.
  *
  * Kernel feature bits are addressed by name only: their indices differ between kernels,
  * so every call reads the ETH_SS_FEATURES string set first (ETHTOOL_GSSET_INFO for the
@@ -7,21 +8,17 @@
 #include "offload.h"
 #include "offload_int.h"
 
+#include "err.h"
+
 #include <errno.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-static const char *const feature_names[OFFLOAD_NFEATURES] = {
-    [OFFLOAD_TSO] = "tso",  [OFFLOAD_GSO] = "gso",       [OFFLOAD_GRO] = "gro",
-    [OFFLOAD_SG] = "sg",    [OFFLOAD_TXCSUM] = "txcsum", [OFFLOAD_LRO] = "lro",
-};
 
 /* Which kernel bits belong to a feature: the name starts with PREFIX and ends with
  * SUFFIX (the same one-asterisk patterns ethtool uses for its legacy flags:
@@ -37,53 +34,6 @@ static const struct {
     [OFFLOAD_TXCSUM] = {"tx-checksum-", "", 0},
     [OFFLOAD_LRO] = {"rx-lro", "", 1},
 };
-
-const char *offload_strerror(enum offload_err e)
-{
-    switch (e) {
-    case OFFLOAD_OK: return "success";
-    case OFFLOAD_ERR_ARG: return "invalid argument";
-    case OFFLOAD_ERR_NO_DEVICE: return "no such network interface";
-    case OFFLOAD_ERR_PERM: return "needs CAP_NET_ADMIN (run as root)";
-    case OFFLOAD_ERR_NOT_SUPPORTED: return "the device does not support ethtool features";
-    case OFFLOAD_ERR_NO_FEATURE: return "the kernel has no such feature";
-    case OFFLOAD_ERR_FIXED: return "the feature is fixed on this device";
-    case OFFLOAD_ERR_REFUSED: return "the device refused the change";
-    case OFFLOAD_ERR_SYSTEM: return "system error";
-    case OFFLOAD_ERR_SPEC: return "malformed offload specification";
-    case OFFLOAD_ERR_NO_STATE: return "no saved offload state";
-    case OFFLOAD_ERR_STATE_FILE: return "bad offload state file";
-    case OFFLOAD_ERR_STATE_OWNER: return "the offload state belongs to a running process";
-    case OFFLOAD_ERR_STATE_STALE: return "the saved offload state does not apply here";
-    }
-    return "unknown error";
-}
-
-const char *offload_feature_name(enum offload_feature f)
-{
-    return (unsigned)f < OFFLOAD_NFEATURES ? feature_names[f] : NULL;
-}
-
-int offload_feature_parse(const char *name, enum offload_feature *f)
-{
-    for (int i = 0; i < OFFLOAD_NFEATURES; i++)
-        if (name && strcmp(name, feature_names[i]) == 0) {
-            *f = (enum offload_feature)i;
-            return 0;
-        }
-    return -1;
-}
-
-enum offload_err offload_fail(enum offload_err e, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return e;
-}
 
 void offload_feature_summarize(struct offload_feature_state *fs)
 {
@@ -134,18 +84,19 @@ static enum offload_err errno_to_err(int e, const char *ifname, const char *what
     switch (e) {
     case ENODEV:
     case ENXIO:
-        return offload_fail(OFFLOAD_ERR_NO_DEVICE, err, errlen,
-                            "%s: no such network interface in this network namespace", ifname);
+        err_set(err, errlen, "%s: no such network interface in this network namespace", ifname);
+        return OFFLOAD_ERR_NO_DEVICE;
     case EPERM:
     case EACCES:
-        return offload_fail(OFFLOAD_ERR_PERM, err, errlen,
-                            "%s: %s needs CAP_NET_ADMIN in the interface's network namespace (run as root)",
-                            ifname, what);
+        err_set(err, errlen, "%s: %s needs CAP_NET_ADMIN in the interface's network namespace (run as root)", ifname,
+                what);
+        return OFFLOAD_ERR_PERM;
     case EOPNOTSUPP:
-        return offload_fail(OFFLOAD_ERR_NOT_SUPPORTED, err, errlen,
-                            "%s: %s: the device does not support ethtool feature control", ifname, what);
+        err_set(err, errlen, "%s: %s: the device does not support ethtool feature control", ifname, what);
+        return OFFLOAD_ERR_NOT_SUPPORTED;
     default:
-        return offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: %s: %s", ifname, what, strerror(e));
+        err_set(err, errlen, "%s: %s: %s", ifname, what, strerror(e));
+        return OFFLOAD_ERR_SYSTEM;
     }
 }
 
@@ -158,17 +109,12 @@ static int ethtool_ioctl(struct ethdev *d, void *cmd)
     return ioctl(d->fd, SIOCETHTOOL, &ifr);
 }
 
-static enum offload_err check_ifname(const char *ifname, char *err, size_t errlen)
+int offload_ctl_socket(void)
 {
-    if (!ifname || !*ifname)
-        return offload_fail(OFFLOAD_ERR_ARG, err, errlen, "empty interface name");
-    if (strlen(ifname) >= IF_NAMESIZE)
-        return offload_fail(OFFLOAD_ERR_ARG, err, errlen, "interface name '%s' is longer than %d characters",
-                            ifname, IF_NAMESIZE - 1);
-    for (const char *p = ifname; *p; p++)
-        if (*p == '/' || *p == ':' || *p <= ' ' || *p == 0x7f)
-            return offload_fail(OFFLOAD_ERR_ARG, err, errlen, "invalid interface name '%s'", ifname);
-    return OFFLOAD_OK;
+    /* The socket's netns picks the device namespace: the caller's. AF_INET may be
+     * compiled out; SIOCETHTOOL falls through to dev_ioctl for any family. */
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    return fd >= 0 ? fd : socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 }
 
 /* Open a control socket, read the feature names and the current feature words. */
@@ -176,21 +122,21 @@ static enum offload_err ethdev_open(struct ethdev *d, const char *ifname, char *
 {
     memset(d, 0, sizeof *d);
     d->fd = -1;
-    enum offload_err e = check_ifname(ifname, err, errlen);
+    enum offload_err e = offload_check_ifname(ifname, err, errlen);
     if (e)
         return e;
     snprintf(d->ifname, sizeof d->ifname, "%s", ifname);
-    /* The socket's netns picks the device namespace: the caller's. AF_INET may be
-     * compiled out; SIOCETHTOOL falls through to dev_ioctl for any family. */
-    d->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (d->fd < 0)
-        d->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (d->fd < 0)
-        return offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: socket: %s", ifname, strerror(errno));
+    d->fd = offload_ctl_socket();
+    if (d->fd < 0) {
+        err_set(err, errlen, "%s: socket: %s", ifname, strerror(errno));
+        return OFFLOAD_ERR_SYSTEM;
+    }
 
-    struct {
+    /* struct ethtool_sset_info ends in a flexible array: room for its one answer word
+     * without a struct that has it in the middle (clang's -Wgnu-variable-sized-type...). */
+    union {
         struct ethtool_sset_info hdr;
-        uint32_t buf[1];
+        unsigned char bytes[sizeof(struct ethtool_sset_info) + sizeof(uint32_t)];
     } sset;
     memset(&sset, 0, sizeof sset);
     sset.hdr.cmd = ETHTOOL_GSSET_INFO;
@@ -199,17 +145,18 @@ static enum offload_err ethdev_open(struct ethdev *d, const char *ifname, char *
         e = errno_to_err(errno, ifname, "reading feature names (ETHTOOL_GSSET_INFO)", err, errlen);
         goto out;
     }
-    if (!(sset.hdr.sset_mask & (1ULL << ETH_SS_FEATURES)) || sset.buf[0] == 0 || sset.buf[0] > 4096) {
-        e = offload_fail(OFFLOAD_ERR_NOT_SUPPORTED, err, errlen,
-                         "%s: the kernel does not report feature names (ETH_SS_FEATURES)", ifname);
+    if (!(sset.hdr.sset_mask & (1ULL << ETH_SS_FEATURES)) || sset.hdr.data[0] == 0 || sset.hdr.data[0] > 4096) {
+        e = OFFLOAD_ERR_NOT_SUPPORTED;
+        err_set(err, errlen, "%s: the kernel does not report feature names (ETH_SS_FEATURES)", ifname);
         goto out;
     }
-    d->count = sset.buf[0];
+    d->count = sset.hdr.data[0];
     d->words = (d->count + 31) / 32;
 
     struct ethtool_gstrings *gs = calloc(1, sizeof *gs + (size_t)d->count * ETH_GSTRING_LEN);
     if (!gs) {
-        e = offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: out of memory", ifname);
+        e = OFFLOAD_ERR_SYSTEM;
+        err_set(err, errlen, "%s: out of memory", ifname);
         goto out;
     }
     gs->cmd = ETHTOOL_GSTRINGS;
@@ -225,7 +172,8 @@ static enum offload_err ethdev_open(struct ethdev *d, const char *ifname, char *
     d->names = malloc((size_t)d->count * ETH_GSTRING_LEN + 1);
     if (!d->names) {
         free(gs);
-        e = offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: out of memory", ifname);
+        e = OFFLOAD_ERR_SYSTEM;
+        err_set(err, errlen, "%s: out of memory", ifname);
         goto out;
     }
     memcpy(d->names, gs->data, (size_t)d->count * ETH_GSTRING_LEN);
@@ -235,7 +183,8 @@ static enum offload_err ethdev_open(struct ethdev *d, const char *ifname, char *
 
     d->gf = calloc(1, sizeof *d->gf + d->words * sizeof d->gf->features[0]);
     if (!d->gf) {
-        e = offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: out of memory", ifname);
+        e = OFFLOAD_ERR_SYSTEM;
+        err_set(err, errlen, "%s: out of memory", ifname);
         goto out;
     }
     return OFFLOAD_OK;
@@ -269,6 +218,13 @@ static int ethdev_find(const struct ethdev *d, const char *name)
 
 #define BIT_OF(i) (1u << ((i) % 32))
 
+/* What ethtool -k marks "[fixed]": not changeable on this device. */
+static int bit_fixed(const struct ethtool_gfeatures *gf, unsigned idx)
+{
+    const struct ethtool_get_features_block *b = &gf->features[idx / 32];
+    return !(b->available & BIT_OF(idx)) || (b->never_changed & BIT_OF(idx));
+}
+
 static enum offload_err ethdev_state(const struct ethdev *d, struct offload_state *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
@@ -282,16 +238,17 @@ static enum offload_err ethdev_state(const struct ethdev *d, struct offload_stat
             if (!bit_matches(name, (enum offload_feature)f))
                 continue;
             struct offload_feature_state *fs = &st->f[f];
-            if (fs->nbits >= OFFLOAD_MAX_BITS)
-                return offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: more than %d kernel bits for %s",
-                                    d->ifname, OFFLOAD_MAX_BITS, feature_names[f]);
+            if (fs->nbits >= OFFLOAD_MAX_BITS) {
+                err_set(err, errlen, "%s: more than %d kernel bits for %s", d->ifname, OFFLOAD_MAX_BITS,
+                        offload_names[f]);
+                return OFFLOAD_ERR_SYSTEM;
+            }
             const struct ethtool_get_features_block *b = &d->gf->features[i / 32];
             struct offload_bit *bit = &fs->bits[fs->nbits++];
             snprintf(bit->name, sizeof bit->name, "%s", name);
             bit->active = !!(b->active & BIT_OF(i));
             bit->requested = !!(b->requested & BIT_OF(i));
-            /* what ethtool -k marks "[fixed]" */
-            bit->fixed = !(b->available & BIT_OF(i)) || (b->never_changed & BIT_OF(i));
+            bit->fixed = bit_fixed(d->gf, i);
         }
     }
     for (int f = 0; f < OFFLOAD_NFEATURES; f++)
@@ -311,14 +268,6 @@ enum offload_err offload_get(const char *ifname, struct offload_state *st, char 
     return e;
 }
 
-int offload_wish_empty(const struct offload_wish *w)
-{
-    for (int f = 0; f < OFFLOAD_SETTABLE; f++)
-        if (w->want[f] != OFFLOAD_LEAVE)
-            return 0;
-    return 1;
-}
-
 /* One ETHTOOL_SFEATURES request under construction. */
 struct change {
     struct ethtool_sfeatures *sf;
@@ -329,8 +278,10 @@ static enum offload_err change_init(struct change *c, const struct ethdev *d, ch
 {
     c->nvalid = 0;
     c->sf = calloc(1, sizeof *c->sf + d->words * sizeof c->sf->features[0]);
-    if (!c->sf)
-        return offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: out of memory", d->ifname);
+    if (!c->sf) {
+        err_set(err, errlen, "%s: out of memory", d->ifname);
+        return OFFLOAD_ERR_SYSTEM;
+    }
     c->sf->cmd = ETHTOOL_SFEATURES;
     c->sf->size = d->words;
     return OFFLOAD_OK;
@@ -373,15 +324,17 @@ static enum offload_err verify_wish(const struct offload_state *now, const struc
             /* Turning a feature on leaves the variants the device lacks (fixed off) off. */
             if (on && bit->fixed && !bit->active)
                 continue;
-            if (bit->active != on)
-                return offload_fail(OFFLOAD_ERR_REFUSED, err, errlen,
-                                    "%s: the device refused %s=%s: %s stays %s%s", now->ifname, feature_names[f],
-                                    on ? "on" : "off", bit->name, bit->active ? "on" : "off",
-                                    on && f == OFFLOAD_TSO ? " (TSO needs sg and tx checksumming on)" : "");
+            if (bit->active != on) {
+                err_set(err, errlen, "%s: the device refused %s=%s: %s stays %s%s", now->ifname, offload_names[f],
+                        on ? "on" : "off", bit->name, bit->active ? "on" : "off",
+                        on && f == OFFLOAD_TSO ? " (TSO needs sg and tx checksumming on)" : "");
+                return OFFLOAD_ERR_REFUSED;
+            }
         }
-        if (on && !fs->on)
-            return offload_fail(OFFLOAD_ERR_REFUSED, err, errlen, "%s: the device refused %s=on",
-                                now->ifname, feature_names[f]);
+        if (on && !fs->on) {
+            err_set(err, errlen, "%s: the device refused %s=on", now->ifname, offload_names[f]);
+            return OFFLOAD_ERR_REFUSED;
+        }
     }
     return OFFLOAD_OK;
 }
@@ -401,8 +354,10 @@ enum offload_err offload_apply(const char *ifname, const struct offload_wish *wi
     if (!after)
         after = &a0;
     for (int f = 0; f < OFFLOAD_SETTABLE; f++)
-        if (wish->want[f] != OFFLOAD_LEAVE && wish->want[f] != OFFLOAD_ON && wish->want[f] != OFFLOAD_OFF)
-            return offload_fail(OFFLOAD_ERR_ARG, err, errlen, "invalid wish for %s", feature_names[f]);
+        if (wish->want[f] != OFFLOAD_LEAVE && wish->want[f] != OFFLOAD_ON && wish->want[f] != OFFLOAD_OFF) {
+            err_set(err, errlen, "invalid wish for %s", offload_names[f]);
+            return OFFLOAD_ERR_ARG;
+        }
 
     enum offload_err e = ethdev_open(&d, ifname, err, errlen);
     if (!e)
@@ -421,22 +376,22 @@ enum offload_err offload_apply(const char *ifname, const struct offload_wish *wi
         int on = wish->want[f] == OFFLOAD_ON;
         const struct offload_feature_state *fs = &before->f[f];
         if (!fs->known) {
-            e = offload_fail(OFFLOAD_ERR_NO_FEATURE, err, errlen, "%s: this kernel has no %s feature bits",
-                             ifname, feature_names[f]);
+            e = OFFLOAD_ERR_NO_FEATURE;
+            err_set(err, errlen, "%s: this kernel has no %s feature bits", ifname, offload_names[f]);
             break;
         }
         if (on && fs->fixed && !fs->on) {
-            e = offload_fail(OFFLOAD_ERR_FIXED, err, errlen,
-                             "%s: cannot turn %s on: the device does not support it ([fixed] off)",
-                             ifname, feature_names[f]);
+            e = OFFLOAD_ERR_FIXED;
+            err_set(err, errlen, "%s: cannot turn %s on: the device does not support it ([fixed] off)", ifname,
+                    offload_names[f]);
             break;
         }
         for (unsigned b = 0; b < fs->nbits; b++) {
             const struct offload_bit *bit = &fs->bits[b];
             if (bit->fixed) {
                 if (!on && bit->active) {
-                    e = offload_fail(OFFLOAD_ERR_FIXED, err, errlen, "%s: cannot turn %s off: %s is fixed on",
-                                     ifname, feature_names[f], bit->name);
+                    e = OFFLOAD_ERR_FIXED;
+                    err_set(err, errlen, "%s: cannot turn %s off: %s is fixed on", ifname, offload_names[f], bit->name);
                     break;
                 }
                 continue;
@@ -445,7 +400,8 @@ enum offload_err offload_apply(const char *ifname, const struct offload_wish *wi
                 continue;
             int idx = ethdev_find(&d, bit->name);
             if (idx < 0) {
-                e = offload_fail(OFFLOAD_ERR_SYSTEM, err, errlen, "%s: feature %s vanished", ifname, bit->name);
+                e = OFFLOAD_ERR_SYSTEM;
+                err_set(err, errlen, "%s: feature %s vanished", ifname, bit->name);
                 break;
             }
             change_set(&c, (unsigned)idx, on);
@@ -495,16 +451,15 @@ static enum offload_err restore_on(struct ethdev *d, const struct offload_state 
             const struct offload_bit *want = &fs->bits[b];
             int idx = ethdev_find(d, want->name);
             if (idx < 0) {
-                e = offload_fail(OFFLOAD_ERR_STATE_STALE, err, errlen, "%s: the kernel has no feature %s",
-                                 d->ifname, want->name);
+                e = OFFLOAD_ERR_STATE_STALE;
+                err_set(err, errlen, "%s: the kernel has no feature %s", d->ifname, want->name);
                 break;
             }
             const struct ethtool_get_features_block *blk = &d->gf->features[idx / 32];
             int active = !!(blk->active & BIT_OF(idx)), requested = !!(blk->requested & BIT_OF(idx));
-            int fixed = !(blk->available & BIT_OF(idx)) || (blk->never_changed & BIT_OF(idx));
             if (active == want->active && requested == want->requested)
                 continue;
-            if (fixed)
+            if (bit_fixed(d->gf, (unsigned)idx))
                 continue; /* verified below: a fixed bit that differs is an error there */
             change_set(&c, (unsigned)idx, want->requested);
         }
@@ -524,8 +479,9 @@ static enum offload_err restore_on(struct ethdev *d, const struct offload_state 
             int idx = ethdev_find(d, fs->bits[b].name);
             int active = !!(d->gf->features[idx / 32].active & BIT_OF(idx));
             if (active != fs->bits[b].active) {
-                e = offload_fail(OFFLOAD_ERR_REFUSED, err, errlen, "%s: could not restore %s: %s stays %s",
-                                 d->ifname, feature_names[f], fs->bits[b].name, active ? "on" : "off");
+                e = OFFLOAD_ERR_REFUSED;
+                err_set(err, errlen, "%s: could not restore %s: %s stays %s", d->ifname, offload_names[f],
+                        fs->bits[b].name, active ? "on" : "off");
                 break;
             }
         }
@@ -562,12 +518,11 @@ enum offload_err offload_prepare_restore(const struct offload_state *before, voi
         for (unsigned b = 0; b < fs->nbits; b++) {
             int idx = ethdev_find(&d, fs->bits[b].name);
             if (idx < 0) {
-                e = offload_fail(OFFLOAD_ERR_STATE_STALE, err, errlen, "%s: the kernel has no feature %s", d.ifname,
-                                 fs->bits[b].name);
+                e = OFFLOAD_ERR_STATE_STALE;
+                err_set(err, errlen, "%s: the kernel has no feature %s", d.ifname, fs->bits[b].name);
                 break;
             }
-            const struct ethtool_get_features_block *blk = &d.gf->features[idx / 32];
-            if (!(blk->available & BIT_OF(idx)) || (blk->never_changed & BIT_OF(idx)))
+            if (bit_fixed(d.gf, (unsigned)idx))
                 continue;
             change_set(&c, (unsigned)idx, fs->bits[b].requested);
         }
@@ -578,144 +533,4 @@ enum offload_err offload_prepare_restore(const struct offload_state *before, voi
         *req = c.sf;
     ethdev_close(&d);
     return e;
-}
-
-/* --- reporting ------------------------------------------------------------------------ */
-
-static const char *feature_word(const struct offload_feature_state *fs)
-{
-    return !fs->known ? "n/a" : fs->on ? "on" : "off";
-}
-
-int offload_format(const struct offload_state *st, char *buf, size_t len)
-{
-    return snprintf(buf, len, "tso=%s gso=%s gro=%s", feature_word(&st->f[OFFLOAD_TSO]),
-                    feature_word(&st->f[OFFLOAD_GSO]), feature_word(&st->f[OFFLOAD_GRO]));
-}
-
-json_t *offload_to_json(const struct offload_state *st)
-{
-    json_t *o = json_object();
-    json_t *fixed = json_array(), *partial = json_array(), *bits = json_object();
-    json_object_set_new(o, "interface", json_string(st->ifname));
-    for (int f = 0; f < OFFLOAD_NFEATURES; f++) {
-        const struct offload_feature_state *fs = &st->f[f];
-        json_object_set_new(o, feature_names[f], fs->known ? json_boolean(fs->on) : json_null());
-        if (fs->fixed)
-            json_array_append_new(fixed, json_string(feature_names[f]));
-        if (fs->partial)
-            json_array_append_new(partial, json_string(feature_names[f]));
-        for (unsigned b = 0; b < fs->nbits; b++)
-            json_object_set_new(bits, fs->bits[b].name, json_boolean(fs->bits[b].active));
-    }
-    json_object_set_new(o, "fixed", fixed);
-    json_object_set_new(o, "partial", partial);
-    json_object_set_new(o, "bits", bits);
-    return o;
-}
-
-int offload_wish_format(const struct offload_wish *w, char *buf, size_t len)
-{
-    size_t off = 0;
-    int total = 0;
-    if (len)
-        buf[0] = 0;
-    for (int f = 0; f < OFFLOAD_SETTABLE; f++) {
-        if (w->want[f] == OFFLOAD_LEAVE)
-            continue;
-        int n = snprintf(buf + off, off < len ? len - off : 0, "%s%s=%s", total ? " " : "",
-                         feature_names[f], w->want[f] == OFFLOAD_ON ? "on" : "off");
-        if (n < 0)
-            return n;
-        total += n;
-        off = (size_t)total < len ? (size_t)total : len;
-    }
-    return total;
-}
-
-static enum offload_err parse_spec(const char *spec, char *ifname, struct offload_wish *wish,
-                                   char *err, size_t errlen)
-{
-    if (!spec || !*spec)
-        return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "empty offload specification (expected DEV:tso=off,gso=off)");
-    const char *colon = strrchr(spec, ':');
-    if (!colon)
-        return offload_fail(OFFLOAD_ERR_SPEC, err, errlen,
-                            "'%s': expected DEV:FEATURE=on|off[,...] (e.g. eth0:tso=off,gso=off)", spec);
-    size_t n = (size_t)(colon - spec);
-    if (n == 0)
-        return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': missing interface name before ':'", spec);
-    if (n >= IF_NAMESIZE)
-        return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': interface name longer than %d characters", spec,
-                            IF_NAMESIZE - 1);
-    char dev[IF_NAMESIZE];
-    memcpy(dev, spec, n);
-    dev[n] = 0;
-    char e2[128];
-    if (check_ifname(dev, e2, sizeof e2))
-        return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': %s", spec, e2);
-    const char *p = colon + 1;
-    if (!*p)
-        return offload_fail(OFFLOAD_ERR_SPEC, err, errlen,
-                            "'%s': no feature after ':' (expected tso, gso or gro)", spec);
-    while (*p) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        char item[64];
-        if (len == 0)
-            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': empty item", spec);
-        if (len >= sizeof item)
-            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': item too long", spec);
-        memcpy(item, p, len);
-        item[len] = 0;
-        char *eq = strchr(item, '=');
-        if (!eq)
-            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': '%s' is not FEATURE=on|off", spec, item);
-        *eq = 0;
-        const char *val = eq + 1;
-        enum offload_feature f;
-        if (offload_feature_parse(item, &f) < 0)
-            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': unknown feature '%s' (expected tso, gso or gro)",
-                                spec, item);
-        if (f >= OFFLOAD_SETTABLE)
-            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen,
-                                "'%s': %s is reported only, not set (settable: tso, gso, gro)",
-                                spec, item);
-        enum offload_want w;
-        if (strcmp(val, "on") == 0)
-            w = OFFLOAD_ON;
-        else if (strcmp(val, "off") == 0)
-            w = OFFLOAD_OFF;
-        else
-            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': %s: '%s' is not on or off", spec, item, val);
-        if (wish->want[f] != OFFLOAD_LEAVE)
-            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': %s given twice", spec, item);
-        wish->want[f] = w;
-        if (!end)
-            break;
-        p = end + 1;
-        if (!*p)
-            return offload_fail(OFFLOAD_ERR_SPEC, err, errlen, "'%s': trailing ','", spec);
-    }
-    memcpy(ifname, dev, n + 1);
-    return OFFLOAD_OK;
-}
-
-enum offload_err offload_parse_spec(const char *spec, char *ifname, struct offload_wish *wish,
-                                    char *err, size_t errlen)
-{
-    /* Nothing half-parsed reaches the caller. */
-    struct offload_wish w;
-    char dev[IF_NAMESIZE] = "";
-    memset(&w, 0, sizeof w);
-    memset(wish, 0, sizeof *wish);
-    if (ifname)
-        ifname[0] = 0;
-    enum offload_err e = parse_spec(spec, dev, &w, err, errlen);
-    if (e)
-        return e;
-    *wish = w;
-    if (ifname)
-        memcpy(ifname, dev, sizeof dev);
-    return OFFLOAD_OK;
 }

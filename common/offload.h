@@ -57,15 +57,9 @@ enum offload_err {
     OFFLOAD_ERR_STATE_OWNER,  /* the process that saved the state file is still running */
     OFFLOAD_ERR_STATE_STALE,  /* saved for another netns, or the interface was recreated */
 };
-
-/* Static text for an error code ("needs CAP_NET_ADMIN (run as root)", ...). The err
- * buffers of the functions below carry the full, specific message. */
-const char *offload_strerror(enum offload_err e);
-
-/* "tso", "gso", ... ; NULL for an out-of-range value. */
-const char *offload_feature_name(enum offload_feature f);
-/* Name -> feature (exact, lower case). Returns 0, or -1 for an unknown name. */
-int offload_feature_parse(const char *name, enum offload_feature *f);
+/* Every function below that can fail returns enum offload_err (err.h: a named enum for
+ * more outcomes than done/failed) and fills err with one sentence when it is not
+ * OFFLOAD_OK. */
 
 #define OFFLOAD_BIT_NAME_LEN 32 /* ETH_GSTRING_LEN */
 #define OFFLOAD_MAX_BITS 16     /* kernel bits per debit feature (txcsum has 5, tso 5) */
@@ -109,9 +103,6 @@ struct offload_wish {
     enum offload_want want[OFFLOAD_SETTABLE];
 };
 
-/* True when the wish changes nothing. */
-int offload_wish_empty(const struct offload_wish *w);
-
 /* Apply WISH to IFNAME: every bit of each wished feature is set by name in one
  * ETHTOOL_SFEATURES, then the active state is read back and verified.
  * BEFORE (optional) receives the state before any change, to give to offload_restore;
@@ -130,6 +121,21 @@ enum offload_err offload_apply(const char *ifname, const struct offload_wish *wi
  * AFTER (optional) receives the state read back. */
 enum offload_err offload_restore(const struct offload_state *before, struct offload_state *after,
                                  char *err, size_t errlen);
+
+/* --- names, formatting, parsing (offload_fmt.c: pure, no device access) ------------- */
+
+/* Static text for the kind of an error: "needs CAP_NET_ADMIN (run as root)", ... The err
+ * buffers of the functions carry the full, specific message; this is the one name table
+ * of enum offload_err (debitd's /status shows it as "offload_error"). */
+const char *offload_strerror(enum offload_err e);
+
+/* "tso", "gso", ... ; NULL for an out-of-range value. */
+const char *offload_feature_name(enum offload_feature f);
+/* Name -> feature (exact, lower case). Returns 0, or -1 for an unknown name. */
+int offload_feature_parse(const char *name, enum offload_feature *f);
+
+/* True when the wish changes nothing. */
+int offload_wish_empty(const struct offload_wish *w);
 
 /* "tso=off gso=off gro=on" — the X-Debit-Offload header form. A feature the device does
  * not have prints "n/a"; a partial one prints "on" (as ethtool -k). Returns snprintf's. */
@@ -151,7 +157,7 @@ enum offload_err offload_parse_spec(const char *spec, char *ifname, struct offlo
 /* "tso=off gso=off" for a wish (LEAVE features omitted); for logs and --help examples. */
 int offload_wish_format(const struct offload_wish *w, char *buf, size_t len);
 
-/* --- crash recovery -------------------------------------------------------------------
+/* --- crash recovery (offload_state.c) -------------------------------------------------
  * The state before a change is saved in a small text file (default for debitd:
  * /run/debitd/offload.state) written atomically (temp file + fsync + rename; missing
  * parent directories are created with mode 0755). It records the interface name and

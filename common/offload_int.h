@@ -1,13 +1,19 @@
-/* offload_int: internals shared by offload.c, offload_state.c and offload_session.c only. */
+/* offload_int: internals shared by offload.c, offload_fmt.c, offload_state.c and
+ * offload_session.c only. Errors follow err.h: the enum says the kind, err the sentence. */
 #ifndef DEBIT_OFFLOAD_INT_H
 #define DEBIT_OFFLOAD_INT_H
 
 #include "offload.h"
 
-/* Fill err (when non-NULL) with the printf-style message and return E: every error path
- * of the offload module is one statement. */
-enum offload_err offload_fail(enum offload_err e, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* "tso", "gso", ... indexed by enum offload_feature (offload_fmt.c). */
+extern const char *const offload_names[OFFLOAD_NFEATURES];
+
+/* OFFLOAD_OK, or OFFLOAD_ERR_ARG for an empty, too long or malformed interface name. */
+enum offload_err offload_check_ifname(const char *ifname, char *err, size_t errlen);
+
+/* A datagram socket for SIOCETHTOOL in the caller's network namespace (AF_INET, else
+ * AF_UNIX where AF_INET is compiled out), close-on-exec; -1 with errno set. */
+int offload_ctl_socket(void);
 
 /* Derive a feature's known/on/partial/fixed from its kernel bits (after reading them from
  * the device or from a state file). */

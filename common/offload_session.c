@@ -2,6 +2,9 @@
 #include "offload_session.h"
 #include "offload_int.h"
 
+#include "err.h"
+#include "sys.h"
+
 #include <errno.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -40,12 +43,12 @@ struct offload_session *offload_session_new(void)
 /* Is the namespace with this inode the initial one? pid 1's is the reference; where it
  * cannot be read (a sandbox), newer kernels give init_net a fixed inode
  * (PROC_NET_INIT_INO). */
-static int initial_netns(unsigned long ino)
+static int initial_netns(unsigned long long ino)
 {
     struct stat init;
     if (stat("/proc/1/ns/net", &init) == 0)
-        return (unsigned long)init.st_ino == ino;
-    return ino == 0xEFFFFFF9UL;
+        return (unsigned long long)init.st_ino == ino;
+    return ino == 0xEFFFFFF9ULL;
 }
 
 int offload_session_default_path(const char *ifname, char *buf, size_t len)
@@ -54,9 +57,9 @@ int offload_session_default_path(const char *ifname, char *buf, size_t len)
      * namespace, the namespace's inode goes into the name, so that two namespaces'
      * "eth0" (two labs, two containers) never share a state file, while a restart in
      * the same namespace still finds the one a killed run left. */
-    struct stat self;
-    if (stat("/proc/self/ns/net", &self) == 0 && !initial_netns((unsigned long)self.st_ino))
-        return snprintf(buf, len, "/run/debit/offload-%s@net%lu.state", ifname, (unsigned long)self.st_ino);
+    unsigned long long self = sys_netns_inode();
+    if (self && !initial_netns(self))
+        return snprintf(buf, len, "/run/debit/offload-%s@net%llu.state", ifname, self);
     return snprintf(buf, len, "/run/debit/offload-%s.state", ifname);
 }
 
@@ -68,11 +71,6 @@ const struct offload_state *offload_session_before(const struct offload_session 
 const struct offload_state *offload_session_after(const struct offload_session *s)
 {
     return s && s->active ? &s->after : NULL;
-}
-
-int offload_session_active(const struct offload_session *s)
-{
-    return s && s->active;
 }
 
 static void unregister(struct offload_session *s)
@@ -105,7 +103,10 @@ static void end_all_at_exit(void)
     }
 }
 
-void offload_session_restore_all_signal_safe(void)
+/* Async-signal-safe: restore every active session of this process with its prepared
+ * ioctl (unverified) and unlink its state file when the ioctl succeeded. Only the fatal
+ * signal handler below calls it: a handler that returns to main ends sessions there. */
+static void restore_all_signal_safe(void)
 {
     int saved = errno;
     pid_t me = getpid();
@@ -121,7 +122,7 @@ void offload_session_restore_all_signal_safe(void)
 
 static void on_fatal_signal(int sig)
 {
-    offload_session_restore_all_signal_safe();
+    restore_all_signal_safe();
     /* SA_RESETHAND made the disposition default again: die of the same signal. */
     raise(sig);
 }
@@ -181,13 +182,13 @@ static enum offload_err recover_first(const char *path, char *note, size_t notel
                 snprintf(note, notelen, "%s", e2);
             return OFFLOAD_OK;
         }
-        snprintf(err, errlen, "%s (use a distinct state file per instance)", e2);
+        err_set(err, errlen, "%s (use a distinct state file per instance)", e2);
         return e;
     case OFFLOAD_ERR_STATE_OWNER:
-        snprintf(err, errlen, "%s (use a distinct state file per instance)", e2);
+        err_set(err, errlen, "%s (use a distinct state file per instance)", e2);
         return e;
     default:
-        snprintf(err, errlen, "%s", e2);
+        err_set(err, errlen, "%s", e2);
         return e;
     }
 }
@@ -199,7 +200,7 @@ enum offload_err offload_session_begin(struct offload_session *s, const char *if
     if (note && notelen)
         note[0] = 0;
     if (s->active) {
-        snprintf(err, errlen, "%s: offload session already active on %s", ifname, s->before.ifname);
+        err_set(err, errlen, "%s: offload session already active on %s", ifname, s->before.ifname);
         return OFFLOAD_ERR_ARG;
     }
     int slot = -1;
@@ -213,13 +214,13 @@ enum offload_err offload_session_begin(struct offload_session *s, const char *if
         /* Two sessions on one interface would restore each other's "before". */
         if (o->owner == getpid() && (strcmp(o->before.ifname, ifname) == 0 ||
                                      (state_path && o->state_path && strcmp(o->state_path, state_path) == 0))) {
-            snprintf(err, errlen, "%s: another offload session of this process is active on %s", ifname,
+            err_set(err, errlen, "%s: another offload session of this process is active on %s", ifname,
                      o->before.ifname);
             return OFFLOAD_ERR_ARG;
         }
     }
     if (slot < 0) {
-        snprintf(err, errlen, "%s: more than %d offload sessions at once", ifname, OFFLOAD_SESSION_MAX);
+        err_set(err, errlen, "%s: more than %d offload sessions at once", ifname, OFFLOAD_SESSION_MAX);
         return OFFLOAD_ERR_ARG;
     }
     enum offload_err e;
@@ -248,11 +249,9 @@ enum offload_err offload_session_begin(struct offload_session *s, const char *if
         goto undo;
     if ((e = offload_prepare_restore(&s->before, &s->req, e2, sizeof e2)) != OFFLOAD_OK)
         goto undo;
-    s->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (s->fd < 0)
-        s->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    s->fd = offload_ctl_socket();
     if (s->fd < 0) {
-        snprintf(e2, sizeof e2, "%s: socket: %s", ifname, strerror(errno));
+        err_set(e2, sizeof e2, "%s: socket: %s", ifname, strerror(errno));
         e = OFFLOAD_ERR_SYSTEM;
         goto undo;
     }
@@ -260,7 +259,7 @@ enum offload_err offload_session_begin(struct offload_session *s, const char *if
     memcpy(s->ifr.ifr_name, s->before.ifname, sizeof s->before.ifname);
     s->ifr.ifr_data = s->req;
     if (state_path && !(s->state_path = strdup(state_path))) {
-        snprintf(e2, sizeof e2, "out of memory");
+        err_set(e2, sizeof e2, "out of memory");
         e = OFFLOAD_ERR_SYSTEM;
         goto undo;
     }
@@ -273,7 +272,7 @@ enum offload_err offload_session_begin(struct offload_session *s, const char *if
 
 undo:;
     char e3[256];
-    snprintf(err, errlen, "%s", e2);
+    err_set(err, errlen, "%s", e2);
     if (offload_restore(&s->before, NULL, e3, sizeof e3) == OFFLOAD_OK && state_path)
         offload_state_remove(state_path, e3, sizeof e3);
     release(s);

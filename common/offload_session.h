@@ -47,23 +47,20 @@ enum offload_err offload_session_begin(struct offload_session *s, const char *if
                                        char *note, size_t notelen, char *err, size_t errlen);
 
 /* The state before begin changed anything, and the verified state after it. NULL when
- * the session is not active. Valid until end/free. */
+ * the session is not active (so `offload_session_before(s) != NULL` tells whether it is).
+ * Valid until end/free. */
 const struct offload_state *offload_session_before(const struct offload_session *s);
 const struct offload_state *offload_session_after(const struct offload_session *s);
-int offload_session_active(const struct offload_session *s);
 
 /* Restore the state before, verify it, remove the state file. On a failed restore the
  * state file is kept (recovery may retry) and the error returned. Inactive: OFFLOAD_OK. */
 enum offload_err offload_session_end(struct offload_session *s, char *err, size_t errlen);
 
 /* Install the restoring handler for SIGTERM, SIGHUP and SIGQUIT where their disposition
- * is still the default (a program's own handlers are left alone). Idempotent. */
+ * is still the default (a program's own handlers are left alone: one that ends the
+ * program through exit() or a return from main restores through the atexit hook).
+ * The handler restores every active session with the ioctl prepared at begin, unlinks
+ * the state files, then lets the signal kill the process. Idempotent. */
 void offload_session_handle_signals(void);
-
-/* Async-signal-safe: restore every active session (unverified: only the prepared ioctl)
- * and unlink its state file when the ioctl succeeded. For a program's own signal handler
- * (e.g. SIGINT) that cannot return to main. Sessions stay registered; a later
- * offload_session_end still verifies. */
-void offload_session_restore_all_signal_safe(void);
 
 #endif

@@ -15,6 +15,9 @@
 #include "offload.h"
 #include "offload_int.h"
 
+#include "err.h"
+#include "sys.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,12 +30,6 @@
 #include <unistd.h>
 
 #define STATE_VERSION 1
-
-static unsigned long long netns_inode(void)
-{
-    struct stat st;
-    return stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
-}
 
 /* Field 22 of /proc/PID/stat: start time in clock ticks after boot; 0 if unknown. It
  * tells a live owner from an unrelated process that reused the pid. */
@@ -56,12 +53,12 @@ static unsigned long long pid_start_time(pid_t pid)
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
-/* mkdir -p of PATH's parent directory. */
+/* mkdir -p of PATH's parent directory. An action: 0 or -1 (err filled). */
 static int make_parent_dirs(const char *path, char *err, size_t errlen)
 {
     char dir[PATH_MAX];
     if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
-        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: path too long", path), -1;
+        return err_set(err, errlen, "%s: path too long", path);
     char *slash = strrchr(dir, '/');
     if (!slash || slash == dir)
         return 0;
@@ -71,9 +68,7 @@ static int make_parent_dirs(const char *path, char *err, size_t errlen)
             char c = *p;
             *p = 0;
             if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-                offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot create directory %s: %s", path, dir,
-                             strerror(errno));
-                return -1;
+                return err_set(err, errlen, "%s: cannot create directory %s: %s", path, dir, strerror(errno));
             }
             *p = c;
             if (!c)
@@ -86,64 +81,32 @@ static int make_parent_dirs(const char *path, char *err, size_t errlen)
 enum offload_err offload_state_save(const char *path, const struct offload_state *before,
                                     char *err, size_t errlen)
 {
-    if (!path || !*path)
-        return offload_fail(OFFLOAD_ERR_ARG, err, errlen, "empty offload state file path");
+    if (!path || !*path) {
+        err_set(err, errlen, "empty offload state file path");
+        return OFFLOAD_ERR_ARG;
+    }
     if (make_parent_dirs(path, err, errlen) < 0)
         return OFFLOAD_ERR_STATE_FILE;
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
-        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: path too long", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
-    fchmod(fd, 0644); /* readable by operators whatever the umask: it holds no secret */
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: %s", tmp, strerror(e));
-    }
+    /* 0644 whatever the umask: operators may read it, it holds no secret. Replaced
+     * atomically and durably: a crash right after must find the whole old or new file. */
+    struct sys_atomic a;
+    FILE *f = sys_atomic_open(&a, path, 0644, err, errlen);
+    if (!f)
+        return OFFLOAD_ERR_STATE_FILE;
     fprintf(f, "# debit offload state: the interface's offloads before debit changed them.\n"
                "# Removed when they are restored; if it outlives its process, `debitd --restore-offload`\n"
                "# (or the next start) puts them back.\n");
     fprintf(f, "version %d\ninterface %s\nifindex %d\nnetns %llu\npid %d\npid_start %llu\nsaved_at %lld\n",
-            STATE_VERSION, before->ifname, before->ifindex, netns_inode(), (int)getpid(),
+            STATE_VERSION, before->ifname, before->ifindex, sys_netns_inode(), (int)getpid(),
             pid_start_time(getpid()), (long long)time(NULL));
     for (int fe = 0; fe < OFFLOAD_SETTABLE; fe++) {
         const struct offload_feature_state *fs = &before->f[fe];
         for (unsigned b = 0; b < fs->nbits; b++)
-            fprintf(f, "bit %s %s requested=%d active=%d fixed=%d\n", offload_feature_name((enum offload_feature)fe),
-                    fs->bits[b].name, fs->bits[b].requested, fs->bits[b].active, fs->bits[b].fixed);
+            fprintf(f, "bit %s %s requested=%d active=%d fixed=%d\n", offload_names[fe], fs->bits[b].name,
+                    fs->bits[b].requested, fs->bits[b].active, fs->bits[b].fixed);
     }
-    int bad = ferror(f);
-    if (fflush(f) != 0 || fsync(fd) != 0)
-        bad = 1;
-    int e = errno;
-    if (fclose(f) != 0)
-        bad = 1;
-    if (bad) {
-        unlink(tmp);
-        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: write failed: %s", tmp, strerror(e));
-    }
-    if (rename(tmp, path) < 0) {
-        e = errno;
-        unlink(tmp);
-        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot rename into place: %s", path, strerror(e));
-    }
-    /* Make the rename itself durable: a crash right after must still find the file. */
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *(slash == dir ? slash + 1 : slash) = 0;
-    else
-        snprintf(dir, sizeof dir, ".");
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
+    if (sys_atomic_commit(&a, err, errlen) < 0)
+        return OFFLOAD_ERR_STATE_FILE;
     return OFFLOAD_OK;
 }
 
@@ -157,9 +120,12 @@ enum offload_err offload_state_load(const char *path, struct offload_state *st,
     memset(info, 0, sizeof *info);
     FILE *f = fopen(path, "re");
     if (!f) {
-        if (errno == ENOENT)
-            return offload_fail(OFFLOAD_ERR_NO_STATE, err, errlen, "%s: no saved offload state", path);
-        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        if (errno == ENOENT) {
+            err_set(err, errlen, "%s: no saved offload state", path);
+            return OFFLOAD_ERR_NO_STATE;
+        }
+        err_set(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return OFFLOAD_ERR_STATE_FILE;
     }
     char line[256];
     int lineno = 0, version = 0, have_if = 0;
@@ -170,7 +136,8 @@ enum offload_err offload_state_load(const char *path, struct offload_state *st,
         if (n && line[n - 1] == '\n')
             line[--n] = 0;
         else if (!feof(f)) {
-            e = offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: line too long", path, lineno);
+            e = OFFLOAD_ERR_STATE_FILE;
+            err_set(err, errlen, "%s:%d: line too long", path, lineno);
             break;
         }
         if (line[0] == '#' || line[0] == 0)
@@ -181,12 +148,14 @@ enum offload_err offload_state_load(const char *path, struct offload_state *st,
         if (sscanf(line, "bit %31s %63s requested=%d active=%d fixed=%d", a, b, &ireq, &iact, &ifix) == 5) {
             enum offload_feature fe;
             if (offload_feature_parse(a, &fe) < 0 || fe >= OFFLOAD_SETTABLE || strlen(b) >= OFFLOAD_BIT_NAME_LEN) {
-                e = offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: bad feature line", path, lineno);
+                e = OFFLOAD_ERR_STATE_FILE;
+                err_set(err, errlen, "%s:%d: bad feature line", path, lineno);
                 break;
             }
             struct offload_feature_state *fs = &st->f[fe];
             if (fs->nbits >= OFFLOAD_MAX_BITS) {
-                e = offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: too many bits for %s", path, lineno, a);
+                e = OFFLOAD_ERR_STATE_FILE;
+                err_set(err, errlen, "%s:%d: too many bits for %s", path, lineno, a);
                 break;
             }
             struct offload_bit *bit = &fs->bits[fs->nbits++];
@@ -196,7 +165,8 @@ enum offload_err offload_state_load(const char *path, struct offload_state *st,
             bit->fixed = ifix != 0;
         } else if (sscanf(line, "interface %63s", a) == 1 && strncmp(line, "interface ", 10) == 0) {
             if (strlen(a) >= IF_NAMESIZE) {
-                e = offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: interface name too long", path, lineno);
+                e = OFFLOAD_ERR_STATE_FILE;
+                err_set(err, errlen, "%s:%d: interface name too long", path, lineno);
                 break;
             }
             memcpy(st->ifname, a, strlen(a) + 1); /* length checked above */
@@ -216,17 +186,22 @@ enum offload_err offload_state_load(const char *path, struct offload_state *st,
                 info->saved_at = v;
             /* unknown numeric keys: written by a newer version, ignored */
         } else {
-            e = offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s:%d: cannot parse '%s'", path, lineno, line);
+            e = OFFLOAD_ERR_STATE_FILE;
+            err_set(err, errlen, "%s:%d: cannot parse '%s'", path, lineno, line);
             break;
         }
     }
     fclose(f);
     if (e)
         return e;
-    if (version != STATE_VERSION)
-        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: unsupported state file version %d", path, version);
-    if (!have_if)
-        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: no interface line", path);
+    if (version != STATE_VERSION) {
+        err_set(err, errlen, "%s: unsupported state file version %d", path, version);
+        return OFFLOAD_ERR_STATE_FILE;
+    }
+    if (!have_if) {
+        err_set(err, errlen, "%s: no interface line", path);
+        return OFFLOAD_ERR_STATE_FILE;
+    }
     for (int fe = 0; fe < OFFLOAD_NFEATURES; fe++)
         offload_feature_summarize(&st->f[fe]);
     return OFFLOAD_OK;
@@ -234,8 +209,10 @@ enum offload_err offload_state_load(const char *path, struct offload_state *st,
 
 enum offload_err offload_state_remove(const char *path, char *err, size_t errlen)
 {
-    if (unlink(path) < 0 && errno != ENOENT)
-        return offload_fail(OFFLOAD_ERR_STATE_FILE, err, errlen, "%s: cannot remove: %s", path, strerror(errno));
+    if (unlink(path) < 0 && errno != ENOENT) {
+        err_set(err, errlen, "%s: cannot remove: %s", path, strerror(errno));
+        return OFFLOAD_ERR_STATE_FILE;
+    }
     return OFFLOAD_OK;
 }
 
@@ -249,26 +226,30 @@ enum offload_err offload_state_recover(const char *path, struct offload_state *r
         return e;
     if (info.pid > 0 && info.pid != getpid() && (kill(info.pid, 0) == 0 || errno == EPERM)) {
         unsigned long long start = pid_start_time(info.pid);
-        if (start == 0 || info.pid_start == 0 || start == info.pid_start)
-            return offload_fail(OFFLOAD_ERR_STATE_OWNER, err, errlen,
-                                "%s: offload state of %s belongs to process %d, which is still running; not touching it",
-                                path, saved.ifname, (int)info.pid);
+        if (start == 0 || info.pid_start == 0 || start == info.pid_start) {
+            err_set(err, errlen,
+                    "%s: offload state of %s belongs to process %d, which is still running; not touching it", path,
+                    saved.ifname, (int)info.pid);
+            return OFFLOAD_ERR_STATE_OWNER;
+        }
     }
-    unsigned long long ns = netns_inode();
-    if (info.netns && ns && info.netns != ns)
-        return offload_fail(OFFLOAD_ERR_STATE_STALE, err, errlen,
-                            "%s: saved in another network namespace (net:[%llu], this is net:[%llu]); left in place",
-                            path, info.netns, ns);
+    unsigned long long ns = sys_netns_inode();
+    if (info.netns && ns && info.netns != ns) {
+        err_set(err, errlen, "%s: saved in another network namespace (net:[%llu], this is net:[%llu]); left in place",
+                path, info.netns, ns);
+        return OFFLOAD_ERR_STATE_STALE;
+    }
     int idx = (int)if_nametoindex(saved.ifname);
     if (idx == 0 || (saved.ifindex && idx != saved.ifindex)) {
         char e2[256];
         offload_state_remove(path, e2, sizeof e2);
-        if (idx == 0)
-            return offload_fail(OFFLOAD_ERR_STATE_STALE, err, errlen,
-                                "%s: interface %s no longer exists; stale state file removed", path, saved.ifname);
-        return offload_fail(OFFLOAD_ERR_STATE_STALE, err, errlen,
-                            "%s: interface %s was recreated (index %d, saved %d); stale state file removed", path,
-                            saved.ifname, idx, saved.ifindex);
+        if (idx == 0) {
+            err_set(err, errlen, "%s: interface %s no longer exists; stale state file removed", path, saved.ifname);
+            return OFFLOAD_ERR_STATE_STALE;
+        }
+        err_set(err, errlen, "%s: interface %s was recreated (index %d, saved %d); stale state file removed", path,
+                saved.ifname, idx, saved.ifindex);
+        return OFFLOAD_ERR_STATE_STALE;
     }
     e = offload_restore(&saved, restored, err, errlen);
     if (e)

@@ -1,13 +1,13 @@
 /* tcp_profile: see tcp_profile.h. */
 #include "tcp_profile.h"
 #include "cfg.h"
+#include "err.h"
 #include "units.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -28,18 +28,6 @@
 /* One byte per second is the kernel's floor for a non-zero pacing rate. */
 #define PACING_MIN_BPS 8ULL
 
-static int efmt(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int efmt(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 void tcp_profile_defaults(struct tcp_profile *p)
 {
     memset(p, 0, sizeof *p);
@@ -54,10 +42,10 @@ static int read_line(const char *path, char *buf, size_t len, char *err, size_t 
 {
     FILE *f = fopen(path, "re");
     if (!f)
-        return efmt(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return err_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
     if (!fgets(buf, (int)len, f)) {
         fclose(f);
-        return efmt(err, errlen, "cannot read %s: empty", path);
+        return err_set(err, errlen, "cannot read %s: empty", path);
     }
     fclose(f);
     buf[strcspn(buf, "\n")] = 0;
@@ -88,12 +76,6 @@ static int word_in_list(const char *list, const char *word)
     return 0;
 }
 
-int tcp_cc_is_available(const char *name)
-{
-    char list[512], e[128];
-    return name && tcp_cc_available(list, sizeof list, e, sizeof e) == 0 && word_in_list(list, name);
-}
-
 int tcp_profile_set_congestion(struct tcp_profile *p, const char *name, char *err, size_t errlen)
 {
     if (!name || !*name) {
@@ -101,13 +83,13 @@ int tcp_profile_set_congestion(struct tcp_profile *p, const char *name, char *er
         return 0;
     }
     if (strlen(name) >= TCP_PROFILE_CC_LEN)
-        return efmt(err, errlen, "'%s' is too long for a congestion control name (max %d characters)", name,
-                    TCP_PROFILE_CC_LEN - 1);
+        return err_set(err, errlen, "'%s' is too long for a congestion control name (max %d characters)", name,
+                       TCP_PROFILE_CC_LEN - 1);
     char list[512];
     if (tcp_cc_available(list, sizeof list, err, errlen) < 0)
         return -1;
     if (!word_in_list(list, name))
-        return efmt(err, errlen, "'%s' is not available (available: %s)", name, list);
+        return err_set(err, errlen, "'%s' is not available (available: %s)", name, list);
     snprintf(p->congestion, sizeof p->congestion, "%s", name);
     return 0;
 }
@@ -118,10 +100,10 @@ static int set_units(const char *s, enum units_err (*parse)(const char *, uint64
     uint64_t v;
     enum units_err e = parse(s ? s : "", &v);
     if (e != UNITS_OK)
-        return efmt(err, errlen, "'%s' is not a %s (%s; e.g. \"%s\")", s ? s : "", what, units_strerror(e), example);
+        return err_set(err, errlen, "'%s' is not a %s (%s; e.g. \"%s\")", s ? s : "", what, units_strerror(e), example);
     if (v != 0 && (v < min || v > max))
-        return efmt(err, errlen, "'%s' is out of range (0 for the kernel default, or %llu to %llu)", s,
-                    (unsigned long long)min, (unsigned long long)max);
+        return err_set(err, errlen, "'%s' is out of range (0 for the kernel default, or %llu to %llu)", s,
+                       (unsigned long long)min, (unsigned long long)max);
     *out = v;
     return 0;
 }
@@ -152,7 +134,7 @@ static int cfg_member(const config_setting_t *group, const char *name,
     const config_setting_t *s = config_setting_get_member(group, name);
     if (!s)
         return 0;
-    char text[64], msg[400];
+    char text[64];
     switch (config_setting_type(s)) {
     case CONFIG_TYPE_STRING:
         snprintf(text, sizeof text, "%s", config_setting_get_string(s));
@@ -170,8 +152,8 @@ static int cfg_member(const config_setting_t *group, const char *name,
     default:
         return cfg_error(err, errlen, s, "expected a number or a string with a unit");
     }
-    if (setter(p, text, msg, sizeof msg) < 0)
-        return cfg_error(err, errlen, s, "%s", msg);
+    if (setter(p, text, err, errlen) < 0)
+        return cfg_error_prefix(err, errlen, s);
     return 0;
 }
 
@@ -188,11 +170,8 @@ int tcp_profile_from_cfg(const config_setting_t *group, struct tcp_profile *p, c
     int r = cfg_get_string(group, "congestion", &cc, err, errlen);
     if (r < 0)
         return -1;
-    if (r > 0) {
-        char msg[600];
-        if (tcp_profile_set_congestion(p, cc, msg, sizeof msg) < 0)
-            return cfg_error(err, errlen, config_setting_get_member(group, "congestion"), "%s", msg);
-    }
+    if (r > 0 && tcp_profile_set_congestion(p, cc, err, errlen) < 0)
+        return cfg_error_prefix(err, errlen, config_setting_get_member(group, "congestion"));
     if (cfg_member(group, "pacing_rate", tcp_profile_set_pacing_rate, p, err, errlen) < 0 ||
         cfg_member(group, "sndbuf", tcp_profile_set_sndbuf, p, err, errlen) < 0 ||
         cfg_member(group, "notsent_lowat", tcp_profile_set_notsent_lowat, p, err, errlen) < 0)
@@ -208,14 +187,14 @@ static int apply_congestion(int fd, const char *cc, char *err, size_t errlen)
     if (e == EPERM) {
         char allowed[512] = "?", ignored[128];
         read_line(CC_ALLOWED, allowed, sizeof allowed, ignored, sizeof ignored);
-        return efmt(err, errlen,
-                    "TCP_CONGESTION %s: not permitted: without CAP_NET_ADMIN only "
-                    "net.ipv4.tcp_allowed_congestion_control (%s) may be used; run as root",
-                    cc, allowed);
+        return err_set(err, errlen,
+                       "TCP_CONGESTION %s: not permitted: without CAP_NET_ADMIN only "
+                       "net.ipv4.tcp_allowed_congestion_control (%s) may be used; run as root",
+                       cc, allowed);
     }
     if (e == ENOENT)
-        return efmt(err, errlen, "TCP_CONGESTION %s: the kernel has no such algorithm", cc);
-    return efmt(err, errlen, "TCP_CONGESTION %s: %s", cc, strerror(e));
+        return err_set(err, errlen, "TCP_CONGESTION %s: the kernel has no such algorithm", cc);
+    return err_set(err, errlen, "TCP_CONGESTION %s: %s", cc, strerror(e));
 }
 
 static int apply_sndbuf(int fd, uint64_t bytes, char *err, size_t errlen)
@@ -226,20 +205,20 @@ static int apply_sndbuf(int fd, uint64_t bytes, char *err, size_t errlen)
     if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof v) == 0)
         return 0;
     if (errno != EPERM)
-        return efmt(err, errlen, "SO_SNDBUFFORCE %d: %s", v, strerror(errno));
+        return err_set(err, errlen, "SO_SNDBUFFORCE %d: %s", v, strerror(errno));
     if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v) < 0)
-        return efmt(err, errlen, "SO_SNDBUF %d: %s", v, strerror(errno));
+        return err_set(err, errlen, "SO_SNDBUF %d: %s", v, strerror(errno));
     int got = 0;
     socklen_t gl = sizeof got;
     if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &got, &gl) < 0)
-        return efmt(err, errlen, "SO_SNDBUF: read back: %s", strerror(errno));
+        return err_set(err, errlen, "SO_SNDBUF: read back: %s", strerror(errno));
     if ((uint64_t)got < 2 * bytes) {
         char max[64] = "?", ignored[128];
         read_line("/proc/sys/net/core/wmem_max", max, sizeof max, ignored, sizeof ignored);
-        return efmt(err, errlen,
-                    "SO_SNDBUF %d: clamped to %d by net.core.wmem_max=%s (run as root for SO_SNDBUFFORCE, "
-                    "or raise the sysctl)",
-                    v, got / 2, max);
+        return err_set(err, errlen,
+                       "SO_SNDBUF %d: clamped to %d by net.core.wmem_max=%s (run as root for SO_SNDBUFFORCE, "
+                       "or raise the sysctl)",
+                       v, got / 2, max);
     }
     return 0;
 }
@@ -256,8 +235,8 @@ int tcp_profile_apply(int fd, const struct tcp_profile *p, char *err, size_t err
         if (setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &bytes, sizeof bytes) < 0) {
             uint32_t b32 = bytes > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)bytes;
             if (errno != EINVAL || setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &b32, sizeof b32) < 0)
-                return efmt(err, errlen, "SO_MAX_PACING_RATE %llu bytes/s: %s", (unsigned long long)bytes,
-                            strerror(errno));
+                return err_set(err, errlen, "SO_MAX_PACING_RATE %llu bytes/s: %s", (unsigned long long)bytes,
+                               strerror(errno));
         }
     }
     if (p->sndbuf && apply_sndbuf(fd, p->sndbuf, err, errlen) < 0)
@@ -265,7 +244,7 @@ int tcp_profile_apply(int fd, const struct tcp_profile *p, char *err, size_t err
     if (p->notsent_lowat) {
         int v = (int)p->notsent_lowat;
         if (setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, sizeof v) < 0)
-            return efmt(err, errlen, "TCP_NOTSENT_LOWAT %d: %s", v, strerror(errno));
+            return err_set(err, errlen, "TCP_NOTSENT_LOWAT %d: %s", v, strerror(errno));
     }
     return 0;
 }
@@ -274,34 +253,34 @@ int tcp_profile_probe(const struct tcp_profile *p, int family, char *err, size_t
 {
     int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
     if (fd < 0)
-        return efmt(err, errlen, "cannot create a TCP socket: %s", strerror(errno));
+        return err_set(err, errlen, "cannot create a TCP socket: %s", strerror(errno));
     int r = tcp_profile_apply(fd, p, err, errlen);
     if (r == 0 && p->congestion[0]) {
         char got[TCP_PROFILE_CC_LEN + 1] = "";
         socklen_t gl = TCP_PROFILE_CC_LEN;
         if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, got, &gl) < 0)
-            r = efmt(err, errlen, "TCP_CONGESTION: read back: %s", strerror(errno));
+            r = err_set(err, errlen, "TCP_CONGESTION: read back: %s", strerror(errno));
         else if (strncmp(got, p->congestion, TCP_PROFILE_CC_LEN) != 0)
-            r = efmt(err, errlen, "TCP_CONGESTION: asked for %s, socket uses %s", p->congestion, got);
+            r = err_set(err, errlen, "TCP_CONGESTION: asked for %s, socket uses %s", p->congestion, got);
     }
     if (r == 0 && p->pacing_rate_bps) {
         uint64_t got = 0;
         socklen_t gl = sizeof got;
         uint64_t want = p->pacing_rate_bps / 8 ? p->pacing_rate_bps / 8 : 1;
         if (getsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &got, &gl) < 0)
-            r = efmt(err, errlen, "SO_MAX_PACING_RATE: read back: %s", strerror(errno));
+            r = err_set(err, errlen, "SO_MAX_PACING_RATE: read back: %s", strerror(errno));
         else if (gl == sizeof got && got != want)
-            r = efmt(err, errlen, "SO_MAX_PACING_RATE: asked for %llu bytes/s, socket has %llu",
-                     (unsigned long long)want, (unsigned long long)got);
+            r = err_set(err, errlen, "SO_MAX_PACING_RATE: asked for %llu bytes/s, socket has %llu",
+                        (unsigned long long)want, (unsigned long long)got);
     }
     if (r == 0 && p->notsent_lowat) {
         int got = 0;
         socklen_t gl = sizeof got;
         if (getsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &got, &gl) < 0)
-            r = efmt(err, errlen, "TCP_NOTSENT_LOWAT: read back: %s", strerror(errno));
+            r = err_set(err, errlen, "TCP_NOTSENT_LOWAT: read back: %s", strerror(errno));
         else if ((uint64_t)got != p->notsent_lowat)
-            r = efmt(err, errlen, "TCP_NOTSENT_LOWAT: asked for %llu, socket has %d",
-                     (unsigned long long)p->notsent_lowat, got);
+            r = err_set(err, errlen, "TCP_NOTSENT_LOWAT: asked for %llu, socket has %d",
+                        (unsigned long long)p->notsent_lowat, got);
     }
     close(fd);
     return r;

@@ -77,7 +77,5 @@ json_t *tcp_profile_to_json(const struct tcp_profile *p);
  * Return 0, or -1 with err filled. */
 int tcp_cc_available(char *buf, size_t len, char *err, size_t errlen);
 int tcp_cc_default(char *buf, size_t len, char *err, size_t errlen);
-/* True when NAME is a word of the available list. */
-int tcp_cc_is_available(const char *name);
 
 #endif

@@ -4,23 +4,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <libconfig.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cfg.h"
+#include "err.h"
 #include "units.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+#include "wire.h"
 
 int config_clear_listeners(struct config *c)
 {
@@ -59,7 +50,7 @@ int config_add_listener(struct config *c, const char *address, uint64_t port, ch
 {
     struct listen_cfg l = {0};
     if (port < 1 || port > 65535)
-        return fail(err, errlen, "port %llu is out of range [1, 65535]", (unsigned long long)port);
+        return err_set(err, errlen, "port %llu is out of range [1, 65535]", (unsigned long long)port);
     struct sockaddr_in *s4 = (struct sockaddr_in *)&l.sa;
     struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&l.sa;
     if (inet_pton(AF_INET, address, &s4->sin_addr) == 1) {
@@ -71,20 +62,20 @@ int config_add_listener(struct config *c, const char *address, uint64_t port, ch
         s6->sin6_port = htons((uint16_t)port);
         l.salen = sizeof *s6;
     } else {
-        return fail(err, errlen, "\"%s\" is not a numeric IPv4 or IPv6 address (\"::\" = every address, "
-                    "IPv4 and IPv6)", address);
+        return err_set(err, errlen, "\"%s\" is not a numeric IPv4 or IPv6 address (\"::\" = every address, "
+                       "IPv4 and IPv6)", address);
     }
     if (c->n_listen >= CONFIG_MAX_LISTENERS)
-        return fail(err, errlen, "more than %d listeners", CONFIG_MAX_LISTENERS);
+        return err_set(err, errlen, "more than %d listeners", CONFIG_MAX_LISTENERS);
     for (size_t i = 0; i < c->n_listen; i++)
         if (c->listen[i].salen == l.salen && memcmp(&c->listen[i].sa, &l.sa, l.salen) == 0)
-            return fail(err, errlen, "%s port %llu is already listed", address, (unsigned long long)port);
+            return err_set(err, errlen, "%s port %llu is already listed", address, (unsigned long long)port);
     struct listen_cfg *n = realloc(c->listen, (c->n_listen + 1) * sizeof *n);
     if (!n)
-        return fail(err, errlen, "out of memory");
+        return err_set(err, errlen, "out of memory");
     c->listen = n;
     if (!(l.address = strdup(address)))
-        return fail(err, errlen, "out of memory");
+        return err_set(err, errlen, "out of memory");
     l.port = (uint16_t)port;
     tcp_profile_defaults(&l.tcp);
     c->listen[c->n_listen++] = l;
@@ -98,7 +89,7 @@ int config_add_listener_spec(struct config *c, const char *spec, char *err, size
     if (spec[0] == '[') {
         const char *close = strchr(spec, ']');
         if (!close || close[1] != ':' || (size_t)(close - spec - 1) >= sizeof addr)
-            return fail(err, errlen, "\"%s\": expected [IPV6]:PORT", spec);
+            return err_set(err, errlen, "\"%s\": expected [IPV6]:PORT", spec);
         memcpy(addr, spec + 1, (size_t)(close - spec - 1));
         addr[close - spec - 1] = 0;
         port_s = close + 2;
@@ -109,9 +100,9 @@ int config_add_listener_spec(struct config *c, const char *spec, char *err, size
             port_s = spec;
         } else {
             if (strchr(spec, ':') != colon)
-                return fail(err, errlen, "\"%s\": write an IPv6 address in brackets: [ADDR]:PORT", spec);
+                return err_set(err, errlen, "\"%s\": write an IPv6 address in brackets: [ADDR]:PORT", spec);
             if ((size_t)(colon - spec) >= sizeof addr)
-                return fail(err, errlen, "\"%s\": address too long", spec);
+                return err_set(err, errlen, "\"%s\": address too long", spec);
             memcpy(addr, spec, (size_t)(colon - spec));
             addr[colon - spec] = 0;
             port_s = colon + 1;
@@ -120,13 +111,15 @@ int config_add_listener_spec(struct config *c, const char *spec, char *err, size
     uint64_t port;
     enum units_err e = units_parse_uint(port_s, 1, 65535, &port);
     if (e != UNITS_OK)
-        return fail(err, errlen, "\"%s\": port \"%s\": %s (expected 1 to 65535)", spec, port_s, units_strerror(e));
+        return err_set(err, errlen, "\"%s\": port \"%s\": %s (expected 1 to 65535)", spec, port_s, units_strerror(e));
     return config_add_listener(c, addr, port, err, errlen);
 }
 
 static int is_reserved(const char *p)
 {
-    return strcmp(p, "/status") == 0 || strcmp(p, "/transfers") == 0 || strncmp(p, "/transfers/", 11) == 0;
+    /* "/transfers" itself too: a file there would shadow the folder of the records */
+    size_t n = strlen(WIRE_TRANSFERS_PATH) - 1;
+    return strcmp(p, WIRE_STATUS_PATH) == 0 || (strncmp(p, WIRE_TRANSFERS_PATH, n) == 0 && (p[n] == 0 || p[n] == '/'));
 }
 
 /* a is a folder prefix of b: b = a + "/" + ... */
@@ -146,21 +139,22 @@ static int ends_with(const char *s, const char *suffix)
 static int check_path_syntax(const char *path, char *err, size_t errlen)
 {
     if (path[0] != '/')
-        return fail(err, errlen, "\"%s\" must start with '/'", path);
+        return err_set(err, errlen, "\"%s\" must start with '/'", path);
     if (path[1] == 0 || path[strlen(path) - 1] == '/')
-        return fail(err, errlen, "\"%s\" names a folder, not a file", path);
+        return err_set(err, errlen, "\"%s\" names a folder, not a file", path);
     if (strstr(path, "//") || strstr(path, "/./") || strstr(path, "/../") || ends_with(path, "/..") ||
         ends_with(path, "/."))
-        return fail(err, errlen, "\"%s\": empty, '.' or '..' path segment", path);
+        return err_set(err, errlen, "\"%s\": empty, '.' or '..' path segment", path);
     for (const unsigned char *p = (const unsigned char *)path; *p; p++)
         if (*p <= ' ' || *p == 0x7f || *p == '?' || *p == '#' || *p == '%' || *p == '"' || *p == '<' ||
             *p == '>' || *p == '\\')
             return *p > ' ' && *p != 0x7f
-                       ? fail(err, errlen, "\"%s\": character '%c' is not allowed in a path", path, *p)
-                       : fail(err, errlen, "\"%s\": character 0x%02x (a space or control character) is not allowed in a path",
-                              path, *p);
+                       ? err_set(err, errlen, "\"%s\": character '%c' is not allowed in a path", path, *p)
+                       : err_set(err, errlen, "\"%s\": character 0x%02x (a space or control character) is not allowed in a path",
+                                 path, *p);
     if (is_reserved(path))
-        return fail(err, errlen, "\"%s\" is reserved for debitd's own pages (/status, /transfers/)", path);
+        return err_set(err, errlen, "\"%s\" is reserved for debitd's own pages (%s, %s)", path, WIRE_STATUS_PATH,
+                       WIRE_TRANSFERS_PATH);
     return 0;
 }
 
@@ -168,28 +162,28 @@ static int check_against_file(const char *path, const char *other, char *err, si
 {
     char sha[1100];
     if (strcmp(path, other) == 0)
-        return fail(err, errlen, "duplicate path \"%s\"", path);
+        return err_set(err, errlen, "duplicate path \"%s\"", path);
     if (is_folder_of(path, other) || is_folder_of(other, path))
-        return fail(err, errlen, "\"%s\" and \"%s\": a path cannot be both a file and a folder", path, other);
+        return err_set(err, errlen, "\"%s\" and \"%s\": a path cannot be both a file and a folder", path, other);
     snprintf(sha, sizeof sha, "%s.sha256", other);
     if (strcmp(path, sha) == 0)
-        return fail(err, errlen, "\"%s\" collides with the checksum of \"%s\"", path, other);
+        return err_set(err, errlen, "\"%s\" collides with the checksum of \"%s\"", path, other);
     snprintf(sha, sizeof sha, "%s.sha256", path);
     if (strcmp(other, sha) == 0)
-        return fail(err, errlen, "the checksum of \"%s\" collides with \"%s\"", path, other);
+        return err_set(err, errlen, "the checksum of \"%s\" collides with \"%s\"", path, other);
     return 0;
 }
 
 int config_add_file(struct config *c, const char *path, uint64_t size, char *err, size_t errlen)
 {
     if (strlen(path) > 1024)
-        return fail(err, errlen, "path longer than 1024 bytes");
+        return err_set(err, errlen, "path longer than 1024 bytes");
     if (check_path_syntax(path, err, errlen) < 0)
         return -1;
     if (size > CONFIG_MAX_FILE_SIZE)
-        return fail(err, errlen, "size %llu is larger than the 16 TiB limit", (unsigned long long)size);
+        return err_set(err, errlen, "size %llu is larger than the 16 TiB limit", (unsigned long long)size);
     if (c->n_files >= CONFIG_MAX_FILES)
-        return fail(err, errlen, "more than %d files", CONFIG_MAX_FILES);
+        return err_set(err, errlen, "more than %d files", CONFIG_MAX_FILES);
     for (size_t i = 0; i < c->n_files; i++)
         if (check_against_file(path, c->files[i].path, err, errlen) < 0)
             return -1;
@@ -197,10 +191,10 @@ int config_add_file(struct config *c, const char *path, uint64_t size, char *err
         return -1;
     struct file_cfg *n = realloc(c->files, (c->n_files + 1) * sizeof *n);
     if (!n)
-        return fail(err, errlen, "out of memory");
+        return err_set(err, errlen, "out of memory");
     c->files = n;
     if (!(c->files[c->n_files].path = strdup(path)))
-        return fail(err, errlen, "out of memory");
+        return err_set(err, errlen, "out of memory");
     c->files[c->n_files].size = size;
     c->n_files++;
     return 0;
@@ -217,7 +211,7 @@ int config_set_upload(struct config *c, const char *path, uint64_t max_size, cha
     }
     char *copy = NULL;
     if (path && path[0] && !(copy = strdup(path)))
-        return fail(err, errlen, "out of memory");
+        return err_set(err, errlen, "out of memory");
     free(c->upload_path);
     c->upload_path = copy;
     c->upload_max = max_size;
@@ -228,7 +222,7 @@ int config_set_log_level(struct config *c, const char *name, char *err, size_t e
 {
     enum log_level l;
     if (log_level_parse(name, &l) < 0)
-        return fail(err, errlen, "unknown level \"%s\" (expected error, warn, info or debug)", name);
+        return err_set(err, errlen, "unknown level \"%s\" (expected error, warn, info or debug)", name);
     c->log_level = l;
     return 0;
 }
@@ -236,7 +230,7 @@ int config_set_log_level(struct config *c, const char *name, char *err, size_t e
 int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen)
 {
     if (n > 1024)
-        return fail(err, errlen, "%llu threads is out of range [0, 1024] (0 = one per CPU)", (unsigned long long)n);
+        return err_set(err, errlen, "%llu threads is out of range [0, 1024] (0 = one per CPU)", (unsigned long long)n);
     c->threads = (unsigned)n;
     return 0;
 }
@@ -256,7 +250,7 @@ int config_defaults(struct config *c, char *err, size_t errlen)
     c->offload.required = 1;
     c->offload.state_file = strdup(CONFIG_OFFLOAD_STATE_FILE);
     if (!c->source || !c->access_log || !c->offload.state_file)
-        return fail(err, errlen, "out of memory");
+        return err_set(err, errlen, "out of memory");
     if (config_add_listener(c, "::", 8080, err, errlen) < 0 ||
         config_add_file(c, "/ram/1GiB.dat", 1ULL << 30, err, errlen) < 0 ||
         config_add_file(c, "/files/1Gio.dat", 1ULL << 30, err, errlen) < 0 ||
@@ -285,12 +279,12 @@ uint64_t config_region_size(const struct config *c)
 int config_validate(const struct config *c, char *err, size_t errlen)
 {
     if (c->n_listen == 0)
-        return fail(err, errlen, "%s: listen: at least one listener is needed", c->source);
+        return err_set(err, errlen, "%s: listen: at least one listener is needed", c->source);
     uint64_t region = config_region_size(c);
     for (size_t i = 0; i < c->n_files; i++)
         if (region && c->files[i].size / region > 65536)
-            return fail(err, errlen, "%s: ram: %llu bytes is too small for \"%s\" (%llu bytes would repeat "
-                        "it more than 65536 times)", c->source, (unsigned long long)c->ram, c->files[i].path,
-                        (unsigned long long)c->files[i].size);
+            return err_set(err, errlen, "%s: ram: %llu bytes is too small for \"%s\" (%llu bytes would repeat "
+                           "it more than 65536 times)", c->source, (unsigned long long)c->ram, c->files[i].path,
+                           (unsigned long long)c->files[i].size);
     return 0;
 }

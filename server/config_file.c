@@ -7,15 +7,8 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "err.h"
 #include "units.h"
-
-/* Wrap a setter's plain reason into "FILE:LINE: setting: reason". */
-static int at(const config_setting_t *s, char *err, size_t errlen)
-{
-    char reason[1024];
-    snprintf(reason, sizeof reason, "%s", err);
-    return cfg_error(err, errlen, s, "%s", reason);
-}
 
 static const config_setting_t *need_type(const config_setting_t *s, int type, const char *what,
                                          char *err, size_t errlen)
@@ -54,7 +47,7 @@ static int parse_listen(struct config *c, const config_setting_t *list, char *er
             return cfg_error(err, errlen, g, "port is missing");
         const config_setting_t *where = config_setting_get_member(g, "address");
         if (config_add_listener(c, addr, port, err, errlen) < 0)
-            return at(where ? where : g, err, errlen);
+            return cfg_error_prefix(err, errlen, where ? where : g);
         if (tcp_profile_from_cfg(config_setting_get_member(g, "tcp"), &c->listen[c->n_listen - 1].tcp, err,
                                  errlen) < 0)
             return -1;
@@ -91,7 +84,7 @@ static int parse_files(struct config *c, const config_setting_t *list, char *err
             return cfg_error(err, errlen, config_setting_get_member(g, "size"),
                              "%llu bytes is larger than the 16 TiB limit", (unsigned long long)size);
         if (config_add_file(c, path, size, err, errlen) < 0)
-            return at(config_setting_get_member(g, "path"), err, errlen);
+            return cfg_error_prefix(err, errlen, config_setting_get_member(g, "path"));
     }
     return 0;
 }
@@ -111,8 +104,9 @@ static int parse_upload(struct config *c, const config_setting_t *g, char *err, 
         return cfg_error(err, errlen, g, "out of memory");
     int r = config_set_upload(c, copy, max, err, errlen);
     free(copy);
+    const config_setting_t *where = config_setting_get_member(g, "path");
     if (r < 0)
-        return at(config_setting_get_member(g, "path") ? config_setting_get_member(g, "path") : g, err, errlen);
+        return cfg_error_prefix(err, errlen, where ? where : g);
     return 0;
 }
 
@@ -156,7 +150,7 @@ static int parse_log(struct config *c, const config_setting_t *g, char *err, siz
     if ((r = cfg_get_string(g, "level", &s, err, errlen)) < 0)
         return -1;
     if (r && config_set_log_level(c, s, err, errlen) < 0)
-        return at(config_setting_get_member(g, "level"), err, errlen);
+        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "level"));
     if ((r = cfg_get_string(g, "access", &s, err, errlen)) < 0)
         return -1;
     if (r) {
@@ -230,7 +224,7 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
         goto out;
     char *source = strdup(path);
     if (!source) {
-        snprintf(err, errlen, "%s: out of memory", path);
+        err_set(err, errlen, "%s: out of memory", path);
         goto out;
     }
     free(c->source);
@@ -243,7 +237,7 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
     if ((r = cfg_get_uint(root, "threads", 0, 1024, &v, err, errlen)) < 0)
         goto out;
     if (r && config_set_threads(c, v, err, errlen) < 0) { /* the same setter as everywhere */
-        at(config_setting_get_member(root, "threads"), err, errlen);
+        cfg_error_prefix(err, errlen, config_setting_get_member(root, "threads"));
         goto out;
     }
     if ((r = cfg_get_uint(root, "seed", 0, INT64_MAX, &v, err, errlen)) < 0)

@@ -1,6 +1,9 @@
 /* content: see content.h. */
 #include "content.h"
 
+#include "err.h"
+#include "sys.h"
+
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -130,13 +133,6 @@ static void *gen_thread(void *arg)
     return NULL;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The bracketed word of a sysfs THP setting ("always [advise] never"), or "" */
 static void thp_setting(const char *path, char *out, size_t len)
 {
@@ -213,8 +209,8 @@ static int fallocate_all(int fd, uint64_t size, char *err, size_t errlen)
             continue;
         if (errno == EOPNOTSUPP)
             return 0; /* no fallocate on this kernel's shmem: pwrite allocates instead */
-        snprintf(err, errlen, "allocating %llu bytes of content in the memfd: %s (not enough memory? "
-                 "lower `ram` or the file sizes)", (unsigned long long)size, strerror(errno));
+        err_set(err, errlen, "allocating %llu bytes of content in the memfd: %s (not enough memory? "
+                "lower `ram` or the file sizes)", (unsigned long long)size, strerror(errno));
         return -1;
     }
     return 0;
@@ -224,7 +220,7 @@ struct content *content_new(uint64_t seed, uint64_t size, unsigned threads, char
 {
     struct content *c = calloc(1, sizeof *c);
     if (!c) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, "out of memory");
         return NULL;
     }
     c->fd = -1;
@@ -232,19 +228,19 @@ struct content *content_new(uint64_t seed, uint64_t size, unsigned threads, char
     c->seed = seed;
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->cond, NULL);
-    double t0 = now_s();
+    double t0 = sys_mono_s();
     c->fd = memfd_create("debitd-content", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (c->fd < 0) {
-        snprintf(err, errlen, "memfd_create: %s", strerror(errno));
+        err_set(err, errlen, "memfd_create: %s", strerror(errno));
         goto fail;
     }
     int usable = thp_shmem_usable(c->thp_setting, sizeof c->thp_setting);
     if (size == 0) {
-        c->gen_seconds = now_s() - t0;
+        c->gen_seconds = sys_mono_s() - t0;
         return c;
     }
     if (ftruncate(c->fd, (off_t)size) < 0) {
-        snprintf(err, errlen, "memfd of %llu bytes: %s", (unsigned long long)size, strerror(errno));
+        err_set(err, errlen, "memfd of %llu bytes: %s", (unsigned long long)size, strerror(errno));
         goto fail;
     }
     /* With huge pages allowed, one 2 MiB page replaces 512 small ones: allocation is about 4
@@ -294,8 +290,8 @@ struct content *content_new(uint64_t seed, uint64_t size, unsigned threads, char
         if (jobs[t].err) {
             if (rw)
                 munmap(rw, size);
-            snprintf(err, errlen, "writing %llu bytes of content to the memfd: %s (not enough memory? "
-                     "lower `ram` or the file sizes)", (unsigned long long)size, strerror(jobs[t].err));
+            err_set(err, errlen, "writing %llu bytes of content to the memfd: %s (not enough memory? "
+                    "lower `ram` or the file sizes)", (unsigned long long)size, strerror(jobs[t].err));
             goto fail;
         }
     if (rw) {
@@ -308,14 +304,14 @@ struct content *content_new(uint64_t seed, uint64_t size, unsigned threads, char
          * only, so it costs nothing until a file repeats the region or a checksum is asked. */
         void *m = mmap(NULL, size, PROT_READ, MAP_SHARED, c->fd, 0);
         if (m == MAP_FAILED) {
-            snprintf(err, errlen, "mmap of %llu bytes: %s", (unsigned long long)size, strerror(errno));
+            err_set(err, errlen, "mmap of %llu bytes: %s", (unsigned long long)size, strerror(errno));
             goto fail;
         }
         c->map = m;
     }
     /* the size is fixed: a truncation would turn sendfile into short reads */
     fcntl(c->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
-    c->gen_seconds = now_s() - t0;
+    c->gen_seconds = sys_mono_s() - t0;
     return c;
 fail:
     content_free(c);
@@ -371,7 +367,7 @@ static int hash_region(const struct content *c, uint64_t size, char hex[65], cha
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
         EVP_MD_CTX_free(ctx);
-        snprintf(err, errlen, "SHA-256 unavailable in libcrypto");
+        err_set(err, errlen, "SHA-256 unavailable in libcrypto");
         return -1;
     }
     uint64_t done = 0;
@@ -389,7 +385,7 @@ static int hash_region(const struct content *c, uint64_t size, char hex[65], cha
     int ok = done == size && EVP_DigestFinal_ex(ctx, md, &mdlen) == 1 && mdlen == 32;
     EVP_MD_CTX_free(ctx);
     if (!ok) {
-        snprintf(err, errlen, "SHA-256 computation failed");
+        err_set(err, errlen, "SHA-256 computation failed");
         return -1;
     }
     for (int i = 0; i < 32; i++)
@@ -413,7 +409,7 @@ int content_sha256_cached(struct content *c, uint64_t size, char hex[65])
 int content_sha256(struct content *c, uint64_t size, char hex[65], char *err, size_t errlen)
 {
     if (size > 0 && c->size == 0) {
-        snprintf(err, errlen, "empty region");
+        err_set(err, errlen, "empty region");
         return -1;
     }
     pthread_mutex_lock(&c->lock);
@@ -443,7 +439,7 @@ int content_sha256(struct content *c, uint64_t size, char hex[65], char *err, si
     struct sha_entry *n = realloc(c->sha, (c->n_sha + 1) * sizeof *n);
     if (!n) {
         pthread_mutex_unlock(&c->lock);
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, "out of memory");
         return -1;
     }
     c->sha = n;

@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "range.h"
+#include "wire.h"
 
 void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size_t len)
 {
@@ -127,13 +128,13 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     if (!head) {
         char remote[80], id[TRANSFER_ID_LEN];
         client_name(conn, remote, sizeof remote);
-        struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status};
         r->kind = REQ_FILE;
         r->sock = conn_socket(conn);
+        struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status, r->sock};
         r->body_len = len;
         r->acked0 = http_tcp_bytes_acked(r->sock);
         r->seq = transfers_begin(s->transfers, &ts, id);
-        MHD_add_response_header(resp, "X-Debit-Transfer", id);
+        MHD_add_response_header(resp, WIRE_HDR_TRANSFER, id);
     }
     return http_reply(l, conn, status, resp);
 }

@@ -8,17 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "log.h"
+#include "tcp_info.h"
 #include "tcp_profile.h"
-
-double http_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "wire.h"
 
 void http_headers_common(struct MHD_Response *resp)
 {
@@ -128,8 +122,8 @@ static enum MHD_Result route(struct listener *l, struct MHD_Connection *conn, co
     const struct file_cfg *sha = NULL;
     if (!f && ulen > 7 && strcmp(url + ulen - 7, ".sha256") == 0)
         sha = find_file(c, url, ulen - 7);
-    int status_page = strcmp(url, "/status") == 0;
-    int transfer = strncmp(url, "/transfers/", 11) == 0;
+    int status_page = strcmp(url, WIRE_STATUS_PATH) == 0;
+    int transfer = strncmp(url, WIRE_TRANSFERS_PATH, strlen(WIRE_TRANSFERS_PATH)) == 0;
     int folder = url[ulen - 1] == '/' && is_folder(c, url);
     char slash[1100];
     int folder_noslash = 0;
@@ -149,7 +143,7 @@ static enum MHD_Result route(struct listener *l, struct MHD_Connection *conn, co
     if (status_page)
         return http_status(l, conn);
     if (transfer)
-        return http_transfer(l, conn, url + 11);
+        return http_transfer(l, conn, url + strlen(WIRE_TRANSFERS_PATH));
     if (folder)
         return http_index(l, conn, url);
     /* like a web server's directory: /files -> /files/ */
@@ -208,8 +202,10 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
             bytes = acked < bytes ? acked : bytes;
         }
         l->srv->bytes_sent += bytes;
-        json_t *tcp = http_tcp_info_json(r->sock);
-        json_t *entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, tcp);
+        struct tcp_info_sample last;
+        char err[128];
+        int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
+        json_t *entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL);
         server_access_log(l->srv, entry);
         json_decref(entry);
     }

@@ -15,6 +15,7 @@
 #include "offload.h"
 #include "tcp_info.h"
 #include "tcp_profile.h"
+#include "wire.h"
 
 uint64_t http_tcp_bytes_acked(int sock)
 {
@@ -23,15 +24,6 @@ uint64_t http_tcp_bytes_acked(int sock)
     if (sock < 0 || tcp_info_read(sock, &ti, err, sizeof err) < 0)
         return 0;
     return ti.bytes_acked;
-}
-
-json_t *http_tcp_info_json(int sock)
-{
-    struct tcp_info_sample ti;
-    char err[128];
-    if (sock < 0 || tcp_info_read(sock, &ti, err, sizeof err) < 0)
-        return NULL;
-    return tcp_info_to_json(&ti);
 }
 
 /* The profile really in force on SOCK, read back option by option. */
@@ -145,14 +137,14 @@ void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct M
     char buf[256], ifname[IF_NAMESIZE + 1];
     offload_header(s, sock, buf, sizeof buf, ifname, sizeof ifname);
     if (buf[0]) {
-        MHD_add_response_header(resp, "X-Debit-Offload", buf);
-        MHD_add_response_header(resp, "X-Debit-Interface", ifname);
+        MHD_add_response_header(resp, WIRE_HDR_OFFLOAD, buf);
+        MHD_add_response_header(resp, WIRE_HDR_INTERFACE, ifname);
     }
     struct tcp_profile p;
     live_profile(l, sock, &p);
     tcp_profile_format(&p, buf, sizeof buf);
-    MHD_add_response_header(resp, "X-Debit-Tcp", buf);
-    MHD_add_response_header(resp, "X-Debit-Kernel", s->kernel);
+    MHD_add_response_header(resp, WIRE_HDR_TCP, buf);
+    MHD_add_response_header(resp, WIRE_HDR_KERNEL, s->kernel);
 }
 
 json_t *http_listener_json(struct listener *l)
@@ -179,12 +171,16 @@ json_t *http_listener_json(struct listener *l)
         interface_of(&l->cfg->sa, ifname, sizeof ifname);
     json_object_set_new(o, "interface", ifname[0] ? json_string(ifname) : json_null());
     struct offload_state st;
-    if (ifname[0] && offload_get(ifname, &st, err, sizeof err) == OFFLOAD_OK) {
+    enum offload_err e = ifname[0] ? offload_get(ifname, &st, err, sizeof err) : OFFLOAD_ERR_ARG;
+    if (e == OFFLOAD_OK) {
         json_object_set_new(o, "offload", offload_to_json(&st));
         offload_format(&st, hdr, sizeof hdr);
         json_object_set_new(o, "x_debit_offload", json_string(hdr));
     } else {
         json_object_set_new(o, "offload", json_null());
+        /* why there is no state: the kind of error, the same for every request */
+        if (ifname[0])
+            json_object_set_new(o, "offload_error", json_string(offload_strerror(e)));
     }
     return o;
 }

@@ -29,9 +29,6 @@ struct req {
     int up_rejected;
 };
 
-/* Monotonic seconds (upload durations). */
-double http_now(void);
-
 /* Queue RESP with STATUS and release our reference; counts the status class. */
 enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsigned status,
                            struct MHD_Response *resp);
@@ -58,10 +55,8 @@ enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, c
 enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, struct req *r,
                             const char *upload_data, size_t *upload_data_size);
 
-/* Sender-side TCP state of SOCK (http_headers.c): tcpi_bytes_acked, and the TCP_INFO as a
- * new JSON object (NULL if unreadable). */
+/* Sender-side tcpi_bytes_acked of SOCK (http_headers.c); 0 if unreadable. */
 uint64_t http_tcp_bytes_acked(int sock);
-json_t *http_tcp_info_json(int sock);
 /* The listener's live configuration as /status shows it (new object). */
 json_t *http_listener_json(struct listener *l);
 

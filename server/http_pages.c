@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "units.h"
+#include "wire.h"
 
 struct buf {
     char *p;
@@ -121,8 +122,8 @@ enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, cons
         }
         bprintf(&b, "\n");
     }
-    bprintf(&b, "</pre><hr><p>debitd/%s &mdash; <a href=\"/status\">status</a></p>\n</body></html>\n",
-            DEBIT_VERSION);
+    bprintf(&b, "</pre><hr><p>debitd/%s &mdash; <a href=\"%s\">status</a></p>\n</body></html>\n",
+            DEBIT_VERSION, WIRE_STATUS_PATH);
     free(e);
     if (b.oom) {
         free(b.p);

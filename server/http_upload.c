@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sys.h"
 #include "units.h"
 
 static enum MHD_Result too_large(struct listener *l, struct MHD_Connection *conn, struct req *r)
@@ -30,7 +31,7 @@ enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, str
     uint64_t max = s->cfg->upload_max;
     if (r->kind != REQ_UPLOAD) { /* first call: headers only */
         r->kind = REQ_UPLOAD;
-        r->up_t0 = http_now();
+        r->up_t0 = sys_mono_s();
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         uint64_t v;
         if (cl && units_parse_uint(cl, 0, UINT64_MAX, &v) == UNITS_OK && v > max)
@@ -54,6 +55,6 @@ enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, str
     if (r->up_rejected)
         return too_large(l, conn, r);
     s->uploads++;
-    double secs = http_now() - r->up_t0;
+    double secs = sys_mono_s() - r->up_t0;
     return http_reply_json(l, conn, 200, json_pack("{s:I, s:f}", "bytes", (json_int_t)r->up_bytes, "seconds", secs));
 }

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "config.h"
+#include "err.h"
 #include "log.h"
 #include "offload_ctl.h"
 #include "server.h"
@@ -43,10 +44,9 @@ static int check_access_log(const struct config *cfg, char *err, size_t errlen)
     if (!cfg->access_log || strcmp(cfg->access_log, "off") == 0 || strcmp(cfg->access_log, "-") == 0)
         return 0;
     FILE *f = fopen(cfg->access_log, "ae");
-    if (!f) {
-        snprintf(err, errlen, "%s: log.access: cannot open \"%s\": %s", cfg->source, cfg->access_log, strerror(errno));
-        return -1;
-    }
+    if (!f)
+        return err_set(err, errlen, "%s: log.access: cannot open \"%s\": %s", cfg->source, cfg->access_log,
+                       strerror(errno));
     fclose(f);
     return 0;
 }
@@ -107,13 +107,13 @@ int main(int argc, char **argv)
     if (n_listen) {
         config_clear_listeners(&cfg);
         for (size_t i = 0; i < n_listen; i++)
-            if (config_add_listener_spec(&cfg, listens[i], err + 10, sizeof err - 10) < 0) {
-                memcpy(err, "--listen: ", 10);
+            if (config_add_listener_spec(&cfg, listens[i], err, sizeof err) < 0) {
+                err_prefix(err, sizeof err, "--listen");
                 goto fail;
             }
     }
-    if (log_level && config_set_log_level(&cfg, log_level, err + 13, sizeof err - 13) < 0) {
-        memcpy(err, "--log-level: ", 13);
+    if (log_level && config_set_log_level(&cfg, log_level, err, sizeof err) < 0) {
+        err_prefix(err, sizeof err, "--log-level");
         goto fail;
     }
     if (config_validate(&cfg, err, sizeof err) < 0)
@@ -155,11 +155,11 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     /* the interface's offloads before anything is served: every response reports them */
-    int ost = offload_ctl_start(&off, &cfg, err, sizeof err);
-    if (ost < 0)
-        goto fail;
-    if (ost > 0)
-        log_warn("%s", err);
+    switch (offload_ctl_start(&off, &cfg, err, sizeof err)) {
+    case OFFLOAD_CTL_OK: break;
+    case OFFLOAD_CTL_WARNING: log_warn("%s", err); break;
+    case OFFLOAD_CTL_FAILED: goto fail;
+    }
     /* Each connection may hold two descriptors (its socket and a dup of the content memfd):
      * the usual soft limit of 1024 would cap limits.connections far below its default of
      * 10000, so take the hard limit, as nginx's worker_rlimit_nofile lets one do. */
@@ -176,9 +176,9 @@ int main(int argc, char **argv)
         rc = 1;
         goto fail;
     }
-    int st = server_start(srv, err, sizeof err);
-    if (st < 0) {
-        rc = st == -1 ? 2 : 1; /* bind errors are configuration errors: exit 2 */
+    enum server_start_err st = server_start(srv, err, sizeof err);
+    if (st != SERVER_START_OK) {
+        rc = st == SERVER_START_CONFIG ? 2 : 1; /* bind errors are configuration errors: exit 2 */
         goto fail;
     }
     log_info("debitd %s ready (pid %d)", DEBIT_VERSION, (int)getpid());

@@ -4,34 +4,36 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "err.h"
 #include "log.h"
 #include "offload.h"
 #include "offload_session.h"
 
-int offload_ctl_start(struct offload_ctl *ctl, const struct config *cfg, char *err, size_t errlen)
+enum offload_ctl_status offload_ctl_start(struct offload_ctl *ctl, const struct config *cfg, char *err,
+                                          size_t errlen)
 {
     const struct offload_cfg *o = &cfg->offload;
     memset(ctl, 0, sizeof *ctl);
     if (!o->interface)
-        return 0;
-    char msg[1024] = "", note[512] = "", now[128] = "", was[128] = "";
+        return OFFLOAD_CTL_OK;
+    char note[512] = "", now[128] = "", was[128] = "";
     enum offload_err e;
     struct offload_state before, after;
     if (offload_wish_empty(&o->wish)) { /* only reported, never changed */
-        e = offload_get(o->interface, &after, msg, sizeof msg);
+        e = offload_get(o->interface, &after, err, errlen);
         if (e == OFFLOAD_OK) {
             offload_format(&after, now, sizeof now);
             log_info("offload: %s: %s (not changed: no tso/gso/gro in the configuration)", o->interface, now);
-            return 0;
+            return OFFLOAD_CTL_OK;
         }
     } else if (o->restore) {
         ctl->session = offload_session_new();
         if (!ctl->session) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
+            err_set(err, errlen, "out of memory");
+            return OFFLOAD_CTL_FAILED;
         }
-        e = offload_session_begin(ctl->session, o->interface, &o->wish, o->state_file, note, sizeof note, msg,
-                                  sizeof msg);
+        e = offload_session_begin(ctl->session, o->interface, &o->wish, o->state_file, note, sizeof note, err,
+                                  errlen);
         if (note[0])
             log_warn("offload: %s", note);
         if (e == OFFLOAD_OK) {
@@ -39,7 +41,7 @@ int offload_ctl_start(struct offload_ctl *ctl, const struct config *cfg, char *e
             offload_format(offload_session_after(ctl->session), now, sizeof now);
         }
     } else {
-        e = offload_apply(o->interface, &o->wish, &before, &after, msg, sizeof msg);
+        e = offload_apply(o->interface, &o->wish, &before, &after, err, errlen);
         if (e == OFFLOAD_OK) {
             offload_format(&before, was, sizeof was);
             offload_format(&after, now, sizeof now);
@@ -48,26 +50,28 @@ int offload_ctl_start(struct offload_ctl *ctl, const struct config *cfg, char *e
     if (e != OFFLOAD_OK) {
         offload_session_free(ctl->session);
         ctl->session = NULL;
-        snprintf(err, errlen, "%s: offload: %s: %s%s", cfg->source, o->interface, msg,
-                 o->required ? "" : " (continuing: offload.required = false)");
-        return o->required ? -1 : 1;
+        err_prefix(err, errlen, "%s: offload: %s", cfg->source, o->interface);
+        if (o->required)
+            return OFFLOAD_CTL_FAILED;
+        size_t n = strnlen(err, errlen);
+        snprintf(err + n, errlen - n, " (continuing: offload.required = false)");
+        return OFFLOAD_CTL_WARNING;
     }
     ctl->applied = 1;
     log_info("offload: %s: %s, verified (was %s; %s)", o->interface, now, was,
              o->restore ? "restored at exit, state saved in the state file" : "left so at exit: restore = false");
-    return 0;
+    return OFFLOAD_CTL_OK;
 }
 
 int offload_ctl_stop(struct offload_ctl *ctl, char *err, size_t errlen)
 {
     if (!ctl->session)
         return 0;
-    char msg[1024];
-    enum offload_err e = offload_session_end(ctl->session, msg, sizeof msg);
     int ret = 0;
-    if (e != OFFLOAD_OK) {
-        snprintf(err, errlen, "offload: restore failed: %s (the state file is kept: `debitd --restore-offload` "
-                 "retries)", msg);
+    if (offload_session_end(ctl->session, err, errlen) != OFFLOAD_OK) {
+        size_t n = strnlen(err, errlen);
+        snprintf(err + n, errlen - n, " (the state file is kept: `debitd --restore-offload` retries)");
+        err_prefix(err, errlen, "offload: restore failed");
         ret = -1;
     } else {
         const struct offload_state *b = offload_session_before(ctl->session);
@@ -84,21 +88,18 @@ int offload_ctl_stop(struct offload_ctl *ctl, char *err, size_t errlen)
 int offload_ctl_recover(const struct config *cfg, char *note, size_t notelen, char *err, size_t errlen)
 {
     const struct offload_cfg *o = &cfg->offload;
-    char msg[1024];
     struct offload_state st;
     if (!o->interface) {
         snprintf(note, notelen, "no offload.interface in %s: nothing to restore", cfg->source);
         return 0;
     }
-    enum offload_err e = offload_state_recover(o->state_file, &st, msg, sizeof msg);
+    enum offload_err e = offload_state_recover(o->state_file, &st, err, errlen);
     if (e == OFFLOAD_ERR_NO_STATE) {
         snprintf(note, notelen, "%s: no saved state: nothing to restore", o->state_file);
         return 0;
     }
-    if (e != OFFLOAD_OK) {
-        snprintf(err, errlen, "%s: %s", o->state_file, msg);
-        return -1;
-    }
+    if (e != OFFLOAD_OK)
+        return err_prefix(err, errlen, "%s", o->state_file);
     char now[128];
     offload_format(&st, now, sizeof now);
     snprintf(note, notelen, "%s restored to %s (from %s)", st.ifname, now, o->state_file);

@@ -16,14 +16,21 @@ struct offload_ctl {
     int applied;                     /* a change is in force */
 };
 
-/* Apply cfg->offload (nothing when no interface is configured). Returns 0; 1 when it failed
- * but offload.required is false (err holds the warning); -1 when it failed and is required. */
-int offload_ctl_start(struct offload_ctl *ctl, const struct config *cfg, char *err, size_t errlen);
-/* Restore the original state if configured to (idempotent). Returns 0, or -1 with err. */
+/* How offload_ctl_start ended (err.h: three outcomes, so a named enum). */
+enum offload_ctl_status {
+    OFFLOAD_CTL_OK = 0,  /* applied and verified, or nothing to do */
+    OFFLOAD_CTL_WARNING, /* failed, but offload.required is false: err holds the warning */
+    OFFLOAD_CTL_FAILED,  /* failed and required: err holds the error */
+};
+
+/* Apply cfg->offload (nothing when no interface is configured). */
+enum offload_ctl_status offload_ctl_start(struct offload_ctl *ctl, const struct config *cfg, char *err,
+                                          size_t errlen);
+/* Restore the original state if configured to (idempotent). An action: 0, or -1 with err. */
 int offload_ctl_stop(struct offload_ctl *ctl, char *err, size_t errlen);
 
-/* `debitd --restore-offload`: restore what a dead debitd left in the state file. Returns 0
- * (restored, or nothing to do; note says which) or -1 with err. */
+/* `debitd --restore-offload`: restore what a dead debitd left in the state file. An action:
+ * 0 (restored, or nothing to do; note says which) or -1 with err. */
 int offload_ctl_recover(const struct config *cfg, char *note, size_t notelen, char *err, size_t errlen);
 
 #endif

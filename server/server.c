@@ -7,26 +7,23 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "http.h"
 #include "log.h"
+#include "sys.h"
 #include "tcp_profile.h"
 #include "units.h"
 
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 double server_uptime(const struct server *s)
 {
-    return clock_s(CLOCK_MONOTONIC) - s->start_mono;
+    return sys_mono_s() - s->start_mono;
 }
 
 static void listener_name(const struct listen_cfg *l, char *buf, size_t len)
@@ -41,12 +38,13 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
 {
     struct server *s = calloc(1, sizeof *s);
     if (!s) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, "out of memory");
         return NULL;
     }
     s->cfg = cfg;
-    s->start_mono = clock_s(CLOCK_MONOTONIC);
-    s->start_wall = clock_s(CLOCK_REALTIME);
+    s->sampler_wake = -1;
+    s->start_mono = sys_mono_s();
+    s->start_wall = sys_wall_s();
     struct utsname u;
     snprintf(s->kernel, sizeof s->kernel, "%s", uname(&u) == 0 ? u.release : "unknown");
     time_t now = time(NULL);
@@ -61,19 +59,19 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
     } else {
         s->access = fopen(cfg->access_log, "ae");
         if (!s->access) {
-            snprintf(err, errlen, "%s: log.access: cannot open \"%s\": %s", cfg->source, cfg->access_log,
-                     strerror(errno));
+            err_set(err, errlen, "%s: log.access: cannot open \"%s\": %s", cfg->source, cfg->access_log,
+                    strerror(errno));
             goto fail;
         }
     }
     s->transfers = transfers_new(cfg->transfers_keep);
     if (!s->transfers) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, "out of memory");
         goto fail;
     }
     s->listeners = calloc(cfg->n_listen, sizeof *s->listeners);
     if (!s->listeners) {
-        snprintf(err, errlen, "out of memory");
+        err_set(err, errlen, "out of memory");
         goto fail;
     }
     s->n_listeners = cfg->n_listen;
@@ -89,12 +87,55 @@ fail:
     return NULL;
 }
 
+/* TCP_INFO is sampled here, not on the send path: libmicrohttpd sends file bodies with
+ * sendfile (or one sendmsg over an iovec) and calls nothing of ours per chunk. One thread,
+ * one getsockopt per sending transfer per tick: nothing measurable next to the transfer. */
+#define SAMPLE_MS 100
+
+static void *sampler_main(void *arg)
+{
+    struct server *s = arg;
+    struct pollfd pfd = {.fd = s->sampler_wake, .events = POLLIN};
+    for (;;) {
+        int r = poll(&pfd, 1, SAMPLE_MS);
+        if (r > 0 || (r < 0 && errno != EINTR))
+            return NULL; /* sampler_stop woke us */
+        transfers_sample(s->transfers);
+    }
+}
+
+static int sampler_start(struct server *s, char *err, size_t errlen)
+{
+    s->sampler_wake = eventfd(0, EFD_CLOEXEC);
+    if (s->sampler_wake < 0)
+        return err_set(err, errlen, "eventfd: %s", strerror(errno));
+    int e = pthread_create(&s->sampler, NULL, sampler_main, s);
+    if (e) {
+        close(s->sampler_wake);
+        s->sampler_wake = -1;
+        return err_set(err, errlen, "starting the TCP_INFO sampler thread: %s", strerror(e));
+    }
+    return 0;
+}
+
+static void sampler_stop(struct server *s)
+{
+    if (s->sampler_wake < 0)
+        return;
+    uint64_t one = 1;
+    ssize_t w = write(s->sampler_wake, &one, sizeof one);
+    (void)w; /* an eventfd write of 1 cannot fail short of overflow */
+    pthread_join(s->sampler, NULL);
+    close(s->sampler_wake);
+    s->sampler_wake = -1;
+}
+
 static int open_listener(struct listener *l, char *err, size_t errlen)
 {
     const struct listen_cfg *c = l->cfg;
     int fd = socket(c->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
-        snprintf(err, errlen, "listen %s: socket: %s", l->name, strerror(errno));
+        err_set(err, errlen, "listen %s: socket: %s", l->name, strerror(errno));
         return -1;
     }
     int one = 1;
@@ -104,22 +145,22 @@ static int open_listener(struct listener *l, char *err, size_t errlen)
         const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&c->sa;
         int v6only = !IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr);
         if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only) < 0) {
-            snprintf(err, errlen, "listen %s: IPV6_V6ONLY: %s", l->name, strerror(errno));
+            err_set(err, errlen, "listen %s: IPV6_V6ONLY: %s", l->name, strerror(errno));
             close(fd);
             return -1;
         }
     }
     if (bind(fd, (const struct sockaddr *)&c->sa, c->salen) < 0) {
         int e = errno;
-        snprintf(err, errlen, "listen %s: cannot bind: %s%s", l->name, strerror(e),
-                 e == EADDRINUSE ? " (another process listens on this port)"
-                 : e == EADDRNOTAVAIL ? " (no interface has this address)"
-                 : e == EACCES ? " (ports below 1024 need CAP_NET_BIND_SERVICE)" : "");
+        err_set(err, errlen, "listen %s: cannot bind: %s%s", l->name, strerror(e),
+                e == EADDRINUSE ? " (another process listens on this port)"
+                : e == EADDRNOTAVAIL ? " (no interface has this address)"
+                : e == EACCES ? " (ports below 1024 need CAP_NET_BIND_SERVICE)" : "");
         close(fd);
         return -1;
     }
     if (listen(fd, 4096) < 0) {
-        snprintf(err, errlen, "listen %s: listen: %s", l->name, strerror(errno));
+        err_set(err, errlen, "listen %s: listen: %s", l->name, strerror(errno));
         close(fd);
         return -1;
     }
@@ -127,7 +168,7 @@ static int open_listener(struct listener *l, char *err, size_t errlen)
     return 0;
 }
 
-int server_start(struct server *s, char *err, size_t errlen)
+enum server_start_err server_start(struct server *s, char *err, size_t errlen)
 {
     const struct config *cfg = s->cfg;
     unsigned threads = config_threads_effective(cfg);
@@ -139,14 +180,13 @@ int server_start(struct server *s, char *err, size_t errlen)
      * check each TCP profile on a scratch socket (an algorithm EPERM, a clamped buffer) */
     for (size_t i = 0; i < s->n_listeners; i++) {
         struct listener *l = &s->listeners[i];
-        char msg[768];
         if (!tcp_profile_is_default(&l->cfg->tcp) &&
-            tcp_profile_probe(&l->cfg->tcp, l->cfg->sa.ss_family, msg, sizeof msg) < 0) {
-            snprintf(err, errlen, "%s: listen %s: tcp: %s", cfg->source, l->name, msg);
-            return -1;
+            tcp_profile_probe(&l->cfg->tcp, l->cfg->sa.ss_family, err, errlen) < 0) {
+            err_prefix(err, errlen, "%s: listen %s: tcp", cfg->source, l->name);
+            return SERVER_START_CONFIG;
         }
         if (open_listener(l, err, errlen) < 0)
-            return -1;
+            return SERVER_START_CONFIG;
         char prof[160];
         tcp_profile_format(&l->cfg->tcp, prof, sizeof prof);
         log_info("listen %s: TCP profile %s", l->name, prof);
@@ -154,8 +194,8 @@ int server_start(struct server *s, char *err, size_t errlen)
     /* then the content: connections that arrive meanwhile wait in the listen backlog */
     uint64_t region = config_region_size(cfg);
     s->content = content_new(cfg->seed, region, 0, err, errlen);
-    if (!s->content)
-        return -2;
+    if (!s->content || sampler_start(s, err, errlen) < 0)
+        return SERVER_START_RUNTIME;
     char sz[32];
     units_format_size(region, sz, sizeof sz);
     log_info("content: %s generated from seed %llu in %.3f s (memfd, shared by %zu file(s); "
@@ -189,19 +229,20 @@ int server_start(struct server *s, char *err, size_t errlen)
                                   MHD_OPTION_NOTIFY_CONNECTION, http_connection, l,
                                   MHD_OPTION_END);
         if (!l->mhd) {
-            snprintf(err, errlen, "listen %s: libmicrohttpd refused to start (see the messages above)", l->name);
-            return -1;
+            err_set(err, errlen, "listen %s: libmicrohttpd refused to start (see the messages above)", l->name);
+            return SERVER_START_CONFIG;
         }
         l->fd = -1; /* MHD owns it now and closes it on stop */
         log_info("listening on %s (%u worker thread%s)", l->name, threads, threads > 1 ? "s" : "");
     }
-    return 0;
+    return SERVER_START_OK;
 }
 
 void server_stop(struct server *s)
 {
     if (!s)
         return;
+    sampler_stop(s);
     for (size_t i = 0; i < s->n_listeners; i++) {
         if (s->listeners[i].mhd) {
             MHD_stop_daemon(s->listeners[i].mhd);

@@ -5,6 +5,7 @@
 #define DEBITD_SERVER_H
 
 #include <microhttpd.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +31,8 @@ struct server {
     size_t n_listeners;
     unsigned threads; /* worker threads per listener, as started (set by server_start) */
     FILE *access; /* NULL = off */
+    pthread_t sampler;     /* TCP_INFO of every sending transfer, every 100 ms */
+    int sampler_wake;      /* eventfd that stops it; -1 when it is not running */
     char kernel[128];
     char last_modified[40]; /* HTTP-date of the start, used as every file's Last-Modified */
     double start_mono;
@@ -41,10 +44,17 @@ struct server {
 /* Prepare (not start) the server. Returns NULL with err. The caller owns the result
  * (server_free); cfg must outlive it. */
 struct server *server_new(struct config *cfg, char *err, size_t errlen);
-/* Bind every listener, generate the content, start serving. Returns 0; -1 with a message
- * naming the listener when an address cannot be bound (a configuration error); -2 when the
- * content cannot be generated (a runtime failure). */
-int server_start(struct server *s, char *err, size_t errlen);
+/* How server_start ended: main maps CONFIG to exit 2 and RUNTIME to exit 1. */
+enum server_start_err {
+    SERVER_START_OK = 0,
+    SERVER_START_CONFIG,  /* an address cannot be bound or served (libmicrohttpd refused
+                             it), a TCP profile cannot be applied */
+    SERVER_START_RUNTIME, /* the content cannot be generated */
+};
+
+/* Bind every listener, generate the content, start serving. Returns SERVER_START_OK, or
+ * another value with err filled (the message names the listener where there is one). */
+enum server_start_err server_start(struct server *s, char *err, size_t errlen);
 /* Stop accepting and close every connection (idempotent). */
 void server_stop(struct server *s);
 /* Stop, then release the content, transfers and access log. NULL is fine. */

@@ -1,6 +1,8 @@
 /* transfers: see transfers.h. */
 #include "transfers.h"
 
+#include "sys.h"
+
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -18,7 +20,9 @@ struct entry {
     uint64_t first, length, bytes;
     int status;
     double t0_mono, wall_start, duration;
-    json_t *tcp;
+    int sock;                   /* -1 once done: never read again */
+    int have_tcp;               /* tcp holds at least one sample */
+    struct tcp_info_sample tcp; /* tcp_info_track of every sample */
 };
 
 struct transfers {
@@ -26,22 +30,9 @@ struct transfers {
     unsigned keep;
     uint32_t boot;
     uint64_t next;
+    unsigned sending; /* entries with a socket to sample: transfers_sample skips the scan at 0 */
     struct entry *ring;
 };
-
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 struct transfers *transfers_new(unsigned keep)
 {
@@ -61,13 +52,15 @@ struct transfers *transfers_new(unsigned keep)
     return t;
 }
 
-static void entry_clear(struct entry *e)
+static void entry_clear(struct transfers *t, struct entry *e)
 {
+    if (e->seq && e->sock >= 0)
+        t->sending--;
     free(e->path);
     free(e->remote);
     free(e->listener);
-    json_decref(e->tcp);
     memset(e, 0, sizeof *e);
+    e->sock = -1;
 }
 
 void transfers_free(struct transfers *t)
@@ -75,7 +68,7 @@ void transfers_free(struct transfers *t)
     if (!t)
         return;
     for (unsigned i = 0; i < t->keep; i++)
-        entry_clear(&t->ring[i]);
+        entry_clear(t, &t->ring[i]);
     free(t->ring);
     pthread_mutex_destroy(&t->lock);
     free(t);
@@ -97,7 +90,7 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     pthread_mutex_lock(&t->lock);
     uint64_t seq = t->next++;
     struct entry *e = &t->ring[seq % t->keep];
-    entry_clear(e);
+    entry_clear(t, e);
     e->seq = seq;
     snprintf(e->id, sizeof e->id, "%08" PRIx32 "-%" PRIu64, t->boot, seq);
     strcpy(e->state, "sending");
@@ -107,8 +100,11 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     e->first = s->first;
     e->length = s->length;
     e->status = s->status;
-    e->t0_mono = mono_now();
-    e->wall_start = wall_now();
+    e->sock = s->sock;
+    if (e->sock >= 0)
+        t->sending++;
+    e->t0_mono = sys_mono_s();
+    e->wall_start = sys_wall_s();
     memcpy(id, e->id, TRANSFER_ID_LEN);
     pthread_mutex_unlock(&t->lock);
     return seq;
@@ -131,8 +127,8 @@ static json_t *entry_json(const struct entry *e)
     char started[48];
     iso_time(e->wall_start, started, sizeof started);
     int sending = strcmp(e->state, "sending") == 0;
-    double duration = sending ? mono_now() - e->t0_mono : e->duration;
-    json_t *tcp = e->tcp ? json_deep_copy(e->tcp) : json_object();
+    double duration = sending ? sys_mono_s() - e->t0_mono : e->duration;
+    json_t *tcp = e->have_tcp ? tcp_info_to_json(&e->tcp) : json_object();
     return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:f, s:s, s:s, s:o}",
                      "id", e->id, "state", e->state, "path", or_empty(e->path), "status", e->status,
                      "bytes", (json_int_t)e->bytes, "first", (json_int_t)e->first,
@@ -141,22 +137,63 @@ static json_t *entry_json(const struct entry *e)
                      "tcp", tcp);
 }
 
-json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes, json_t *tcp)
+/* Caller holds the lock. */
+static struct entry *find_sending(struct transfers *t, uint64_t seq)
+{
+    struct entry *e = &t->ring[seq % t->keep];
+    return seq && e->seq == seq && strcmp(e->state, "sending") == 0 ? e : NULL;
+}
+
+static void entry_track(struct entry *e, const struct tcp_info_sample *ti)
+{
+    tcp_info_track(&e->tcp, ti);
+    e->have_tcp = 1;
+}
+
+void transfers_track(struct transfers *t, uint64_t seq, const struct tcp_info_sample *ti)
+{
+    pthread_mutex_lock(&t->lock);
+    struct entry *e = find_sending(t, seq);
+    if (e)
+        entry_track(e, ti);
+    pthread_mutex_unlock(&t->lock);
+}
+
+unsigned transfers_sample(struct transfers *t)
+{
+    unsigned n = 0;
+    pthread_mutex_lock(&t->lock);
+    for (unsigned i = 0; i < t->keep && t->sending; i++) {
+        struct entry *e = &t->ring[i];
+        struct tcp_info_sample ti;
+        char err[128];
+        if (!e->seq || e->sock < 0 || tcp_info_read(e->sock, &ti, err, sizeof err) < 0)
+            continue;
+        entry_track(e, &ti);
+        n++;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return n;
+}
+
+json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                      const struct tcp_info_sample *last)
 {
     json_t *out = NULL;
     pthread_mutex_lock(&t->lock);
     struct entry *e = &t->ring[seq % t->keep];
     if (e->seq == seq) {
+        if (last && strcmp(e->state, "sending") == 0)
+            entry_track(e, last);
+        if (e->sock >= 0)
+            t->sending--;
+        e->sock = -1; /* the connection closes after this: never sample it again */
         snprintf(e->state, sizeof e->state, "%s", state);
         e->bytes = bytes;
-        e->duration = mono_now() - e->t0_mono;
-        json_decref(e->tcp);
-        e->tcp = tcp;
-        tcp = NULL;
+        e->duration = sys_mono_s() - e->t0_mono;
         out = entry_json(e);
     }
     pthread_mutex_unlock(&t->lock);
-    json_decref(tcp);
     return out;
 }
 

@@ -1,13 +1,18 @@
 /* transfers: a ring of the most recent file transfers, each with an ID sent to the client in
  * X-Debit-Transfer, served as JSON at /transfers/ID and written to the access log when done.
  * An entry is created "sending" when a response starts and becomes "done" (or "aborted")
- * with the sender's TCP_INFO when it ends. IDs are "BOOT-SEQ": BOOT is random per start, so
- * an ID from a previous run of debitd is never mistaken for a current one. Thread-safe. */
+ * when it ends. Its "tcp" object is the sender's TCP_INFO: sampled while it sends
+ * (transfers_sample, from the server's sampler thread every 100 ms) and once more at the
+ * end, so that "max_snd_cwnd" is the largest cwnd seen, not the last one. IDs are
+ * "BOOT-SEQ": BOOT is random per start, so an ID from a previous run of debitd is never
+ * mistaken for a current one. Thread-safe. */
 #ifndef DEBITD_TRANSFERS_H
 #define DEBITD_TRANSFERS_H
 
 #include <jansson.h>
 #include <stdint.h>
+
+#include "tcp_info.h"
 
 #define TRANSFER_ID_LEN 32
 
@@ -20,6 +25,7 @@ struct transfer_start {
     uint64_t first;       /* first byte offset of the body */
     uint64_t length;      /* body bytes the response carries */
     int status;           /* HTTP status (200, 206) */
+    int sock;             /* the connection's socket, sampled while sending; -1 = none */
 };
 
 /* A ring of KEEP entries (>= 1). The caller owns the result (transfers_free). */
@@ -31,11 +37,22 @@ void transfers_free(struct transfers *t);
  * (what transfers_end takes). */
 uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, char id[TRANSFER_ID_LEN]);
 
+/* Fold one TCP_INFO sample into entry SEQ (tcp_info_track: the latest sample, with the
+ * largest cwnd seen). Ignored when the entry is no longer sending or was evicted. */
+void transfers_track(struct transfers *t, uint64_t seq, const struct tcp_info_sample *ti);
+
+/* Read TCP_INFO of every sending transfer's socket and fold it in (transfers_track).
+ * Returns how many were sampled. The socket is read under the ring's lock and only while
+ * the entry is "sending": transfers_end runs before the connection's socket is closed,
+ * so a descriptor is never read after it was closed or reused. */
+unsigned transfers_sample(struct transfers *t);
+
 /* Complete entry SEQ (ignored if already evicted): STATE is "done" or "aborted", BYTES the
- * body bytes sent, TCP a JSON object of the sender's TCP_INFO (stolen; may be NULL).
- * Returns a new reference to the completed entry's JSON (for the access log), or NULL if
- * the entry was evicted meanwhile. */
-json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes, json_t *tcp);
+ * body bytes sent, LAST the sender's final TCP_INFO (folded in like a sample; NULL when
+ * unreadable). Returns a new reference to the completed entry's JSON (for the access
+ * log), or NULL if the entry was evicted meanwhile. */
+json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                      const struct tcp_info_sample *last);
 
 /* The entry for ID as a new JSON object, or NULL if unknown or evicted. */
 json_t *transfers_get(struct transfers *t, const char *id);

@@ -11,6 +11,9 @@
 . "$(dirname "$0")/server_lib.bash"
 need_root "network namespaces and ethtool -K"
 need_cmd ethtool ip ss
+# header names from common/wire.h (renaming one there without the server fails here)
+H_OFFLOAD=$(wire_get WIRE_HDR_OFFLOAD) H_INTERFACE=$(wire_get WIRE_HDR_INTERFACE)
+H_TCP=$(wire_get WIRE_HDR_TCP) H_TRANSFER=$(wire_get WIRE_HDR_TRANSFER)
 
 ns_new S srv || skip_all "cannot create a network namespace"
 ns_new C cli
@@ -63,8 +66,8 @@ check_eq "every tx-tcp*-segmentation feature off (accecn too)" "off" "$(tcpseg)"
 check_eq "gro left on" on "$(feat generic-receive-offload)"
 check_match "state file saved" "$VS" "$(cat "$STATE" 2>/dev/null)"
 h=$(ip netns exec "$C" curl -s -D - -o /dev/null "http://198.18.0.1:$PA/files/32Mio.dat" | tr -d '\r')
-check_eq "X-Debit-Offload reports the live state" "tso=off gso=off gro=on" "$(sed -n 's/^X-Debit-Offload: //Ip' <<<"$h")"
-check_eq "X-Debit-Interface" "$VS" "$(sed -n 's/^X-Debit-Interface: //Ip' <<<"$h")"
+check_eq "$H_OFFLOAD reports the live state" "tso=off gso=off gro=on" "$(sed -n "s/^$H_OFFLOAD: //Ip" <<<"$h")"
+check_eq "$H_INTERFACE" "$VS" "$(sed -n "s/^$H_INTERFACE: //Ip" <<<"$h")"
 read -r off_avg off_bytes <<<"$(avg_pkt)"
 check_cmp "tso/gso off: the 32 MiB went out of the server veth" "$off_bytes" ">=" 33554432
 check_cmp "tso/gso off: MTU-sized packets ($off_avg B/packet, >= 1400)" "$off_avg" ">=" 1400
@@ -85,9 +88,9 @@ check_match "listener B's socket uses reno (ss -ti)" ' reno ' "$ssb"
 check_match "listener B's socket is paced at most 2 Gbit/s (ss -ti)" 'pacing_rate [0-9.]+[kMG]?bps/2000000000bps' "$ssb"
 kill $ca $cb 2>/dev/null; wait $ca $cb 2>/dev/null
 ha=$(ip netns exec "$C" curl -s -D - -o /dev/null "http://198.18.0.1:$PA/files/32Mio.dat" | tr -d '\r')
-check_eq "X-Debit-Tcp on listener A" "cc=cubic pacing=unlimited sndbuf=4194304" "$(sed -n 's/^X-Debit-Tcp: //Ip' <<<"$ha")"
-check_eq "X-Debit-Tcp on listener B" "cc=reno pacing=2Gbit sndbuf=auto" "$(sed -n 's/^X-Debit-Tcp: //Ip' "$T_TMP/hb" | tr -d '\r')"
-id=$(sed -n 's/^X-Debit-Transfer: //Ip' <<<"$ha")
+check_eq "$H_TCP on listener A" "cc=cubic pacing=unlimited sndbuf=4194304" "$(sed -n "s/^$H_TCP: //Ip" <<<"$ha")"
+check_eq "$H_TCP on listener B" "cc=reno pacing=2Gbit sndbuf=auto" "$(sed -n "s/^$H_TCP: //Ip" "$T_TMP/hb" | tr -d '\r')"
+id=$(sed -n "s/^$H_TRANSFER: //Ip" <<<"$ha")
 sleep 0.2
 tr=$(ip netns exec "$C" curl -s "http://198.18.0.1:$PA/transfers/$id")
 check_eq "/transfers/ID: done, 32 MiB, sender TCP_INFO" "done 33554432 true" \

@@ -10,6 +10,10 @@ srv_conf "$T_TMP/d.conf" \
   '          { path = "/files/sub/a&b.bin"; size = 10; }, { path = "/big/64Mio.dat"; size = "64Mio"; } );'
 srv_start "$T_TMP/d.conf"
 U=$BASE/ram/1MiB.dat
+# The names come from common/wire.h, the one definition the server and the client share:
+# renaming one there without the server fails here.
+H_KERNEL=$(wire_get WIRE_HDR_KERNEL) H_TCP=$(wire_get WIRE_HDR_TCP) H_OFFLOAD=$(wire_get WIRE_HDR_OFFLOAD) H_INTERFACE=$(wire_get WIRE_HDR_INTERFACE)
+H_TRANSFER=$(wire_get WIRE_HDR_TRANSFER) STATUS=$(wire_get WIRE_STATUS_PATH) TRANSFERS=$(wire_get WIRE_TRANSFERS_PATH)
 
 # HEAD: the headers of GET, no body
 curl -s -I -o /dev/null -D "$T_TMP/h" "$U"
@@ -22,9 +26,10 @@ check_eq "Server" "debitd/$("$DEBITD" --version | awk '{print $2}')" "$(hdr "$T_
 etag=$(hdr "$T_TMP/h" ETag); lm=$(hdr "$T_TMP/h" Last-Modified)
 check_match "strong ETag" '^"[0-9a-f]+-[0-9a-f]+-[0-9a-f]+"$' "$etag"
 check_match "Last-Modified is an HTTP-date" '^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} GMT$' "$lm"
-check_eq "X-Debit-Kernel is uname -r" "$(uname -r)" "$(hdr "$T_TMP/h" X-Debit-Kernel)"
-check_match "X-Debit-Tcp" '^cc=[a-z0-9_]+ pacing=[^ ]+ sndbuf=[^ ]+$' "$(hdr "$T_TMP/h" X-Debit-Tcp)"
-check_match "X-Debit-Offload (lo, read back)" '^tso=(on|off|n/a) gso=(on|off|n/a) gro=(on|off|n/a)' "$(hdr "$T_TMP/h" X-Debit-Offload)"
+check_eq "$H_KERNEL is uname -r" "$(uname -r)" "$(hdr "$T_TMP/h" "$H_KERNEL")"
+check_match "$H_TCP" '^cc=[a-z0-9_]+ pacing=[^ ]+ sndbuf=[^ ]+$' "$(hdr "$T_TMP/h" "$H_TCP")"
+check_match "$H_OFFLOAD (lo, read back)" '^tso=(on|off|n/a) gso=(on|off|n/a) gro=(on|off|n/a)' "$(hdr "$T_TMP/h" "$H_OFFLOAD")"
+check_eq "$H_INTERFACE: the one holding the listener's address" lo "$(hdr "$T_TMP/h" "$H_INTERFACE")"
 # HEAD's protocol bytes: headers only. A HEAD then a GET on one connection: the GET's status
 # line must follow the HEAD's blank line at once (a body after HEAD would come first).
 exec 3<>"/dev/tcp/127.0.0.1/$PORT"
@@ -34,7 +39,7 @@ check_eq "HEAD then GET on one connection: two status lines, HEAD's without a bo
   "$(tr -d '\r' <"$T_TMP/raw" | grep '^HTTP/' | tr '\n' '|')$(awk 'BEGIN{RS="\r\n\r\n"} NR==3{printf "%d", length($0)}' "$T_TMP/raw")"
 check_eq "HEAD's Content-Length is the file's" 1048576 "$(tr -d '\r' <"$T_TMP/raw" | awk -F': ' 'tolower($1)=="content-length"{print $2; exit}')"
 curl -s -o /dev/null -D "$T_TMP/g" "$U"
-check_match "GET carries X-Debit-Transfer" '^[0-9a-f]{8}-[0-9]+$' "$(hdr "$T_TMP/g" X-Debit-Transfer)"
+check_match "GET carries $H_TRANSFER" '^[0-9a-f]{8}-[0-9]+$' "$(hdr "$T_TMP/g" "$H_TRANSFER")"
 
 code() { curl -s -o "$T_TMP/body" -D "$T_TMP/hh" -w '%{http_code}' "$@"; }
 check_eq "unknown path: 404" 404 "$(code "$BASE/nope.dat")"
@@ -86,18 +91,18 @@ check_eq "unknown folder: 404" 404 "$(code "$BASE/nothing/")"
 check_eq "a file path with a slash: 404" 404 "$(code "$BASE/ram/1MiB.dat/")"
 
 # /status
-curl -s "$BASE/status" >"$T_TMP/status.json"
+curl -s "$BASE$STATUS" >"$T_TMP/status.json"
 check_eq "/status is JSON with the version" "$("$DEBITD" --version | awk '{print $2}')" "$(jq -r .version "$T_TMP/status.json")"
 check_eq "/status kernel" "$(uname -r)" "$(jq -r .kernel "$T_TMP/status.json")"
 check_eq "/status listeners" "127.0.0.1:$PORT" "$(jq -r '.listeners[0].name' "$T_TMP/status.json")"
 check_eq "/status files and sizes" "/ram/1MiB.dat=1048576 /files/2Mio.dat=2097152 /files/sub/a&b.bin=10 /big/64Mio.dat=67108864" \
   "$(jq -r '[.files[] | "\(.path)=\(.size)"] | join(" ")' "$T_TMP/status.json")"
-check_eq "/status: the listener's interface and its live offloads" "lo $(hdr "$T_TMP/h" X-Debit-Offload)" \
+check_eq "/status: the listener's interface and its live offloads" "lo $(hdr "$T_TMP/h" "$H_OFFLOAD")" \
   "$(jq -r '.listeners[0] | "\(.interface) \(.x_debit_offload)"' "$T_TMP/status.json")"
 check_eq "/status: the listener's TCP profile (defaults: the netns's algorithm)" \
   "cc=$(cat /proc/sys/net/ipv4/tcp_congestion_control) pacing=unlimited sndbuf=auto" \
   "$(jq -r '.listeners[0].x_debit_tcp' "$T_TMP/status.json")"
-check_eq "/status: the listener's TCP profile is what X-Debit-Tcp says" "$(hdr "$T_TMP/h" X-Debit-Tcp)" \
+check_eq "/status: the listener's TCP profile is what $H_TCP says" "$(hdr "$T_TMP/h" "$H_TCP")" \
   "$(jq -r '.listeners[0].x_debit_tcp' "$T_TMP/status.json")"
 check_cmp "/status counts requests" "$(jq .counters.requests "$T_TMP/status.json")" ">=" 30
 check_cmp "/status counts bytes sent" "$(jq .counters.bytes_sent "$T_TMP/status.json")" ">=" $((3 * 1048576))
@@ -113,13 +118,13 @@ check_match "/status uptime" '^[0-9.]+' "$(jq .uptime_s "$T_TMP/status.json")"
 check_eq "/status: sha256 is cached once asked" "$(sha_of "$U")" "$(curl -s "$BASE/status" | jq -r '.files[0].sha256')"
 
 # /transfers/ID: the contract with the client
-id=$(curl -s -o /dev/null -D - "$U" | hdr /dev/stdin X-Debit-Transfer)
+id=$(curl -s -o /dev/null -D - "$U" | hdr /dev/stdin "$H_TRANSFER")
 # "done" is recorded when libmicrohttpd reports the request finished, a moment after the
 # client has its last byte: wait for it, bounded.
-tr_state() { curl -s "$BASE/transfers/$1" | jq -r .state; }
+tr_state() { curl -s "$BASE$TRANSFERS$1" | jq -r .state; }
 not_sending() { [ "$(tr_state "$1")" != sending ]; }
 wait_for 50 not_sending "$id"
-curl -s -o "$T_TMP/tr.json" -w '%{http_code}' "$BASE/transfers/$id" >"$T_TMP/code"
+curl -s -o "$T_TMP/tr.json" -w '%{http_code}' "$BASE$TRANSFERS$id" >"$T_TMP/code"
 check_eq "/transfers/ID: 200" 200 "$(cat "$T_TMP/code")"
 check_eq "/transfers/ID: id, state, path, bytes" "$id done /ram/1MiB.dat 1048576" \
   "$(jq -r '"\(.id) \(.state) \(.path) \(.bytes)"' "$T_TMP/tr.json")"
@@ -132,18 +137,40 @@ check_eq "/transfers/ID: remote and listener" "127.0.0.1 127.0.0.1:$PORT" "$(jq 
 # the client is stopped only after the check.
 curl -s -o /dev/null -D "$T_TMP/slow.h" --limit-rate 1M --max-time 60 "$BASE/big/64Mio.dat" & slow=$!; t_track $slow
 wait_for 100 grep -qi '^x-debit-transfer' "$T_TMP/slow.h"
-sid=$(hdr "$T_TMP/slow.h" X-Debit-Transfer)
+sid=$(hdr "$T_TMP/slow.h" "$H_TRANSFER")
 check_match "slow download has a transfer ID" '^[0-9a-f]{8}-[0-9]+$' "$sid"
 check_eq "/transfers/ID during the download: sending, 64 MiB planned" "sending 67108864" \
-  "$(curl -s "$BASE/transfers/$sid" | jq -r '"\(.state) \(.length)"')"
+  "$(curl -s "$BASE$TRANSFERS$sid" | jq -r '"\(.state) \(.length)"')"
+# debitd samples the sender's TCP_INFO while it sends (every 100 ms): a sending record
+# already has a live cwnd, which only a running sampler can have put there.
+sampled() { curl -s "$BASE$TRANSFERS$1" | jq -e '.state == "sending" and (.tcp.snd_cwnd | type) == "number"' >/dev/null; }
+wait_for 50 sampled "$sid"
+check_eq "/transfers/ID during the download: the sender's TCP_INFO is sampled live" true \
+  "$(curl -s "$BASE$TRANSFERS$sid" | jq '.state == "sending" and .tcp.snd_cwnd > 0 and .tcp.max_snd_cwnd >= .tcp.snd_cwnd')"
 stop_pid $slow
 wait_for 100 not_sending "$sid"
-curl -s "$BASE/transfers/$sid" >"$T_TMP/ab.json"
+curl -s "$BASE$TRANSFERS$sid" >"$T_TMP/ab.json"
 check_eq "/transfers/ID after the client went away: aborted" aborted "$(jq -r .state "$T_TMP/ab.json")"
 check_eq "aborted transfer: bytes acknowledged, more than 0 and less than the 64 MiB planned" true \
   "$(jq '.bytes > 0 and .bytes < 67108864' "$T_TMP/ab.json")"
-check_eq "/transfers/unknown: 404" 404 "$(code "$BASE/transfers/00000000-1")"
-check_eq "/transfers/garbage: 404" 404 "$(code "$BASE/transfers/zz")"
+check_eq "/transfers/unknown: 404" 404 "$(code "$BASE${TRANSFERS}00000000-1")"
+check_eq "/transfers/garbage: 404" 404 "$(code "$BASE${TRANSFERS}zz")"
+# A full-speed 64 MiB loopback download: the record's max_snd_cwnd is the largest cwnd the
+# samples saw, at least the last one and above the initial window (10 segments).
+fid=$(curl -s -o /dev/null -D - "$BASE/big/64Mio.dat" | hdr /dev/stdin "$H_TRANSFER")
+wait_for 50 not_sending "$fid"
+check_eq "64 MiB download: max_snd_cwnd >= snd_cwnd and > the initial 10" true \
+  "$(curl -s "$BASE$TRANSFERS$fid" | jq '.state == "done" and .tcp.max_snd_cwnd >= .tcp.snd_cwnd and .tcp.max_snd_cwnd > 10')"
 check_eq "access log: one JSON line for that transfer" "done" \
   "$(jq -r --arg id "$id" 'select(.id == $id) | .state' "$T_TMP/access.log")"
+
+# An offload interface that cannot be read (required = false: a warning, debitd serves):
+# /status says why there is no offload state, with offload_strerror's words.
+srv_stop
+srv_conf "$T_TMP/o.conf" 'files = ( { path = "/f.dat"; size = 10; } );' \
+  'offload = { interface = "nosuch0"; required = false; };'
+srv_start "$T_TMP/o.conf"
+check_eq "/status: unreadable offload interface: null state and the kind of error" "null no such network interface" \
+  "$(curl -s "$BASE$STATUS" | jq -r '.listeners[0] | "\(.offload) \(.offload_error)"')"
+check_eq "no offload headers for an interface that cannot be read" "" "$(curl -s -o /dev/null -D - "$BASE/f.dat" | hdr /dev/stdin "$H_OFFLOAD")"
 t_done

@@ -468,10 +468,8 @@ static void test_real_packet_sizes(void **state)
     close(go[0]);
     char c;
     assert_int_equal(read(ready[0], &c, 1), 1);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "ip link set dbp1 netns %d && ip addr add 198.18.0.1/24 dev dbp0 && ip link set dbp0 up",
-             (int)pid);
-    assert_int_equal(testlib_sh(cmd), 0);
+    assert_int_equal(testlib_sh("ip link set dbp1 netns %d && ip addr add 198.18.0.1/24 dev dbp0 && ip link set dbp0 up",
+                                (int)pid), 0);
     assert_int_equal(write(go[1], &c, 1), 1);
 
     char err[256];

@@ -28,6 +28,15 @@
 
 static char available[512];
 
+/* Is NAME an available algorithm? Through the setter, the one check production uses. */
+static int cc_available(const char *name)
+{
+    struct tcp_profile q;
+    char e[600];
+    tcp_profile_defaults(&q);
+    return tcp_profile_set_congestion(&q, name, e, sizeof e) == 0;
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -172,12 +181,12 @@ static void test_group_absent_and_setters(void **state)
     assert_int_equal(tcp_profile_set_sndbuf(&p, "8MiB", err, sizeof err), 0);
     assert_int_equal(p.sndbuf, 8388608);
     assert_false(tcp_profile_is_default(&p));
-    assert_true(tcp_cc_is_available("reno"));
-    assert_false(tcp_cc_is_available("nope"));
-    assert_false(tcp_cc_is_available("ren"));
+    /* a whole word of the available list, never a prefix of one */
+    assert_true(cc_available("reno"));
+    assert_false(cc_available("ren"));
     char def[32];
     assert_int_equal(tcp_cc_default(def, sizeof def, err, sizeof err), 0);
-    assert_true(tcp_cc_is_available(def));
+    assert_true(cc_available(def));
 }
 
 static void test_format_and_json(void **state)
@@ -240,7 +249,7 @@ static void test_apply_loopback(void **state)
     assert_int_equal(tcp_cc_default(def, sizeof def, err, sizeof err), 0);
     /* an algorithm other than the default, so that the change is visible */
     const char *want_cc = strcmp(def, "reno") ? "reno" : "cubic";
-    if (geteuid() == 0 && tcp_cc_is_available("cubic") && strcmp(def, "cubic"))
+    if (geteuid() == 0 && cc_available("cubic") && strcmp(def, "cubic"))
         want_cc = "cubic"; /* root may use any available one, allowed list or not */
 
     struct tcp_profile p;
@@ -333,7 +342,7 @@ static void test_apply_privileges(void **state)
         snprintf(padded, sizeof padded, " %s ", allowed);
         char w[32];
         snprintf(w, sizeof w, " %s ", cands[i]);
-        if (tcp_cc_is_available(cands[i]) && !strstr(padded, w)) {
+        if (cc_available(cands[i]) && !strstr(padded, w)) {
             outside = cands[i];
             break;
         }

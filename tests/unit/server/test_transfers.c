@@ -1,6 +1,7 @@
 /* Unit tests for server/transfers.c: the ring behind /transfers/ID (the contract with the
  * client): "sending" at begin, "done" with bytes and tcp at end, 404 (NULL) for unknown,
- * malformed or evicted IDs. */
+ * malformed or evicted IDs; TCP_INFO samples tracked so that max_snd_cwnd is the largest
+ * cwnd seen. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,6 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <unistd.h>
+
+#include "testlib.h"
 #include "transfers.h"
 
 static const char *str(json_t *o, const char *k)
@@ -22,7 +26,7 @@ static void test_life_cycle(void **state)
     struct transfers *t = transfers_new(4);
     assert_non_null(t);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200};
+    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1};
     uint64_t seq = transfers_begin(t, &s, id);
     json_t *j = transfers_get(t, id);
     assert_non_null(j);
@@ -33,7 +37,8 @@ static void test_life_cycle(void **state)
     assert_true(json_is_real(json_object_get(j, "duration_s")));
     assert_true(json_is_object(json_object_get(j, "tcp")));
     json_decref(j);
-    json_t *done = transfers_end(t, seq, "done", 1000, json_pack("{s:f}", "rtt_ms", 0.5));
+    struct tcp_info_sample last = {.have = TCP_INFO_HAVE_BASE, .rtt_us = 500, .snd_cwnd = 10};
+    json_t *done = transfers_end(t, seq, "done", 1000, &last);
     assert_non_null(done);
     assert_string_equal(str(done, "state"), "done");
     json_decref(done);
@@ -52,7 +57,7 @@ static void test_unknown_and_evicted(void **state)
     (void)state;
     struct transfers *t = transfers_new(2);
     char ids[3][TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 1, 200};
+    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1};
     uint64_t seq[3];
     for (int i = 0; i < 3; i++)
         seq[i] = transfers_begin(t, &s, ids[i]);
@@ -74,11 +79,76 @@ static void test_unknown_and_evicted(void **state)
     transfers_free(t);
 }
 
+static json_int_t tcp_int(json_t *entry, const char *k)
+{
+    return json_integer_value(json_object_get(json_object_get(entry, "tcp"), k));
+}
+
+/* Two samples while sending and a smaller final one: the record keeps the latest values
+ * and the largest cwnd. Disconnect tcp_info_track and max_snd_cwnd falls back to 20. */
+static void test_track_samples(void **state)
+{
+    (void)state;
+    struct transfers *t = transfers_new(4);
+    char id[TRANSFER_ID_LEN];
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, -1};
+    uint64_t seq = transfers_begin(t, &s, id);
+    struct tcp_info_sample a = {.have = TCP_INFO_HAVE_BASE, .snd_cwnd = 10, .rtt_us = 100};
+    struct tcp_info_sample b = {.have = TCP_INFO_HAVE_BASE, .snd_cwnd = 480, .rtt_us = 200};
+    struct tcp_info_sample c = {.have = TCP_INFO_HAVE_BASE, .snd_cwnd = 20, .rtt_us = 300};
+    transfers_track(t, seq, &a);
+    transfers_track(t, seq, &b);
+    json_t *j = transfers_get(t, id); /* a sending record shows the samples so far */
+    assert_string_equal(str(j, "state"), "sending");
+    assert_int_equal(tcp_int(j, "snd_cwnd"), 480);
+    assert_int_equal(tcp_int(j, "max_snd_cwnd"), 480);
+    json_decref(j);
+    json_t *done = transfers_end(t, seq, "done", 100, &c);
+    assert_int_equal(tcp_int(done, "snd_cwnd"), 20);
+    assert_int_equal(tcp_int(done, "max_snd_cwnd"), 480);
+    assert_true(json_real_value(json_object_get(json_object_get(done, "tcp"), "rtt_ms")) == 0.3);
+    json_decref(done);
+    /* once done, late samples change nothing */
+    transfers_track(t, seq, &b);
+    j = transfers_get(t, id);
+    assert_int_equal(tcp_int(j, "snd_cwnd"), 20);
+    json_decref(j);
+    transfers_free(t);
+}
+
+/* transfers_sample reads the socket of every sending transfer, and stops at its end. */
+static void test_sample_sockets(void **state)
+{
+    (void)state;
+    int cfd, sfd;
+    testlib_loopback_pair(&cfd, &sfd);
+
+    struct transfers *t = transfers_new(4);
+    char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd};
+    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1};
+    assert_int_equal(transfers_sample(t), 0); /* nothing sending */
+    uint64_t seq = transfers_begin(t, &s, id);
+    transfers_begin(t, &none, id2);
+    assert_int_equal(transfers_sample(t), 1); /* the one with a socket */
+    json_t *j = transfers_get(t, id);
+    assert_string_equal(str(json_object_get(j, "tcp"), "state"), "ESTABLISHED");
+    assert_true(tcp_int(j, "snd_cwnd") > 0);
+    json_decref(j);
+    json_decref(transfers_end(t, seq, "done", 100, NULL));
+    assert_int_equal(transfers_sample(t), 0); /* done: its socket is never read again */
+    transfers_free(t);
+    close(sfd);
+    close(cfd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_life_cycle),
         cmocka_unit_test(test_unknown_and_evicted),
+        cmocka_unit_test(test_track_samples),
+        cmocka_unit_test(test_sample_sockets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
