@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "http_internal.h"
+#include "transfers.h"
 #include "result.h"
 #include "tcp_info.h"
 #include "testlib.h"
@@ -55,8 +55,24 @@ static void test_one_vocabulary(void **state)
     if (tcp_info_read(cli, &r->tcp, err, sizeof err) != 0)
         fail_msg("receiver: %s", err);
     json_t *run = result_to_json(r);
-    json_t *server = http_tcp_info_json(srv); /* what debitd puts in its /transfers record */
-    assert_non_null(server);
+    /* What debitd puts in its /transfers record: a transfer on the sending socket, sampled
+     * and ended as the server does it. */
+    struct transfers *ring = transfers_new(4);
+    assert_non_null(ring);
+    char id[TRANSFER_ID_LEN];
+    struct transfer_start ts = {.path = "/x", .remote = "127.0.0.1:1", .listener = "l", .length = 1,
+                                .status = 200, .sock = srv};
+    uint64_t seq = transfers_begin(ring, &ts, id);
+    assert_int_equal(transfers_sample(ring), 1);
+    struct tcp_info_sample last;
+    if (tcp_info_read(srv, &last, err, sizeof err) != 0)
+        fail_msg("sender: %s", err);
+    json_t *record = transfers_end(ring, seq, "done", 1, &last);
+    assert_non_null(record);
+    json_t *server = json_incref(json_object_get(record, "tcp"));
+    json_decref(record);
+    transfers_free(ring);
+    assert_true(json_is_object(server));
     json_t *tcp = json_object_get(run, "tcp");
     assert_true(json_is_object(tcp));
 
