@@ -235,6 +235,27 @@ int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen)
     return 0;
 }
 
+int config_set_quota(struct config *c, uint64_t bytes, uint64_t window_us, char *err, size_t errlen)
+{
+    if (window_us % 1000 != 0)
+        return err_set(err, errlen, "must be whole milliseconds");
+    if (window_us < 1000000ULL || window_us > 366ULL * 86400 * 1000000)
+        return err_set(err, errlen, "must be from 1s to 366d");
+    c->per_ip_bytes = bytes;
+    c->per_ip_window_ms = window_us / 1000;
+    return 0;
+}
+
+int config_set_drain_timeout(struct config *c, uint64_t usec, char *err, size_t errlen)
+{
+    if (usec % 1000 != 0)
+        return err_set(err, errlen, "must be whole milliseconds");
+    if (usec > 3600ULL * 1000000)
+        return err_set(err, errlen, "more than one hour");
+    c->drain_timeout_ms = (unsigned)(usec / 1000);
+    return 0;
+}
+
 int config_defaults(struct config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -243,6 +264,9 @@ int config_defaults(struct config *c, char *err, size_t errlen)
     c->upload_max = 10ULL << 30;
     c->max_connections = 10000;
     c->idle_timeout = 30;
+    c->per_ip_window_ms = 86400000; /* "100GiB a day" is how hosts state a fair use */
+    c->drain_timeout_ms = 10000;
+    c->details = 1;
     c->log_level = LOG_LEVEL_INFO;
     c->access_log = strdup("-");
     c->transfers_keep = 1024;

@@ -57,9 +57,15 @@ struct config {
     unsigned max_connections; /* per listener, 0 = MHD's default (FD_SETSIZE-bound) */
     unsigned per_ip;          /* 0 = unlimited */
     unsigned idle_timeout;    /* seconds, 0 = never */
+    uint64_t per_ip_bytes;     /* limits.per_ip_bytes: file bytes per address per window, 0 = no quota */
+    uint64_t per_ip_window_ms; /* limits.per_ip_window */
+    unsigned drain_timeout_ms; /* limits.drain_timeout: SIGTERM lets downloads run this long */
     enum log_level log_level;
     char *access_log; /* "-" = stderr, "off", or a file path (appended) */
     unsigned transfers_keep; /* ring size of /transfers/ID records */
+    /* privacy = { details; public_transfers; } (docs/server.md, "Visitors' privacy") */
+    int details;          /* /status and X-Debit-* name the kernel, interfaces, limits, pid */
+    int public_transfers; /* /transfers/ID to any address, not only the transfer's own */
     struct offload_cfg offload;
 };
 
@@ -91,6 +97,11 @@ int config_set_upload(struct config *c, const char *path, uint64_t max_size, cha
 int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen);
 /* Worker threads per listener, 0 (one per CPU) to 1024. */
 int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen);
+/* Per-address quota: BYTES (0 = none) per WINDOW_US, which must be whole milliseconds
+ * from 1 s to 366 days (the error is about the window: BYTES is never wrong). */
+int config_set_quota(struct config *c, uint64_t bytes, uint64_t window_us, char *err, size_t errlen);
+/* How long SIGTERM lets running requests finish: 0 to 1 hour, whole milliseconds. */
+int config_set_drain_timeout(struct config *c, uint64_t usec, char *err, size_t errlen);
 
 /* Cross-checks that need the whole configuration (paths that collide with each other or
  * with /status, /transfers/, the upload path, NAME.sha256, a file that is also a folder).

@@ -112,7 +112,8 @@ static int parse_upload(struct config *c, const config_setting_t *g, char *err, 
 
 static int parse_limits(struct config *c, const config_setting_t *g, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"connections", "per_ip", "idle_timeout", NULL};
+    static const char *const keys[] = {"connections", "per_ip", "idle_timeout", "per_ip_bytes", "per_ip_window",
+                                       "drain_timeout", NULL};
     if (!need_type(g, CONFIG_TYPE_GROUP, "a group { connections = 10000; per_ip = 0; idle_timeout = 30; }", err, errlen) ||
         cfg_check_keys(g, keys, err, errlen) < 0)
         return -1;
@@ -136,6 +137,30 @@ static int parse_limits(struct config *c, const config_setting_t *g, char *err, 
             return cfg_error(err, errlen, s, "more than one day");
         c->idle_timeout = (unsigned)(v / 1000000);
     }
+    uint64_t bytes = c->per_ip_bytes, window = c->per_ip_window_ms * 1000;
+    if (cfg_get_size(g, "per_ip_bytes", &bytes, err, errlen) < 0 ||
+        cfg_get_duration(g, "per_ip_window", &window, err, errlen) < 0)
+        return -1;
+    if (config_set_quota(c, bytes, window, err, errlen) < 0) {
+        const config_setting_t *w = config_setting_get_member(g, "per_ip_window");
+        return cfg_error_prefix(err, errlen, w ? w : g);
+    }
+    if ((r = cfg_get_duration(g, "drain_timeout", &v, err, errlen)) < 0)
+        return -1;
+    if (r && config_set_drain_timeout(c, v, err, errlen) < 0)
+        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "drain_timeout"));
+    return 0;
+}
+
+static int parse_privacy(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"details", "public_transfers", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { details = false; public_transfers = false; }", err, errlen) ||
+        cfg_check_keys(g, keys, err, errlen) < 0)
+        return -1;
+    if (cfg_get_bool(g, "details", &c->details, err, errlen) < 0 ||
+        cfg_get_bool(g, "public_transfers", &c->public_transfers, err, errlen) < 0)
+        return -1;
     return 0;
 }
 
@@ -219,7 +244,7 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
         goto out;
     const config_setting_t *root = config_root_setting(&lc);
     static const char *const keys[] = {"listen", "threads", "seed", "ram", "files", "upload",
-                                       "limits", "log", "transfers", "offload", NULL};
+                                       "limits", "log", "transfers", "privacy", "offload", NULL};
     if (cfg_check_keys(root, keys, err, errlen) < 0)
         goto out;
     char *source = strdup(path);
@@ -272,6 +297,8 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
         goto out;
     if ((s = config_setting_get_member(root, "offload")) && parse_offload(c, s, err, errlen) < 0)
         goto out;
+    if ((s = config_setting_get_member(root, "privacy")) && parse_privacy(c, s, err, errlen) < 0)
+        goto out;
     ret = 0;
 out:
     config_destroy(&lc);
@@ -291,6 +318,22 @@ static const char *fmt_size(uint64_t v, char *buf, size_t len)
         }
     }
     snprintf(buf, len, "%llu%s", (unsigned long long)v, v > INT32_MAX ? "L" : "");
+    return buf;
+}
+
+/* Milliseconds in the largest unit that keeps them whole ("1d", "90min", "1500ms"). */
+static const char *fmt_ms(uint64_t ms, char *buf, size_t len)
+{
+    static const struct {
+        uint64_t ms;
+        const char *unit;
+    } u[] = {{86400000, "d"}, {3600000, "h"}, {60000, "min"}, {1000, "s"}};
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        if (ms && ms % u[i].ms == 0) {
+            snprintf(buf, len, "\"%llu%s\"", (unsigned long long)(ms / u[i].ms), u[i].unit);
+            return buf;
+        }
+    snprintf(buf, len, "\"%llums\"", (unsigned long long)ms);
     return buf;
 }
 
@@ -338,10 +381,16 @@ void config_print(const struct config *c, FILE *out)
                 fmt_size(c->upload_max, b1, sizeof b1));
     else /* spelled out: without an upload group, a re-read would get the default sink back */
         fprintf(out, "upload = { path = \"\"; }; # no upload sink\n");
-    fprintf(out, "limits = { connections = %u; per_ip = %u; idle_timeout = %u; };\n", c->max_connections,
-            c->per_ip, c->idle_timeout);
+    fprintf(out, "limits = { connections = %u; per_ip = %u; idle_timeout = %u;", c->max_connections, c->per_ip,
+            c->idle_timeout);
+    char b2[32], b3[32];
+    fprintf(out, " per_ip_bytes = %s; per_ip_window = %s; drain_timeout = %s; };%s\n",
+            fmt_size(c->per_ip_bytes, b1, sizeof b1), fmt_ms(c->per_ip_window_ms, b2, sizeof b2),
+            fmt_ms(c->drain_timeout_ms, b3, sizeof b3), c->per_ip_bytes ? "" : " # no per-address quota");
     fprintf(out, "log = { level = \"%s\"; access = \"%s\"; };\n", log_level_name(c->log_level), c->access_log);
     fprintf(out, "transfers = %u;\n", c->transfers_keep);
+    fprintf(out, "privacy = { details = %s; public_transfers = %s; };\n", c->details ? "true" : "false",
+            c->public_transfers ? "true" : "false");
     if (c->offload.interface) {
         static const char *const v[] = {"", "true", "false"};
         fprintf(out, "offload = { interface = \"%s\";", c->offload.interface);

@@ -25,6 +25,8 @@ enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsi
     if (!resp)
         return MHD_NO;
     struct server *s = l->srv;
+    if (s->draining) /* a graceful stop: no further request on this connection */
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     if (status < 300)
         s->status_2xx++;
     else if (status >= 400 && status < 500)
@@ -165,6 +167,7 @@ enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *
         r->sock = -1;
         *req_cls = r;
         l->srv->requests++;
+        l->srv->in_flight++; /* until http_completed */
         /* Answer on the next call: MHD closes the connection after a response queued in the
          * first one (it cannot know whether a body follows). Only the upload sink answers at
          * once, to refuse an announced body that is too large before it is sent. */
@@ -192,7 +195,8 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
     if (!r)
         return;
     *req_cls = NULL;
-    if (r->kind == REQ_FILE && r->seq) {
+    l->srv->in_flight--;
+    if (r->kind == REQ_FILE) {
         int ok = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK;
         uint64_t bytes = r->body_len;
         if (!ok) { /* what the peer acknowledged, headers included: an upper bound */
@@ -202,12 +206,16 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
             bytes = acked < bytes ? acked : bytes;
         }
         l->srv->bytes_sent += bytes;
-        struct tcp_info_sample last;
-        char err[128];
-        int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
-        json_t *entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL);
-        server_access_log(l->srv, entry);
-        json_decref(entry);
+        http_quota_settle(l, r, bytes);
+        if (r->seq) { /* the record (none when no ID could be drawn) */
+            struct tcp_info_sample last;
+            char err[128];
+            int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
+            json_t *entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes,
+                                          have ? &last : NULL);
+            server_access_log(l->srv, entry);
+            json_decref(entry);
+        }
     }
     free(r);
 }

@@ -7,6 +7,8 @@
 #include <microhttpd.h>
 #include <stdint.h>
 
+#include "peer.h"
+#include "quota.h"
 #include "server.h"
 
 enum req_kind {
@@ -23,6 +25,7 @@ struct req {
     uint64_t body_len;  /* bytes the response body carries */
     uint64_t acked0;    /* tcpi_bytes_acked when the response started */
     int sock;           /* the connection's socket */
+    struct quota_receipt quota; /* what the response was charged (refunded in part if it ends early) */
     /* REQ_UPLOAD */
     uint64_t up_bytes;
     double up_t0;
@@ -54,6 +57,17 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn);
 enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id);
 enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, struct req *r,
                             const char *upload_data, size_t *upload_data_size);
+
+/* What a request's client address decides (http_peer.c). */
+/* The client of CONN as a peer: 0, or -1 when MHD gives no IP address. */
+int http_peer(struct MHD_Connection *conn, struct peer *p);
+/* Charge a response of LEN bytes to its client's quota (r->quota keeps the receipt).
+ * Returns 0 to serve it, or 1 (nothing charged) when the address has used its budget:
+ * then RETRY (LEN bytes) holds the Retry-After value in seconds. */
+int http_quota_refused(struct listener *l, struct MHD_Connection *conn, struct req *r, uint64_t len,
+                       char *retry, size_t retrylen);
+/* Give back what a response charged but did not send (from http_completed). */
+void http_quota_settle(struct listener *l, struct req *r, uint64_t sent);
 
 /* Sender-side tcpi_bytes_acked of SOCK (http_headers.c); 0 if unreadable. */
 uint64_t http_tcp_bytes_acked(int sock);

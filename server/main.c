@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "config.h"
+#include "drain.h"
 #include "err.h"
 #include "log.h"
 #include "offload_ctl.h"
@@ -33,6 +34,8 @@ static void usage(FILE *out)
             "  -V, --version         show the version and exit\n"
             "\n"
             "Without -c, debitd serves /ram/1GiB.dat and /files/1Gio.dat on [::]:8080.\n"
+            "SIGTERM stops gracefully: no new connections, running downloads may finish for up to\n"
+            "limits.drain_timeout (10 s by default); SIGINT or a second SIGTERM stops at once.\n"
             "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 on a usage or\n"
             "configuration error (including an address that cannot be bound).\n");
 }
@@ -192,7 +195,30 @@ int main(int argc, char **argv)
         }
         break;
     }
-    log_info("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    if (sig == SIGTERM && cfg.drain_timeout_ms) {
+        /* graceful: refuse new connections, let running requests end; SIGINT or a second
+         * SIGTERM stops at once */
+        server_quiesce(srv);
+        log_info("SIGTERM: stopping: no new connections; %llu request(s) running may take up to %.3g s "
+                 "(SIGTERM again: stop now)", (unsigned long long)srv->in_flight, cfg.drain_timeout_ms / 1000.0);
+        sigset_t stop;
+        sigemptyset(&stop);
+        sigaddset(&stop, SIGINT);
+        sigaddset(&stop, SIGTERM);
+        int again = 0;
+        switch (server_drain(srv, cfg.drain_timeout_ms, &stop, &again)) {
+        case SERVER_DRAIN_DONE: log_info("drained: no request left"); break;
+        case SERVER_DRAIN_TIMEOUT:
+            log_info("drain timeout: closing %llu request(s) still running", (unsigned long long)srv->in_flight);
+            break;
+        case SERVER_DRAIN_SIGNAL:
+            log_info("%s: stopping now (%llu request(s) still running)", again == SIGINT ? "SIGINT" : "SIGTERM",
+                     (unsigned long long)srv->in_flight);
+            break;
+        }
+    } else {
+        log_info("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    }
     server_free(srv);
     if (offload_ctl_stop(&off, err, sizeof err) < 0) {
         log_error("%s", err);

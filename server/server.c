@@ -65,7 +65,8 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         }
     }
     s->transfers = transfers_new(cfg->transfers_keep);
-    if (!s->transfers) {
+    s->quota = quota_new(0);
+    if (!s->transfers || !s->quota) {
         err_set(err, errlen, "out of memory");
         goto fail;
     }
@@ -74,6 +75,7 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         err_set(err, errlen, "out of memory");
         goto fail;
     }
+    quota_set_limits(s->quota, cfg->per_ip_bytes, cfg->per_ip_window_ms, (uint64_t)sys_mono_ms());
     s->n_listeners = cfg->n_listen;
     for (size_t i = 0; i < cfg->n_listen; i++) {
         s->listeners[i].srv = s;
@@ -205,7 +207,8 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
              content_thp_setting(s->content));
     for (size_t i = 0; i < s->n_listeners; i++) {
         struct listener *l = &s->listeners[i];
-        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+        /* ITC: what MHD_quiesce_daemon needs with internal threads (a graceful stop) */
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
         if (l->cfg->sa.ss_family == AF_INET6)
             flags |= MHD_USE_IPv6;
         struct MHD_OptionItem opts[16];
@@ -263,6 +266,7 @@ void server_free(struct server *s)
     free(s->listeners);
     content_free(s->content);
     transfers_free(s->transfers);
+    quota_free(s->quota);
     if (s->access && s->access != stderr)
         fclose(s->access);
     free(s);

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "content.h"
+#include "quota.h"
 #include "transfers.h"
 
 struct listener {
@@ -27,6 +28,9 @@ struct server {
     struct config *cfg; /* not owned */
     struct content *content;
     struct transfers *transfers;
+    /* Per-address byte counters (limits.per_ip_bytes): the server's, not the
+     * configuration's, so that a reload keeps them (it calls quota_set_limits). */
+    struct quota *quota;
     struct listener *listeners;
     size_t n_listeners;
     unsigned threads; /* worker threads per listener, as started (set by server_start) */
@@ -39,6 +43,9 @@ struct server {
     double start_wall;
     _Atomic uint64_t requests, bytes_sent, active, connections, uploads, upload_bytes;
     _Atomic uint64_t status_2xx, status_4xx, status_5xx;
+    _Atomic uint64_t quota_refused; /* 429 answers */
+    _Atomic uint64_t in_flight;     /* requests being answered (what a graceful stop waits for) */
+    _Atomic int draining;           /* server_quiesce was called: answers say Connection: close */
 };
 
 /* Prepare (not start) the server. Returns NULL with err. The caller owns the result

@@ -46,7 +46,7 @@ static void test_bad(void **state)
         const char *msg; /* what follows "PATH:" */
     } rows[] = {
         {"bogus = 1;", "1: bogus: unknown setting (expected one of: listen, threads, seed, ram, files, upload, "
-                       "limits, log, transfers, offload)"},
+                       "limits, log, transfers, privacy, offload)"},
         {"listen = ( { address = \"::\"; port = 65536; } );", "1: listen[0].port: 65536 is out of range [1, 65535]"},
         {"listen = ();", "1: listen: at least one listener is needed"},
         {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp)"},
@@ -66,6 +66,17 @@ static void test_bad(void **state)
         {"upload = { path = \"/u\"; max = 1; };", "1: upload.max: unknown setting (expected one of: path, max_size)"},
         {"limits = { connections = 0; };", "1: limits.connections: 0 is out of range [1, 1000000]"},
         {"limits = { idle_timeout = \"2 weeks\"; };", "1: limits.idle_timeout: \"2 weeks\": unknown unit (example: \"10ms\")"},
+        {"limits = { per_ip_bytes = \"lots\"; };", "1: limits.per_ip_bytes: \"lots\": not a number (example: \"1GiB\")"},
+        {"limits = { per_ip_bytes = \"1GiB\";\n per_ip_window = \"500ms\"; };",
+         "2: limits.per_ip_window: must be from 1s to 366d"},
+        {"limits = { per_ip_window = \"400d\"; };", "1: limits.per_ip_window: must be from 1s to 366d"},
+        {"limits = { per_ip_window = \"1.0005s\"; };", "1: limits.per_ip_window: must be whole milliseconds"},
+        {"limits = {\n drain_timeout = \"2h\"; };", "2: limits.drain_timeout: more than one hour"},
+        {"limits = { drain_timeout = \"1.5ms\"; };", "1: limits.drain_timeout: must be whole milliseconds"},
+        {"privacy = { details = \"no\"; };", "1: privacy.details: expected true or false"},
+        {"privacy = { public = true; };",
+         "1: privacy.public: unknown setting (expected one of: details, public_transfers)"},
+        {"privacy = true;", "1: privacy: expected a group { details = false; public_transfers = false; }"},
         {"log = { level = \"verbose\"; };", "1: log.level: unknown level \"verbose\" (expected error, warn, info or debug)"},
         {"log = { access = \"\"; };", "1: log.access: empty (use \"-\" for stderr, \"off\", or a file path)"},
         {"seed = -1;", "1: seed: -1 is out of range [0, 9223372036854775807]"},
@@ -97,7 +108,9 @@ static void test_good(void **state)
                                 "threads = 3; seed = 12; ram = \"4MiB\";\n"
                                 "files = ( { path = \"/x/a.dat\"; size = \"10MiB\"; }, { path = \"/b\"; size = 5; } );\n"
                                 "upload = { max_size = \"1kB\"; };\n"
-                                "limits = { connections = 5; per_ip = 2; idle_timeout = \"1min\"; };\n"
+                                "limits = { connections = 5; per_ip = 2; idle_timeout = \"1min\";\n"
+                                "  per_ip_bytes = \"100GiB\"; per_ip_window = \"12h\"; drain_timeout = \"2.5s\"; };\n"
+                                "privacy = { details = false; public_transfers = true; };\n"
                                 "log = { level = \"debug\"; access = \"off\"; };\n"
                                 "transfers = 7;\n"
                                 "offload = { interface = \"lo\"; tso = false; gro = true; required = false; };\n"),
@@ -118,6 +131,11 @@ static void test_good(void **state)
     assert_int_equal(c.max_connections, 5);
     assert_int_equal(c.per_ip, 2);
     assert_int_equal(c.idle_timeout, 60);
+    assert_int_equal(c.per_ip_bytes, 100ULL << 30);
+    assert_int_equal(c.per_ip_window_ms, 12 * 3600 * 1000);
+    assert_int_equal(c.drain_timeout_ms, 2500);
+    assert_int_equal(c.details, 0);
+    assert_int_equal(c.public_transfers, 1);
     assert_int_equal(c.log_level, LOG_LEVEL_DEBUG);
     assert_string_equal(c.access_log, "off");
     assert_int_equal(c.transfers_keep, 7);
@@ -152,6 +170,11 @@ static void test_defaults(void **state)
     assert_string_equal(c.files[0].path, "/ram/1GiB.dat");
     assert_string_equal(c.files[1].path, "/files/1Gio.dat");
     assert_int_equal(config_region_size(&c), 1 << 30);
+    assert_int_equal(c.per_ip_bytes, 0); /* no quota */
+    assert_int_equal(c.per_ip_window_ms, 86400000);
+    assert_int_equal(c.drain_timeout_ms, 10000);
+    assert_int_equal(c.details, 1);
+    assert_int_equal(c.public_transfers, 0);
     /* a file that would repeat a tiny region too often */
     c.ram = 4096;
     assert_int_equal(config_validate(&c, err, sizeof err), -1);
