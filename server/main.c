@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "drain.h"
@@ -52,6 +53,28 @@ static int check_access_log(const struct config *cfg, char *err, size_t errlen)
                        strerror(errno));
     fclose(f);
     return 0;
+}
+
+/* libmicrohttpd aborts the process on what it takes for an internal error (MHD_PANIC),
+ * and one of them is a known race of MHD_quiesce_daemon with an epoll worker (an
+ * EPOLL_CTL_DEL answered ENOENT; still in 1.0.1) that a graceful stop can meet. The process
+ * cannot go on after a panic, but it can put the offloads back first: then exit 0 if it
+ * was stopping anyway (the stop the operator asked for happened), 1 otherwise. */
+static struct {
+    struct offload_ctl *off;
+    struct server *srv;
+} panic_ctx;
+
+static void on_mhd_panic(void *cls, const char *file, unsigned int line, const char *reason)
+{
+    (void)cls;
+    char err[1200];
+    int stopping = panic_ctx.srv && panic_ctx.srv->draining;
+    log_error("libmicrohttpd internal error at %s:%u: %s%s", file ? file : "?", line, reason ? reason : "",
+              stopping ? " (while stopping)" : "");
+    if (panic_ctx.off && offload_ctl_stop(panic_ctx.off, err, sizeof err) < 0)
+        log_error("%s", err);
+    _exit(stopping ? 0 : 1);
 }
 
 int main(int argc, char **argv)
@@ -179,6 +202,9 @@ int main(int argc, char **argv)
         rc = 1;
         goto fail;
     }
+    panic_ctx.off = &off;
+    panic_ctx.srv = srv;
+    MHD_set_panic_func(on_mhd_panic, NULL);
     enum server_start_err st = server_start(srv, err, sizeof err);
     if (st != SERVER_START_OK) {
         rc = st == SERVER_START_CONFIG ? 2 : 1; /* bind errors are configuration errors: exit 2 */
@@ -220,6 +246,7 @@ int main(int argc, char **argv)
         log_info("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
     }
     server_free(srv);
+    panic_ctx.srv = NULL;
     if (offload_ctl_stop(&off, err, sizeof err) < 0) {
         log_error("%s", err);
         rc = 1;

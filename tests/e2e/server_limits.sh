@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# debitd's limits (connections, per_ip, idle_timeout), signals (SIGINT/SIGTERM: clean exit
-# 0, even mid-transfer) and start-up errors (port in use, bad address: exit 2 with a message).
+# debitd's limits (connections, per_ip, idle_timeout), signals (SIGINT/SIGTERM without a
+# drain: clean exit 0, even mid-transfer) and start-up errors (port in use, bad address: exit 2 with a message).
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/server_lib.bash"
 need_cmd python3
@@ -64,9 +64,10 @@ PY
 check_cmp "idle_timeout = 1: closed after >= 0.9 s ($idle s)" "$idle" ">=" 0.9
 check_cmp "idle_timeout = 1: closed before 4 s ($idle s)" "$idle" "<" 4
 
-# SIGTERM in the middle of a transfer (a client reading at 1 MB/s: 64 s): exit 0, promptly
+# SIGTERM in the middle of a transfer (a client reading at 1 MB/s: 64 s) without a drain
+# (limits.drain_timeout = 0; the graceful stop is tests/e2e/server_stop.sh): exit 0, promptly
 srv_stop
-srv_conf "$T_TMP/s.conf" 'files = ( { path = "/big.dat"; size = "64MiB"; } );'
+srv_conf "$T_TMP/s.conf" 'files = ( { path = "/big.dat"; size = "64MiB"; } );' 'limits = { drain_timeout = 0; };'
 srv_start "$T_TMP/s.conf"
 curl -s -o /dev/null -D "$T_TMP/big.h" --limit-rate 1M --max-time 60 "$BASE/big.dat" & cpid=$!; t_track $cpid
 wait_for 100 grep -q '^HTTP/1.1 200' "$T_TMP/big.h"
