@@ -112,8 +112,8 @@ static int parse_upload(struct config *c, const config_setting_t *g, char *err, 
 
 static int parse_limits(struct config *c, const config_setting_t *g, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"connections", "per_ip", "idle_timeout", NULL};
-    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { connections = 10000; per_ip = 0; idle_timeout = 30; }", err, errlen) ||
+    static const char *const keys[] = {"connections", "per_ip", "idle_timeout", "header_timeout", "body_min_rate", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { connections = 10000; per_ip = 100; idle_timeout = 30; }", err, errlen) ||
         cfg_check_keys(g, keys, err, errlen) < 0)
         return -1;
     uint64_t v;
@@ -135,6 +135,22 @@ static int parse_limits(struct config *c, const config_setting_t *g, char *err, 
         if (v / 1000000 > 86400)
             return cfg_error(err, errlen, s, "more than one day");
         c->idle_timeout = (unsigned)(v / 1000000);
+    }
+    if ((r = cfg_get_duration(g, "header_timeout", &v, err, errlen)) < 0)
+        return -1;
+    if (r && config_set_header_timeout(c, v, err, errlen) < 0)
+        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "header_timeout"));
+    const config_setting_t *rate = config_setting_get_member(g, "body_min_rate");
+    if (rate) {
+        char text[64];
+        if (config_setting_type(rate) == CONFIG_TYPE_STRING)
+            snprintf(text, sizeof text, "%s", config_setting_get_string(rate));
+        else if (config_setting_type(rate) == CONFIG_TYPE_INT && config_setting_get_int(rate) == 0)
+            snprintf(text, sizeof text, "0");
+        else
+            return cfg_error(err, errlen, rate, "expected a string such as \"1kB/s\", or 0 for no floor");
+        if (config_set_body_min_rate(c, text, err, errlen) < 0)
+            return cfg_error_prefix(err, errlen, rate);
     }
     return 0;
 }
@@ -338,8 +354,9 @@ void config_print(const struct config *c, FILE *out)
                 fmt_size(c->upload_max, b1, sizeof b1));
     else /* spelled out: without an upload group, a re-read would get the default sink back */
         fprintf(out, "upload = { path = \"\"; }; # no upload sink\n");
-    fprintf(out, "limits = { connections = %u; per_ip = %u; idle_timeout = %u; };\n", c->max_connections,
-            c->per_ip, c->idle_timeout);
+    fprintf(out, "limits = { connections = %u; per_ip = %u; idle_timeout = %u; header_timeout = \"%llums\"; "
+            "body_min_rate = \"%lluB/s\"; };\n", c->max_connections, c->per_ip, c->idle_timeout,
+            (unsigned long long)c->header_timeout_ms, (unsigned long long)c->body_min_rate);
     fprintf(out, "log = { level = \"%s\"; access = \"%s\"; };\n", log_level_name(c->log_level), c->access_log);
     fprintf(out, "transfers = %u;\n", c->transfers_keep);
     if (c->offload.interface) {

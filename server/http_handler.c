@@ -158,6 +158,8 @@ enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *
     const struct config *c = l->srv->cfg;
     (void)version;
     struct req *r = *req_cls;
+    /* the header deadline ends with the first call, the body's rate is watched until the last */
+    watchdog_request(l->srv->watchdog, conn, !r, r ? *upload_data_size : 0);
     if (!r) {
         r = calloc(1, sizeof *r);
         if (!r)
@@ -188,7 +190,7 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
 {
     struct listener *l = cls;
     struct req *r = *req_cls;
-    (void)conn;
+    watchdog_request_done(l->srv->watchdog, conn); /* keep-alive: the next headers' deadline */
     if (!r)
         return;
     *req_cls = NULL;
@@ -216,8 +218,8 @@ void http_connection(void *cls, struct MHD_Connection *conn, void **socket_conte
                      enum MHD_ConnectionNotificationCode toe)
 {
     struct listener *l = cls;
-    (void)socket_context;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        watchdog_conn_started(l->srv->watchdog, conn, socket_context);
         l->srv->active++;
         l->srv->connections++;
         if (!tcp_profile_is_default(&l->cfg->tcp)) {
@@ -228,6 +230,7 @@ void http_connection(void *cls, struct MHD_Connection *conn, void **socket_conte
                 log_warn("%s: TCP profile not applied on an accepted socket: %s", l->name, err);
         }
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        watchdog_conn_closed(l->srv->watchdog, socket_context);
         l->srv->active--;
     }
 }
@@ -240,5 +243,7 @@ void http_mhd_log(void *cls, const char *fmt, va_list ap)
     size_t n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
         msg[--n] = 0;
+    if (watchdog_mhd_message(l->srv->watchdog, msg))
+        return; /* once per connection: summarised by the refusal log, never a line each */
     log_warn("%s: libmicrohttpd: %s", l->name, msg);
 }

@@ -69,6 +69,8 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         err_set(err, errlen, "out of memory");
         goto fail;
     }
+    if (!(s->watchdog = watchdog_new(cfg, err, errlen)))
+        goto fail;
     s->listeners = calloc(cfg->n_listen, sizeof *s->listeners);
     if (!s->listeners) {
         err_set(err, errlen, "out of memory");
@@ -194,7 +196,7 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
     /* then the content: connections that arrive meanwhile wait in the listen backlog */
     uint64_t region = config_region_size(cfg);
     s->content = content_new(cfg->seed, region, 0, err, errlen);
-    if (!s->content || sampler_start(s, err, errlen) < 0)
+    if (!s->content || sampler_start(s, err, errlen) < 0 || watchdog_start(s->watchdog, err, errlen) < 0)
         return SERVER_START_RUNTIME;
     char sz[32];
     units_format_size(region, sz, sizeof sz);
@@ -253,6 +255,7 @@ void server_stop(struct server *s)
             s->listeners[i].fd = -1;
         }
     }
+    watchdog_stop(s->watchdog); /* after the daemons: its last summary counts their closes */
 }
 
 void server_free(struct server *s)
@@ -261,6 +264,7 @@ void server_free(struct server *s)
         return;
     server_stop(s);
     free(s->listeners);
+    watchdog_free(s->watchdog);
     content_free(s->content);
     transfers_free(s->transfers);
     if (s->access && s->access != stderr)
