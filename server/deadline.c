@@ -6,28 +6,34 @@
 
 #include "err.h"
 
-int deadlines_init(struct deadlines *d, int64_t header_timeout_ms, uint64_t body_min_rate, int64_t window_ms,
-                   char *err, size_t errlen)
+int deadlines_init(struct deadlines *d, size_t capacity, int64_t header_timeout_ms, uint64_t body_min_rate,
+                   int64_t window_ms, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
+    d->slots = calloc(capacity ? capacity : 1, sizeof *d->slots);
+    if (!d->slots)
+        return err_set(err, errlen, "deadlines: no memory for %zu connections", capacity);
+    d->capacity = capacity;
+    for (size_t i = capacity; i-- > 0;) {
+        d->slots[i].next = d->free;
+        d->free = &d->slots[i];
+    }
     d->header_timeout_ms = header_timeout_ms;
     d->body_min_rate = body_min_rate;
     d->window_ms = window_ms > 0 ? window_ms : DEADLINE_BODY_WINDOW_MS;
     int e = pthread_mutex_init(&d->lock, NULL);
-    if (e)
+    if (e) {
+        free(d->slots);
+        d->slots = NULL;
         return err_set(err, errlen, "deadlines: mutex: %s", strerror(e));
+    }
     return 0;
 }
 
 void deadlines_destroy(struct deadlines *d)
 {
-    struct deadline_conn *c = d->head;
-    while (c) {
-        struct deadline_conn *next = c->next;
-        free(c);
-        c = next;
-    }
-    d->head = NULL;
+    free(d->slots);
+    d->slots = d->head = d->free = NULL;
     d->n = 0;
     pthread_mutex_destroy(&d->lock);
 }
@@ -35,9 +41,14 @@ void deadlines_destroy(struct deadlines *d)
 struct deadline_conn *deadline_open(struct deadlines *d, int fd, const struct sockaddr *addr, socklen_t addrlen,
                                     int64_t now_ms)
 {
-    struct deadline_conn *c = calloc(1, sizeof *c);
-    if (!c)
+    pthread_mutex_lock(&d->lock);
+    struct deadline_conn *c = d->free;
+    if (!c) {
+        pthread_mutex_unlock(&d->lock);
         return NULL;
+    }
+    d->free = c->next;
+    memset(c, 0, sizeof *c);
     c->fd = fd;
     if (addr && addrlen <= sizeof c->addr) {
         memcpy(&c->addr, addr, addrlen);
@@ -45,7 +56,6 @@ struct deadline_conn *deadline_open(struct deadlines *d, int fd, const struct so
     }
     c->phase = DEADLINE_PHASE_HEADERS;
     c->since_ms = now_ms;
-    pthread_mutex_lock(&d->lock);
     c->next = d->head;
     if (d->head)
         d->head->prev = c;
@@ -102,8 +112,10 @@ void deadline_close(struct deadlines *d, struct deadline_conn *c)
     if (c->next)
         c->next->prev = c->prev;
     d->n--;
+    c->prev = NULL;
+    c->next = d->free;
+    d->free = c;
     pthread_mutex_unlock(&d->lock);
-    free(c);
 }
 
 /* Is C past a deadline at NOW? Advances the rate window of a body that kept up. */

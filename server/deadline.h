@@ -46,7 +46,10 @@ struct deadline_conn {
 
 struct deadlines {
     pthread_mutex_t lock;
-    struct deadline_conn *head;
+    struct deadline_conn *head; /* open connections */
+    struct deadline_conn *free; /* unused entries of slots (singly linked by next) */
+    struct deadline_conn *slots; /* every entry, allocated once */
+    size_t capacity;
     size_t n;
     int64_t header_timeout_ms; /* 0 = no header deadline */
     uint64_t body_min_rate;    /* bytes/s; 0 = no body rate floor */
@@ -57,14 +60,18 @@ struct deadlines {
  * scheduler hiccup) does not cut an honest upload, short enough to free a slot soon. */
 #define DEADLINE_BODY_WINDOW_MS 10000
 
-/* Prepare an empty table. An action: 0, or -1 (mutex) with err. */
-int deadlines_init(struct deadlines *d, int64_t header_timeout_ms, uint64_t body_min_rate, int64_t window_ms,
-                   char *err, size_t errlen);
-/* Free every entry left and the lock. */
+/* Prepare an empty table for up to CAPACITY connections. The entries are allocated once,
+ * in one block whose pages are touched only as connections use them: a malloc per
+ * connection, interleaved with libmicrohttpd's per-connection pools, fragments the heap
+ * and made debitd's RSS grow with every wave of short-lived connections. An action: 0, or
+ * -1 (memory, mutex) with err. */
+int deadlines_init(struct deadlines *d, size_t capacity, int64_t header_timeout_ms, uint64_t body_min_rate,
+                   int64_t window_ms, char *err, size_t errlen);
+/* Free the entries and the lock. */
 void deadlines_destroy(struct deadlines *d);
 
 /* A connection was accepted at NOW on socket FD from ADDR: it enters HEADERS. Returns the
- * entry (the caller keeps it until deadline_close), or NULL when out of memory (the
+ * entry (the caller keeps it until deadline_close), or NULL when the table is full (the
  * connection is then simply not watched). */
 struct deadline_conn *deadline_open(struct deadlines *d, int fd, const struct sockaddr *addr, socklen_t addrlen,
                                     int64_t now_ms);
@@ -77,7 +84,7 @@ void deadline_body_done(struct deadlines *d, struct deadline_conn *c);
 /* The response is sent; a keep-alive connection waits for its next request's headers,
  * with a fresh header deadline from NOW. */
 void deadline_request_done(struct deadlines *d, struct deadline_conn *c, int64_t now_ms);
-/* The connection is closed: remove and free C. NULL is fine. */
+/* The connection is closed: C goes back to the unused entries. NULL is fine. */
 void deadline_close(struct deadlines *d, struct deadline_conn *c);
 
 /* Report each connection past its deadline at NOW to EXPIRE, once, with the table's lock

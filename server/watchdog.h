@@ -20,6 +20,11 @@
 
 #define WATCHDOG_TICK_MS 100          /* deadline resolution */
 #define WATCHDOG_LOG_INTERVAL_MS 10000 /* one refusal summary line per this, at most */
+/* Connections watched at most, whatever the limits say (a 176 MiB block of virtual memory
+ * at most, touched only as far as connections use it); beyond, connections go unwatched. */
+#define WATCHDOG_MAX_CONNECTIONS (1u << 20)
+/* Connections closed since the last peak after which freed memory goes back to the system. */
+#define WATCHDOG_TRIM_DROP 500
 
 struct watchdog;
 

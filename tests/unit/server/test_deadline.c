@@ -1,7 +1,7 @@
 /* Unit tests for server/deadline.c: which connections deadline_scan reports, when, and
  * why, on a clock the test drives: the header deadline from the accept and again from the
  * end of each response (keep-alive), none while a response is sent, the body's rate over
- * windows, each expiry reported once, the table empty after every close. */
+ * windows, each expiry reported once, the table empty after every close, a full table. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -48,7 +48,7 @@ static void test_header_deadline(void **state)
     (void)state;
     struct deadlines d;
     char err[128], b[128];
-    assert_int_equal(deadlines_init(&d, 5000, 0, 10000, err, sizeof err), 0);
+    assert_int_equal(deadlines_init(&d, 8, 5000, 0, 10000, err, sizeof err), 0);
     struct sockaddr_in sa = {.sin_family = AF_INET};
     struct deadline_conn *slow = deadline_open(&d, 10, (struct sockaddr *)&sa, sizeof sa, 1000);
     struct deadline_conn *fast = deadline_open(&d, 11, NULL, 0, 1000);
@@ -93,7 +93,7 @@ static void test_body_rate(void **state)
     struct deadlines d;
     char err[128], b[128];
     /* at least 1000 B/s over 10 s windows */
-    assert_int_equal(deadlines_init(&d, 5000, 1000, 10000, err, sizeof err), 0);
+    assert_int_equal(deadlines_init(&d, 8, 5000, 1000, 10000, err, sizeof err), 0);
     struct deadline_conn *steady = deadline_open(&d, 20, NULL, 0, 0);
     struct deadline_conn *trickle = deadline_open(&d, 21, NULL, 0, 0);
     struct deadline_conn *burst = deadline_open(&d, 22, NULL, 0, 0);
@@ -122,11 +122,19 @@ static void test_off(void **state)
     struct deadlines d;
     char err[128], b[128];
     /* 0 = no header deadline and no rate floor */
-    assert_int_equal(deadlines_init(&d, 0, 0, 10000, err, sizeof err), 0);
-    deadline_open(&d, 30, NULL, 0, 0);
+    assert_int_equal(deadlines_init(&d, 2, 0, 0, 10000, err, sizeof err), 0);
+    struct deadline_conn *idle = deadline_open(&d, 30, NULL, 0, 0);
     struct deadline_conn *up = deadline_open(&d, 31, NULL, 0, 0);
     deadline_headers_done(&d, up, 0);
     assert_string_equal(scan(&d, 1000000000, b, sizeof b), "");
+    /* a table of 2 is full: a third connection goes unwatched; a closed one frees its entry */
+    assert_null(deadline_open(&d, 32, NULL, 0, 0));
+    deadline_close(&d, idle);
+    struct deadline_conn *again = deadline_open(&d, 33, NULL, 0, 5);
+    assert_ptr_equal(again, idle);
+    assert_int_equal(again->fd, 33);
+    assert_int_equal(again->phase, DEADLINE_PHASE_HEADERS);
+    assert_int_equal(deadline_count(&d), 2);
     deadlines_destroy(&d);
 }
 
