@@ -40,7 +40,8 @@ t_bg slowloris timeout $((ATTACK_S + 10)) python3 "$DEBIT_TOP/tests/e2e/slowlori
   "$ATTACK_S" "$T_TMP/slow.json" "${specs[@]}"; SLOW_PID=$T_LAST_PID
 
 # meanwhile two uploads: one at 100 B/s (under body_min_rate = 1 kB/s over 10 s windows: cut
-# at the end of its first window) and one at 2 kB/s (kept: answered 200 when it ends)
+# at the end of its first window) and one at 2 kB/s (kept: answered 200 when it ends); and a
+# client that ends its headers 4 s after its connect, then keeps its connection idle
 python3 - "$PORT" "$T_TMP/uploads" <<'PY' &
 import socket, sys, threading, time
 port, out = int(sys.argv[1]), sys.argv[2]
@@ -61,9 +62,33 @@ def upload(name, rate, total):
     except OSError:
         pass
     res[name] = "%s %.1f %d" % ((reply.split(b" ")[1].decode() if reply else "closed"), time.monotonic() - t0, sent)
+def recv_response(s):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += s.recv(4096)
+    head, body = data.split(b"\r\n\r\n", 1)
+    n = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0])
+    while len(body) < n:
+        body += s.recv(4096)
+    return head.split(b" ")[1].decode()
+def keepalive():
+    # headers finished 4 s after the connect: served; then idle on the kept-alive connection:
+    # closed 5 s after the response's end
+    s = socket.create_connection(("127.0.0.1", port), timeout=12)
+    s.sendall(b"GET /ram/1GiB.dat HTTP/1.1\r\nHost: k\r\n")
+    time.sleep(4)
+    s.sendall(b"Range: bytes=0-1023\r\n\r\n")
+    status = recv_response(s)
+    t0 = time.monotonic()
+    try:
+        gone = s.recv(1) == b""
+    except OSError:
+        gone = True
+    res["keepalive"] = "%s %.2f %s" % (status, time.monotonic() - t0, "closed" if gone else "open")
 ts = [threading.Thread(target=upload, args=a) for a in (("slow", 100, 1000000), ("ok", 2000, 24000))]
+ts.append(threading.Thread(target=keepalive))
 [t.start() for t in ts]; [t.join() for t in ts]
-open(out, "w").write("slow %s\nok %s\n" % (res["slow"], res["ok"]))
+open(out, "w").write("slow %s\nok %s\nkeepalive %s\n" % (res["slow"], res["ok"], res.get("keepalive", "error 0 -")))
 PY
 UP_PID=$!; t_track $UP_PID
 
@@ -111,6 +136,12 @@ check_eq "an upload at 100 B/s is cut (body_min_rate 1 kB/s)" closed "$slow_st"
 check_cmp "at the end of its first 10 s window ($slow_t s)" "$slow_t" ">=" 9.9
 check_cmp "not much later ($slow_t s)" "$slow_t" "<" 12
 check_eq "an upload at 2 kB/s is kept and answered" 200 "$ok_st"
+read -r _ ka_st ka_t ka_end < <(grep '^keepalive' "$T_TMP/uploads")
+t_diag "headers completed 4 s after the connect: $ka_st; the kept-alive connection then $ka_end after $ka_t s idle"
+check_eq "headers completed within the deadline (4 s) are served" 206 "$ka_st"
+check_eq "keep-alive: the next request's header deadline closes the idle connection" closed "$ka_end"
+check_cmp "5 s after the end of the response ($ka_t s)" "$ka_t" ">=" 4.9
+check_cmp "not later than 6.5 s ($ka_t s)" "$ka_t" "<" 6.5
 
 # back to idle: the closed connections are gone
 wait_for 100 eval '[ "$(active)" -le 1 ]'
