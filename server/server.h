@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "content.h"
+#include "digest.h"
 #include "transfers.h"
 
 struct listener {
@@ -26,6 +27,7 @@ struct listener {
 struct server {
     struct config *cfg; /* not owned */
     struct content *content;
+    struct digest *digest; /* FILE.sha256, hashed off the request threads */
     struct transfers *transfers;
     struct listener *listeners;
     size_t n_listeners;
