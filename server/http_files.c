@@ -168,6 +168,21 @@ static enum MHD_Result sha256_answer(struct listener *l, struct MHD_Connection *
     return http_reply(l, conn, 200, resp);
 }
 
+/* The client left while it waited (nginx's 499). Returning MHD_NO would close the
+ * connection too, but libmicrohttpd logs it as an application error; a response queued for
+ * a peer that is gone is dropped by the kernel, and the connection is closed after it
+ * (read side at EOF). Not counted in the status counters: nobody received it. */
+static enum MHD_Result client_gone(struct MHD_Connection *conn)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_SERVICE_UNAVAILABLE, resp);
+    MHD_destroy_response(resp);
+    return r;
+}
+
 enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn, struct req *r,
                                  const struct file_cfg *f)
 {
@@ -186,7 +201,7 @@ enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn
     case DIGEST_PENDING:
         return MHD_YES; /* suspended: libmicrohttpd calls us again after digest_wake */
     case DIGEST_GONE:
-        return MHD_NO; /* the client left while it waited: close */
+        return client_gone(conn);
     case DIGEST_STOPPED:
         return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "5");
     case DIGEST_FAILED:
