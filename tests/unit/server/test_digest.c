@@ -2,7 +2,8 @@
  * libcrypto's one-shot digest of the same bytes; a waiter is parked before it can be woken
  * and woken once; many waiters share one computation; the smallest queued size goes first;
  * a waiter whose socket hangs up is woken GONE while the hash goes on; digest_stop cancels a
- * hash that would take a quarter of an hour within a chunk and wakes everyone STOPPED. */
+ * hash that would take a quarter of an hour within a chunk and wakes everyone STOPPED; a
+ * failed hash wakes its waiters FAILED and is retried by the next request. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -292,6 +293,29 @@ static void test_stop_cancels(void **state)
     content_free(c);
 }
 
+/* A hash that fails wakes its waiters FAILED with a reason, caches nothing, and the next
+ * request starts again (here: 5 bytes of an empty region, which libcrypto cannot be fed). */
+static void test_failure_retries(void **state)
+{
+    (void)state;
+    const uint64_t size = 5;
+    char err[256], hex[65];
+    struct digest *d = digest_new(NULL, 0, &size, 1, err, sizeof err);
+    assert_non_null(d);
+    for (int round = 0; round < 2; round++) {
+        struct tw t;
+        tw_init(&t, size, -1);
+        assert_int_equal(digest_request(d, size, &t.w), DIGEST_PENDING);
+        assert_true(tw_wait(&t, 5000));
+        assert_int_equal(t.w.outcome, DIGEST_FAILED);
+        if (!strstr(t.w.err, "empty region"))
+            fail_msg("round %d: err \"%s\"", round, t.w.err);
+        assert_int_equal(digest_cached(d, size, hex), 0);
+    }
+    assert_int_equal(digest_computations(d), 0);
+    digest_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_smallest_first),
         cmocka_unit_test(test_gone),
         cmocka_unit_test(test_stop_cancels),
+        cmocka_unit_test(test_failure_retries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
