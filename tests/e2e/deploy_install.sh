@@ -72,18 +72,16 @@ else
 fi
 
 # bash completion, from the installed scripts and programs
-c=$(bash -c 'source "$1"; COMP_WORDS=("$2" --resto); COMP_CWORD=1; _debitd; printf "%s\n" "${COMPREPLY[@]}"' _ \
-  "$R/usr/share/bash-completion/completions/debitd" "$R/usr/sbin/debitd")
-check_eq "completion: debitd --resto<TAB>" "--restore-offload" "$c"
-c=$(bash -c 'source "$1"; COMP_WORDS=("$2" --log-level w); COMP_CWORD=2; _debitd; printf "%s\n" "${COMPREPLY[@]}"' _ \
-  "$R/usr/share/bash-completion/completions/debitd" "$R/usr/sbin/debitd")
-check_eq "completion: debitd --log-level w<TAB>" "warn" "$c"
-c=$(bash -c 'source "$1"; COMP_WORDS=("$2" --no-p); COMP_CWORD=1; _debit; printf "%s\n" "${COMPREPLY[@]}"' _ \
-  "$R/usr/share/bash-completion/completions/debit" "$R/usr/bin/debit")
-check_eq "completion: debit --no-p<TAB>" "--no-progress" "$c"
-c=$(bash -c 'source "$1"; COMP_WORDS=("$2" --format m); COMP_CWORD=2; _debit; printf "%s\n" "${COMPREPLY[@]}"' _ \
-  "$R/usr/share/bash-completion/completions/debit" "$R/usr/bin/debit")
-check_eq "completion: debit --format m<TAB>" "markdown" "$c"
+comp() { # PROG WORDS... : what the installed completion of PROG offers for the last word
+  local prog=$1 bin=$R/usr/sbin/$1; shift
+  [ -x "$bin" ] || bin=$R/usr/bin/$prog
+  bash -c 'f=$1 fn=$2; shift 2; source "$f"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); "$fn"; printf "%s\n" "${COMPREPLY[@]}"' \
+    _ "$R/usr/share/bash-completion/completions/$prog" "_${prog//-/_}" "$bin" "$@"
+}
+check_eq "completion: debitd --resto<TAB>" "--restore-offload" "$(comp debitd --resto)"
+check_eq "completion: debitd --log-level w<TAB>" "warn" "$(comp debitd --log-level w)"
+check_eq "completion: debit --no-p<TAB>" "--no-progress" "$(comp debit --no-p)"
+check_eq "completion: debit --format m<TAB>" "markdown" "$(comp debit --format m)"
 
 # uninstall: nothing left but the edited config
 check "make uninstall" mk uninstall
