@@ -169,6 +169,10 @@ int main(int argc, char **argv)
         return 0;
     }
 
+    if (config_path)
+        log_info("configuration: %s", config_path);
+    else
+        log_info("configuration: the built-in defaults (no -c and no %s)", DEBITD_DEFAULT_CONFIG);
     /* Signals are taken synchronously by sigwait; every thread started after this inherits
      * the mask. SIGPIPE: sendfile to a closed peer must not kill the process. */
     sigset_t set;
@@ -207,10 +211,6 @@ int main(int argc, char **argv)
         rc = st == SERVER_START_CONFIG ? 2 : 1; /* bind errors are configuration errors: exit 2 */
         goto fail;
     }
-    if (config_path)
-        log_info("configuration: %s", config_path);
-    else
-        log_info("configuration: the built-in defaults (no -c and no %s)", DEBITD_DEFAULT_CONFIG);
     log_info("debitd %s ready (pid %d)", DEBIT_VERSION, (int)getpid());
     if (notify_send(NOTIFY_READY, "serving", err, sizeof err) < 0)
         log_warn("%s", err);

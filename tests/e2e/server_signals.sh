@@ -43,6 +43,7 @@ srv_start "$T_TMP/d.conf"
 unset NOTIFY_SOCKET
 wait_for 50 grep -q READY=1 "$T_TMP/notify.txt"
 check_match "READY=1 sent to NOTIFY_SOCKET once serving" '^READY=1 STATUS=serving' "$(cat "$T_TMP/notify.txt" 2>/dev/null)"
+check_match "the log names the configuration read" "info: configuration: $T_TMP/d.conf\$" "$(cat "$T_TMP/debitd.log")"
 check_nomatch "no STOPPING=1 while serving" 'STOPPING=1' "$(cat "$T_TMP/notify.txt" 2>/dev/null)"
 
 # --- SIGUSR1 reopens the access log ---
