@@ -309,3 +309,20 @@ void server_access_log(struct server *s, json_t *line)
     (void)w;
     free(buf);
 }
+
+int server_reopen_logs(struct server *s, char *err, size_t errlen)
+{
+    if (!s->access || s->access == stderr)
+        return 0;
+    int fd = open(s->cfg->access_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return err_set(err, errlen, "log.access: cannot reopen \"%s\": %s", s->cfg->access_log, strerror(errno));
+    /* dup3 replaces the descriptor the workers write to in one step: a line being written
+     * now goes whole to the old file or whole to the new one, and no lock is needed. */
+    int r = dup3(fd, fileno(s->access), O_CLOEXEC);
+    int e = errno;
+    close(fd);
+    if (r < 0)
+        return err_set(err, errlen, "log.access: reopening \"%s\": %s", s->cfg->access_log, strerror(e));
+    return 0;
+}

@@ -66,5 +66,9 @@ void server_free(struct server *s);
 double server_uptime(const struct server *s);
 /* Write one access-log line (JSON, newline added) with a single write. */
 void server_access_log(struct server *s, json_t *line);
+/* Reopen the access log file by name (SIGUSR1, after logrotate renamed it): the lines
+ * that follow go to a new file of that name. A no-op when it is "-" or "off". Returns 0,
+ * or -1 with err (the old file stays in use). */
+int server_reopen_logs(struct server *s, char *err, size_t errlen);
 
 #endif
