@@ -167,6 +167,15 @@ else
     "$((anon_again - anon_after))" "<" 8192
 fi
 
+# /status counts them too, by reason, since start
+curl -s "$BASE$(wire_get WIRE_STATUS_PATH)" >"$T_TMP/status.json"
+check_cmp "/status counters.refusals.header_timeout counts both attacks' deadline closes" \
+  "$(jq '.counters.refusals.header_timeout' "$T_TMP/status.json")" ">=" 4000
+check_cmp "/status counters.refusals.limit counts the per-address refusals" \
+  "$(jq '.counters.refusals.limit' "$T_TMP/status.json")" ">" 0
+check_eq "/status counters.refusals has one member per reason" \
+  "body_min_rate header_timeout incomplete_request limit" "$(jq -r '.counters.refusals | keys | join(" ")' "$T_TMP/status.json")"
+
 # the log: summary lines, never a line per connection
 stop_pid "$DEBITD_PID"
 check_eq "debitd stopped cleanly" 0 "$STOP_RC"
