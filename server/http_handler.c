@@ -156,15 +156,16 @@ enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *
 {
     struct listener *l = cls;
     const struct config *c = l->srv->cfg;
-    (void)version;
-    struct req *r = *req_cls;
-    if (!r) {
-        r = calloc(1, sizeof *r);
-        if (!r)
+    struct req *r = *req_cls; /* from http_uri_log, on its first call here too */
+    if (!r || !r->begun) {
+        if (!r && !(r = http_req_new()))
             return MHD_NO;
-        r->sock = -1;
         *req_cls = r;
+        r->begun = 1;
         l->srv->requests++;
+        enum MHD_Result refused;
+        if (http_guard(l, conn, r, version, &refused))
+            return refused;
         /* Answer on the next call: MHD closes the connection after a response queued in the
          * first one (it cannot know whether a body follows). Only the upload sink answers at
          * once, to refuse an announced body that is too large before it is sent. */
