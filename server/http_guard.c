@@ -7,6 +7,7 @@
 #include "http_internal.h"
 #include "http_strict.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,29 @@ struct fields {
     struct http_strict_field f[GUARD_MAX_FIELDS];
     size_t n;
     int overflow;
+    int folded;
+    int layout_known; /* the running libmicrohttpd is the one field_folded knows */
 };
+
+/* Whether NAME and VALUE still lie where libmicrohttpd 0.9.75 parsed one header line: in
+ * its read buffer, the name, the NUL that replaced the colon, optional blanks, the value.
+ * A folded line (obs-fold: a continuation starting with a space or tab) is appended to the
+ * *name* (connection.c, process_broken_line), which moves the name to a new block of the
+ * connection's memory pool or overwrites the colon and value in place: either way the value
+ * no longer follows the name. Addresses are compared as integers, and the bytes between
+ * are read only when the value follows the name closely (then both are in the one pool).
+ * Only with libmicrohttpd 0.9.75 (Debian 12's): another version may lay headers out
+ * differently, and a false refusal would be worse than a fold let through. */
+static int field_folded(const char *name, size_t name_len, const char *value)
+{
+    uintptr_t end = (uintptr_t)name + name_len, v = (uintptr_t)value;
+    if (v <= end || v - end > 4096 || name[name_len] != 0)
+        return 1;
+    for (const char *p = name + name_len + 1; p < value; p++)
+        if (*p != ' ' && *p != '\t')
+            return 1;
+    return 0;
+}
 
 static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
                                const char *value, size_t value_size)
@@ -52,6 +75,8 @@ static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *k
         fs->overflow = 1;
         return MHD_NO;
     }
+    if (value && fs->layout_known && field_folded(key, key_size, value))
+        fs->folded = 1;
     fs->f[fs->n++] = (struct http_strict_field){key, key_size, value ? value : "", value ? value_size : 0};
     return MHD_YES;
 }
@@ -94,11 +119,15 @@ int http_guard(struct listener *l, struct MHD_Connection *conn, struct req *r, c
         return 1;
     }
     char why[80];
+    fs->layout_known = strcmp(MHD_get_version(), "0.9.75") == 0;
     MHD_get_connection_values_n(conn, MHD_HEADER_KIND, collect, fs);
-    enum http_strict_result v = fs->overflow ? HTTP_STRICT_BAD_REQUEST
-                                             : http_strict_check_fields(fs->f, fs->n, is_http11(version), why, sizeof why);
+    enum http_strict_result v = HTTP_STRICT_BAD_REQUEST;
     if (fs->overflow)
         snprintf(why, sizeof why, "more than %d header lines", GUARD_MAX_FIELDS);
+    else if (fs->folded)
+        snprintf(why, sizeof why, "header line folded onto the next (obs-fold)");
+    else
+        v = http_strict_check_fields(fs->f, fs->n, is_http11(version), why, sizeof why);
     free(fs);
     if (v == HTTP_STRICT_OK)
         return 0;
