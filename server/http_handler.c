@@ -139,7 +139,7 @@ static enum MHD_Result route(struct listener *l, struct MHD_Connection *conn, co
     if (f)
         return http_file(l, conn, r, f, head);
     if (sha)
-        return http_file_sha256(l, conn, sha);
+        return http_file_sha256(l, conn, r, sha);
     if (status_page)
         return http_status(l, conn);
     if (transfer)

@@ -13,6 +13,7 @@ enum req_kind {
     REQ_OTHER = 0,
     REQ_FILE,   /* a file body (GET), with a transfer record */
     REQ_UPLOAD, /* a body being discarded */
+    REQ_DIGEST, /* a .sha256 answer, suspended while the hashing thread works (digest.h) */
 };
 
 /* Per-request context (MHD's req_cls), owned by the request: freed in http_completed. */
@@ -27,6 +28,8 @@ struct req {
     uint64_t up_bytes;
     double up_t0;
     int up_rejected;
+    /* REQ_DIGEST: parked in the digest's list while the connection is suspended */
+    struct digest_waiter dw;
     /* http_guard.c: set when the request line arrives, before the headers */
     int begun;              /* http_access has seen the request */
     unsigned target_status; /* 400 if the raw target failed http_strict_check_target */
@@ -52,7 +55,11 @@ void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct M
 /* Routes (http_files.c, http_pages.c, http_upload.c). */
 enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struct req *r,
                           const struct file_cfg *f, int head);
-enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn, const struct file_cfg *f);
+/* FILE.sha256: answered at once when the digest is known; otherwise the connection is
+ * suspended and handed to the hashing thread, and answered when libmicrohttpd calls the
+ * handler again after the resume (r->kind is then REQ_DIGEST). */
+enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn, struct req *r,
+                                 const struct file_cfg *f);
 enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, const char *folder);
 enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn);
 enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id);

@@ -130,6 +130,21 @@ static void sampler_stop(struct server *s)
     s->sampler_wake = -1;
 }
 
+/* The hashing thread, for every configured file size (all memory allocated here). */
+static int digest_start(struct server *s, char *err, size_t errlen)
+{
+    const struct config *cfg = s->cfg;
+    uint64_t *sizes = calloc(cfg->n_files ? cfg->n_files : 1, sizeof *sizes);
+    if (!sizes)
+        return err_set(err, errlen, "out of memory");
+    for (size_t i = 0; i < cfg->n_files; i++)
+        sizes[i] = cfg->files[i].size;
+    s->digest = digest_new(content_map(s->content), content_region_size(s->content), sizes, cfg->n_files,
+                           err, errlen);
+    free(sizes);
+    return s->digest ? 0 : -1;
+}
+
 static int open_listener(struct listener *l, char *err, size_t errlen)
 {
     const struct listen_cfg *c = l->cfg;
@@ -194,7 +209,7 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
     /* then the content: connections that arrive meanwhile wait in the listen backlog */
     uint64_t region = config_region_size(cfg);
     s->content = content_new(cfg->seed, region, 0, err, errlen);
-    if (!s->content || sampler_start(s, err, errlen) < 0)
+    if (!s->content || digest_start(s, err, errlen) < 0 || sampler_start(s, err, errlen) < 0)
         return SERVER_START_RUNTIME;
     char sz[32];
     units_format_size(region, sz, sizeof sz);
@@ -205,7 +220,9 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
              content_thp_setting(s->content));
     for (size_t i = 0; i < s->n_listeners; i++) {
         struct listener *l = &s->listeners[i];
-        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+        /* suspend/resume: a .sha256 request waits for the hashing thread (digest.h) */
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+                         MHD_ALLOW_SUSPEND_RESUME;
         if (l->cfg->sa.ss_family == AF_INET6)
             flags |= MHD_USE_IPv6;
         struct MHD_OptionItem opts[16];
@@ -249,6 +266,9 @@ void server_stop(struct server *s)
     if (!s)
         return;
     sampler_stop(s);
+    /* first: it cancels a running hash and resumes every suspended .sha256 request, which
+     * MHD_stop_daemon requires (it aborts with a connection still suspended) */
+    digest_stop(s->digest);
     for (size_t i = 0; i < s->n_listeners; i++) {
         if (s->listeners[i].mhd) {
             MHD_stop_daemon(s->listeners[i].mhd);
@@ -267,6 +287,7 @@ void server_free(struct server *s)
         return;
     server_stop(s);
     free(s->listeners);
+    digest_free(s->digest);
     content_free(s->content);
     transfers_free(s->transfers);
     if (s->access && s->access != stderr)
@@ -293,4 +314,21 @@ void server_access_log(struct server *s, json_t *line)
     ssize_t w = write(fileno(s->access), buf, n + 1);
     (void)w;
     free(buf);
+}
+
+int server_reopen_logs(struct server *s, char *err, size_t errlen)
+{
+    if (!s->access || s->access == stderr)
+        return 0;
+    int fd = open(s->cfg->access_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return err_set(err, errlen, "log.access: cannot reopen \"%s\": %s", s->cfg->access_log, strerror(errno));
+    /* dup3 replaces the descriptor the workers write to in one step: a line being written
+     * now goes whole to the old file or whole to the new one, and no lock is needed. */
+    int r = dup3(fd, fileno(s->access), O_CLOEXEC);
+    int e = errno;
+    close(fd);
+    if (r < 0)
+        return err_set(err, errlen, "log.access: reopening \"%s\": %s", s->cfg->access_log, strerror(e));
+    return 0;
 }

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "content.h"
+#include "digest.h"
 #include "transfers.h"
 
 struct listener {
@@ -26,6 +27,7 @@ struct listener {
 struct server {
     struct config *cfg; /* not owned */
     struct content *content;
+    struct digest *digest; /* FILE.sha256, hashed off the request threads */
     struct transfers *transfers;
     struct listener *listeners;
     size_t n_listeners;
@@ -64,5 +66,9 @@ void server_free(struct server *s);
 double server_uptime(const struct server *s);
 /* Write one access-log line (JSON, newline added) with a single write. */
 void server_access_log(struct server *s, json_t *line);
+/* Reopen the access log file by name (SIGUSR1, after logrotate renamed it): the lines
+ * that follow go to a new file of that name. A no-op when it is "-" or "off". Returns 0,
+ * or -1 with err (the old file stays in use). */
+int server_reopen_logs(struct server *s, char *err, size_t errlen);
 
 #endif
