@@ -70,10 +70,17 @@ for c in "${CASES[@]}"; do
 done
 check_eq "a good request is answered 200 and kept open" "200 open 2" \
   "$(send "$DEBITD_PORT" "GET /files/hello.txt HTTP/1.1\r\n${H}\r\n${NEXT}" | cut -d' ' -f1-3)"
-check_match "a refusal carries Connection: close and the reason" 'Connection: close.*400 Bad Request: Content-Length repeated' \
-  "$(exec 3<>"/dev/tcp/127.0.0.1/$DEBITD_PORT"
-     printf 'GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx' >&3
-     timeout 5 cat <&3 | tr -d '\r' | tr '\n' ' '; exec 3<&-)"
+raw() { # REQUEST (printf format): the whole answer, CRs dropped, lines joined by spaces
+  exec 3<>"/dev/tcp/127.0.0.1/$DEBITD_PORT"
+  printf "$1" >&3
+  timeout 5 cat <&3 | tr -d '\r' | tr '\n' ' '; exec 3<&-
+}
+check_match "a refusal: exact status line, Connection: close, the reason" \
+  '^HTTP/1.1 400 Bad Request .*Connection: close .*400 Bad Request: Content-Length repeated $' \
+  "$(raw 'GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx')"
+check_match "an unknown transfer coding: exact status line, Connection: close, the reason" \
+  '^HTTP/1.1 501 Not Implemented .*Connection: close .*501 Not Implemented: Transfer-Encoding other than chunked $' \
+  "$(raw 'POST /upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n')"
 
 srv_stop
 
