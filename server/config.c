@@ -274,6 +274,7 @@ int config_defaults(struct config *c, char *err, size_t errlen)
     c->log_level = LOG_LEVEL_INFO;
     c->access_log = strdup("-");
     c->transfers_keep = 1024;
+    c->http_strict = 1;
     c->offload.restore = 1;
     c->offload.required = 1;
     c->offload.state_file = strdup(CONFIG_OFFLOAD_STATE_FILE);

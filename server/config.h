@@ -62,6 +62,7 @@ struct config {
     enum log_level log_level;
     char *access_log; /* "-" = stderr, "off", or a file path (appended) */
     unsigned transfers_keep; /* ring size of /transfers/ID records */
+    int http_strict;         /* http.strict: refuse ambiguous requests (docs/http-strictness.md) */
     struct offload_cfg offload;
 };
 

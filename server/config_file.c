@@ -182,6 +182,15 @@ static int parse_log(struct config *c, const config_setting_t *g, char *err, siz
     return 0;
 }
 
+static int parse_http(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"strict", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { strict = true; }", err, errlen) ||
+        cfg_check_keys(g, keys, err, errlen) < 0)
+        return -1;
+    return cfg_get_bool(g, "strict", &c->http_strict, err, errlen) < 0 ? -1 : 0;
+}
+
 static int parse_offload(struct config *c, const config_setting_t *g, char *err, size_t errlen)
 {
     static const char *const keys[] = {"interface", "tso", "gso", "gro", "restore", "required", "state_file", NULL};
@@ -235,7 +244,7 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
         goto out;
     const config_setting_t *root = config_root_setting(&lc);
     static const char *const keys[] = {"listen", "threads", "seed", "ram", "files", "upload",
-                                       "limits", "log", "transfers", "offload", NULL};
+                                       "limits", "log", "transfers", "offload", "http", NULL};
     if (cfg_check_keys(root, keys, err, errlen) < 0)
         goto out;
     char *source = strdup(path);
@@ -287,6 +296,8 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
     if ((s = config_setting_get_member(root, "log")) && parse_log(c, s, err, errlen) < 0)
         goto out;
     if ((s = config_setting_get_member(root, "offload")) && parse_offload(c, s, err, errlen) < 0)
+        goto out;
+    if ((s = config_setting_get_member(root, "http")) && parse_http(c, s, err, errlen) < 0)
         goto out;
     ret = 0;
 out:
@@ -359,6 +370,7 @@ void config_print(const struct config *c, FILE *out)
             (unsigned long long)c->header_timeout_ms, (unsigned long long)c->body_min_rate);
     fprintf(out, "log = { level = \"%s\"; access = \"%s\"; };\n", log_level_name(c->log_level), c->access_log);
     fprintf(out, "transfers = %u;\n", c->transfers_keep);
+    fprintf(out, "http = { strict = %s; };\n", c->http_strict ? "true" : "false");
     if (c->offload.interface) {
         static const char *const v[] = {"", "true", "false"};
         fprintf(out, "offload = { interface = \"%s\";", c->offload.interface);

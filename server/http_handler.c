@@ -156,17 +156,19 @@ enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *
 {
     struct listener *l = cls;
     const struct config *c = l->srv->cfg;
-    (void)version;
-    struct req *r = *req_cls;
+    struct req *r = *req_cls; /* from http_uri_log, on its first call here too */
+    int first = !r || !r->begun;
     /* the header deadline ends with the first call, the body's rate is watched until the last */
-    watchdog_request(l->srv->watchdog, conn, !r, r ? *upload_data_size : 0);
-    if (!r) {
-        r = calloc(1, sizeof *r);
-        if (!r)
+    watchdog_request(l->srv->watchdog, conn, first, first ? 0 : *upload_data_size);
+    if (first) {
+        if (!r && !(r = http_req_new()))
             return MHD_NO;
-        r->sock = -1;
         *req_cls = r;
+        r->begun = 1;
         l->srv->requests++;
+        enum MHD_Result refused;
+        if (http_guard(l, conn, r, version, &refused))
+            return refused;
         /* Answer on the next call: MHD closes the connection after a response queued in the
          * first one (it cannot know whether a body follows). Only the upload sink answers at
          * once, to refuse an announced body that is too large before it is sent. */

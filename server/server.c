@@ -241,12 +241,18 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
         /* Without this MHD may fall back from sendfile to pread+send, a copy per byte,
          * where it cannot suppress SIGPIPE per call; main() ignores SIGPIPE. */
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, NULL};
+        /* Level 0 even when strict: in 0.9.75 level 1 only adds "a space in the target" (the
+         * connection closed without an answer) and "HTTP/1.1 without Host" (a 400 whose header
+         * block is sent twice); http_guard.c refuses both with a proper 400, and the rest
+         * libmicrohttpd does not check (docs/http-strictness.md). */
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_STRICT_FOR_CLIENT, 0, NULL};
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
         l->mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_access, l,
                                   MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, l,
                                   MHD_OPTION_ARRAY, opts,
                                   MHD_OPTION_NOTIFY_COMPLETED, http_completed, l,
                                   MHD_OPTION_NOTIFY_CONNECTION, http_connection, l,
+                                  MHD_OPTION_URI_LOG_CALLBACK, http_uri_log, l,
                                   MHD_OPTION_END);
         if (!l->mhd) {
             err_set(err, errlen, "listen %s: libmicrohttpd refused to start (see the messages above)", l->name);

@@ -46,7 +46,7 @@ static void test_bad(void **state)
         const char *msg; /* what follows "PATH:" */
     } rows[] = {
         {"bogus = 1;", "1: bogus: unknown setting (expected one of: listen, threads, seed, ram, files, upload, "
-                       "limits, log, transfers, offload)"},
+                       "limits, log, transfers, offload, http)"},
         {"listen = ( { address = \"::\"; port = 65536; } );", "1: listen[0].port: 65536 is out of range [1, 65535]"},
         {"listen = ();", "1: listen: at least one listener is needed"},
         {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp)"},
@@ -82,6 +82,9 @@ static void test_bad(void **state)
         {"offload = { interface = \"a/b\"; };", "1: offload.interface: \"a/b\" is not a valid interface name"},
         {"offload = { interface = \"lo\"; state_file = \"rel\"; };", "1: offload.state_file: must be an absolute path"},
         {"offload = { interface = \"lo\"; gro = 1; };", "1: offload.gro: expected true or false"},
+        {"http = { strict = \"yes\"; };", "1: http.strict: expected true or false"},
+        {"http = { strict = true;\n lenient = 1; };", "2: http.lenient: unknown setting (expected one of: strict)"},
+        {"http = true;", "1: http: expected a group { strict = true; }"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct config c;
@@ -110,6 +113,7 @@ static void test_good(void **state)
                                 "  header_timeout = \"2.5s\"; body_min_rate = \"8kbit\"; };\n"
                                 "log = { level = \"debug\"; access = \"off\"; };\n"
                                 "transfers = 7;\n"
+                                "http = { strict = false; };\n"
                                 "offload = { interface = \"lo\"; tso = false; gro = true; required = false; };\n"),
                      0);
     assert_int_equal(config_load_file(&c, path, err, sizeof err), 0);
@@ -133,6 +137,7 @@ static void test_good(void **state)
     assert_int_equal(c.log_level, LOG_LEVEL_DEBUG);
     assert_string_equal(c.access_log, "off");
     assert_int_equal(c.transfers_keep, 7);
+    assert_int_equal(c.http_strict, 0);
     assert_string_equal(c.offload.interface, "lo");
     assert_int_equal(c.offload.wish.want[OFFLOAD_TSO], OFFLOAD_OFF);
     assert_int_equal(c.offload.wish.want[OFFLOAD_GSO], OFFLOAD_LEAVE);
@@ -172,6 +177,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.body_min_rate, 0);
     assert_int_equal(config_set_header_timeout(&c, 0, err, sizeof err), 0);
     assert_int_equal(c.header_timeout_ms, 0);
+    assert_int_equal(c.http_strict, 1); /* strict HTTP by default */
     /* a file that would repeat a tiny region too often */
     c.ram = 4096;
     assert_int_equal(config_validate(&c, err, sizeof err), -1);
