@@ -339,12 +339,6 @@ static int cells_add(struct scenario_cells *c, const struct scenario_latency *L,
     return 0;
 }
 
-const char *scenario_status_name(enum scenario_status st)
-{
-    static const char *const names[] = {"done", "stopped", "setting failed", "out of memory"};
-    return (unsigned)st < ARRAY_SIZE(names) ? names[st] : "unknown";
-}
-
 /* Run one cell's plan; the caller applied its settings and undoes them. */
 static enum plan_status run_cell(const struct scenario_latency *L, const struct scenario_variant *V, uint64_t seed,
                     const struct settings *st, struct result_set *rs, const struct scenario_hooks *hooks)

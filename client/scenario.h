@@ -90,8 +90,6 @@ enum scenario_status {
     SCENARIO_ERR_SETTING,  /* a delay or offload could not be applied or restored (err says which) */
     SCENARIO_ERR_NOMEM,
 };
-/* "done", "stopped", ... */
-const char *scenario_status_name(enum scenario_status st);
 
 /* Run every cell of scn with the servers and measurement settings of s, appending to rs
  * and to cells (optional). Whatever was applied is undone before returning, on every

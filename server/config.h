@@ -66,6 +66,9 @@ struct config {
     /* privacy = { details; public_transfers; } (docs/server.md, "Visitors' privacy") */
     int details;          /* /status and X-Debit-* name the kernel, interfaces, limits, pid */
     int public_transfers; /* /transfers/ID to any address, not only the transfer's own */
+    uint64_t header_timeout_ms; /* accept (or end of a response) to end of headers; 0 = none */
+    uint64_t body_min_rate;     /* request body bytes/s over DEADLINE_BODY_WINDOW_MS; 0 = none */
+    int http_strict;         /* http.strict: refuse ambiguous requests (docs/http-strictness.md) */
     struct offload_cfg offload;
 };
 
@@ -102,6 +105,11 @@ int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen);
 int config_set_quota(struct config *c, uint64_t bytes, uint64_t window_us, char *err, size_t errlen);
 /* How long SIGTERM lets running requests finish: 0 to 1 hour, whole milliseconds. */
 int config_set_drain_timeout(struct config *c, uint64_t usec, char *err, size_t errlen);
+/* limits.header_timeout: USEC microseconds, 0 (none) or 100 ms to 1 hour, whole ms. */
+int config_set_header_timeout(struct config *c, uint64_t usec, char *err, size_t errlen);
+/* limits.body_min_rate: a rate as units.h spells it ("1kB/s", "8kbit"), "0" = none; at
+ * most 1GB/s (a floor, not a target). */
+int config_set_body_min_rate(struct config *c, const char *rate, char *err, size_t errlen);
 
 /* Cross-checks that need the whole configuration (paths that collide with each other or
  * with /status, /transfers/, the upload path, NAME.sha256, a file that is also a folder).
