@@ -140,9 +140,11 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
     if (s->dl.max_bytes)
         printf(", max-bytes %llu", (unsigned long long)s->dl.max_bytes);
     if (s->dl.stall_s > 0)
-        printf(", stall %g s", s->dl.stall_s);
+        printf(", stall %g s below %g B/s", s->dl.stall_s, s->dl.stall_rate_Bps);
     if (s->dl.max_time_s > 0)
         printf(", max-time %g s", s->dl.max_time_s);
+    else
+        printf(", no max-time");
     printf("\n");
     size_t cells = 1;
     if (scn) {
