@@ -77,8 +77,9 @@ static void fmt_cells(const struct server_summary *g, int with_units, struct row
 
 /* s escaped for a terminal (escape.h) into buf; NULL stays NULL. Every text that did not
  * come from debit itself (server names, scenario labels, X-Debit-* values) goes through
- * it in the table, the Markdown and the CSV. NAME_MAX is enough for any name a setter
- * accepts, VALUE_MAX for any header value cb_header keeps (1023 bytes, 4 per byte). */
+ * it in the table, the Markdown and the CSV. ESC_NAME_MAX holds any server NAME a setter
+ * accepts (255 bytes, escaped 4 per byte; a longer scenario label is cut, at a whole
+ * character), ESC_VALUE_MAX any header value cb_header keeps (1023 bytes). */
 #define ESC_NAME_MAX 1100
 #define ESC_VALUE_MAX 4200
 static const char *esc(char *buf, size_t len, const char *s)
