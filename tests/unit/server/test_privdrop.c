@@ -49,7 +49,7 @@ static void test_plan(void **state)
                      rows[i].change_id, rows[i].keep);
         assert_int_equal(p.seccomp, CONFIG_SECCOMP_KILL);
         if (p.change_id) {
-            assert_int_equal(p.uid, 65534);
+            assert_int_equal(p.uid, getpwnam("nobody")->pw_uid);
             assert_string_equal(p.user, "nobody");
         }
         if (p.keep_net_admin)
@@ -122,30 +122,42 @@ static void drop_and_report(const struct privdrop_plan *plan, char *out, size_t 
     testlib_child_report(pid, pfd[0], out, len);
 }
 
+/* nobody's ids (65534 on Debian) */
+static uid_t nobody_uid;
+static gid_t nobody_gid;
+
+/* A child's report must be "uid=NOBODY " then REST. */
+static void check_report(const char *got, const char *rest)
+{
+    char want[512];
+    snprintf(want, sizeof want, "uid=%u %s", (unsigned)nobody_uid, rest);
+    assert_string_equal(got, want);
+}
+
 static void test_drop_to_nobody(void **state)
 {
     (void)state;
-    struct privdrop_plan p = {.change_id = 1, .uid = 65534, .gid = 65534, .user = "nobody",
+    struct privdrop_plan p = {.change_id = 1, .uid = nobody_uid, .gid = nobody_gid, .user = "nobody",
                               .seccomp = CONFIG_SECCOMP_EPERM};
     char got[1024];
     drop_and_report(&p, got, sizeof got);
     if (privdrop_sanitizer_build()) /* no filter */
-        assert_string_equal(got, "uid=65534 caps=0000000000000000 nnp=1 seccomp=0 exec=other fork=other socket=ok "
-                                 "connect=other thread=ok");
+        check_report(got, "caps=0000000000000000 nnp=1 seccomp=0 exec=other fork=other socket=ok "
+                          "connect=other thread=ok");
     else
-        assert_string_equal(got, "uid=65534 caps=0000000000000000 nnp=1 seccomp=2 exec=EPERM fork=EPERM socket=ok "
-                                 "connect=EPERM thread=ok");
+        check_report(got, "caps=0000000000000000 nnp=1 seccomp=2 exec=EPERM fork=EPERM socket=ok "
+                          "connect=EPERM thread=ok");
 }
 
 static void test_keep_net_admin(void **state)
 {
     (void)state;
-    struct privdrop_plan p = {.change_id = 1, .uid = 65534, .gid = 65534, .user = "nobody", .keep_net_admin = 1,
-                              .why = "test", .seccomp = CONFIG_SECCOMP_OFF};
+    struct privdrop_plan p = {.change_id = 1, .uid = nobody_uid, .gid = nobody_gid, .user = "nobody",
+                              .keep_net_admin = 1, .why = "test", .seccomp = CONFIG_SECCOMP_OFF};
     char got[1024];
     drop_and_report(&p, got, sizeof got);
-    assert_string_equal(got, "uid=65534 caps=0000000000001000 nnp=1 seccomp=0 exec=other fork=other socket=ok "
-                             "connect=other thread=ok");
+    check_report(got, "caps=0000000000001000 nnp=1 seccomp=0 exec=other fork=other socket=ok "
+                      "connect=other thread=ok");
 }
 
 static void test_refuses_threads(void **state)
@@ -176,9 +188,12 @@ int main(void)
         cmocka_unit_test(test_refuses_threads),
     };
     int r = cmocka_run_group_tests(plan, NULL, NULL);
-    if (geteuid() != 0 || !getpwnam("nobody")) {
+    const struct passwd *pw = getpwnam("nobody");
+    if (geteuid() != 0 || !pw) {
         testlib_skip_all(root, sizeof root / sizeof root[0], "needs root and the user nobody");
         return r;
     }
+    nobody_uid = pw->pw_uid;
+    nobody_gid = pw->pw_gid;
     return r | cmocka_run_group_tests(root, NULL, NULL);
 }
