@@ -184,8 +184,9 @@ static int set_identity(const struct privdrop_plan *p, char *err, size_t errlen)
     return 0;
 }
 
-/* The bounding set: everything but CAP_NET_ADMIN when kept. Needs CAP_SETPCAP (skipped
- * without it: a process started without it has nothing there to fear). */
+/* The bounding set: everything but CAP_NET_ADMIN when kept. Needs CAP_SETPCAP; without it
+ * (debitd started unprivileged) it stays, which NoNewPrivs and the filter's refusal of
+ * execve make moot: the bounding set only limits what an exec could gain. */
 static int drop_bounding(int keep, char *err, size_t errlen)
 {
     cap_t cur = cap_get_proc();
