@@ -192,7 +192,7 @@ int main(int argc, char **argv)
     enum server_start_err st = server_bind(srv, err, sizeof err);
     if (st == SERVER_START_OK) {
         struct privdrop_plan plan;
-        privdrop_plan_make(&cfg, geteuid(), off.session != NULL, &plan);
+        privdrop_plan_make(&cfg, geteuid(), off.session != NULL, privdrop_profiles_need_net_admin(&cfg), &plan);
         if (privdrop_apply(&plan, note, sizeof note, err, sizeof err) < 0) {
             err_prefix(err, sizeof err, "privilege drop");
             rc = 1;

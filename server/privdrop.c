@@ -12,12 +12,14 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "err.h"
 #include "offload.h"
 #include "seccomp_filter.h"
 #include "sys.h"
+#include "tcp_profile.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define PRIVDROP_SANITIZED 1
@@ -35,7 +37,8 @@ int privdrop_sanitizer_build(void)
     return PRIVDROP_SANITIZED;
 }
 
-void privdrop_plan_make(const struct config *cfg, uid_t euid, int offload_restore_pending, struct privdrop_plan *p)
+void privdrop_plan_make(const struct config *cfg, uid_t euid, int offload_restore_pending, int profiles_need_net_admin,
+                        struct privdrop_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->seccomp = cfg->seccomp;
@@ -49,16 +52,42 @@ void privdrop_plan_make(const struct config *cfg, uid_t euid, int offload_restor
     if (offload_restore_pending) {
         p->keep_net_admin = 1;
         p->why = "the offload restore at exit";
-        return;
+    } else if (profiles_need_net_admin) {
+        p->keep_net_admin = 1;
+        p->why = "a listener's TCP profile (SO_SNDBUFFORCE or a congestion control outside the allowed list)";
     }
-    /* SO_SNDBUFFORCE, and a congestion control outside the allowed list, need it on every
-     * accepted socket (tcp_profile.h) */
+}
+
+int privdrop_profiles_need_net_admin(const struct config *cfg)
+{
+    int any = 0;
     for (size_t i = 0; i < cfg->n_listen; i++)
-        if (cfg->listen[i].tcp.sndbuf || cfg->listen[i].tcp.congestion[0]) {
-            p->keep_net_admin = 1;
-            p->why = "a listener's TCP profile (sndbuf or congestion)";
-            return;
-        }
+        any |= !tcp_profile_is_default(&cfg->listen[i].tcp);
+    if (!any)
+        return 0;
+    /* Whether an algorithm is in net.ipv4.tcp_allowed_congestion_control, whether sndbuf fits
+     * net.core.wmem_max: the kernel answers exactly, so ask it — a child without
+     * CAP_NET_ADMIN applies every profile to a scratch socket, as debitd will on each
+     * accepted one. */
+    pid_t pid = fork();
+    if (pid < 0)
+        return 1; /* cannot tell: keep it, as before this check */
+    if (pid == 0) {
+        cap_t c = cap_get_proc();
+        cap_value_t v[] = {CAP_NET_ADMIN};
+        if (!c || cap_set_flag(c, CAP_EFFECTIVE, 1, v, CAP_CLEAR) < 0 || cap_set_proc(c) < 0)
+            _exit(1);
+        char err[256];
+        for (size_t i = 0; i < cfg->n_listen; i++)
+            if (!tcp_profile_is_default(&cfg->listen[i].tcp) &&
+                tcp_profile_probe(&cfg->listen[i].tcp, cfg->listen[i].sa.ss_family, err, sizeof err) < 0)
+                _exit(1);
+        _exit(0);
+    }
+    int status = 0;
+    if (sys_reap_child_ms(pid, 5000, &status) == 0 || !WIFEXITED(status))
+        return 1;
+    return WEXITSTATUS(status) != 0;
 }
 
 /* ---- the offload state file's directory ---- */

@@ -5,8 +5,9 @@
  *      alone: no supplementary groups), setresgid, setresuid, then checks that root cannot
  *      be regained;
  *   2. keeps no capability, or CAP_NET_ADMIN alone while debitd still needs it (an offload
- *      restore at exit; a TCP profile's sndbuf = SO_SNDBUFFORCE or a congestion control
- *      outside net.ipv4.tcp_allowed_congestion_control), in the permitted, effective and
+ *      restore at exit; a TCP profile that cannot be applied without it: a sndbuf over
+ *      net.core.wmem_max, a congestion control outside
+ *      net.ipv4.tcp_allowed_congestion_control), in the permitted, effective and
  *      bounding sets; inheritable and ambient sets empty (libcap);
  *   3. sets PR_SET_NO_NEW_PRIVS;
  *   4. installs the seccomp filter (seccomp_filter.h; not in a sanitizer build, whose
@@ -33,8 +34,17 @@ struct privdrop_plan {
 };
 
 /* What privdrop_apply will do, from the configuration, the effective uid debitd runs with,
- * and whether an offload restore is pending at exit. Pure: no system call. */
-void privdrop_plan_make(const struct config *cfg, uid_t euid, int offload_restore_pending, struct privdrop_plan *p);
+ * whether an offload restore is pending at exit, and whether a listener's TCP profile needs
+ * CAP_NET_ADMIN (privdrop_profiles_need_net_admin). Pure: no system call. */
+void privdrop_plan_make(const struct config *cfg, uid_t euid, int offload_restore_pending, int profiles_need_net_admin,
+                        struct privdrop_plan *p);
+
+/* 1 when some listener's TCP profile cannot be applied without CAP_NET_ADMIN (a sndbuf over
+ * net.core.wmem_max needs SO_SNDBUFFORCE; a congestion control outside
+ * net.ipv4.tcp_allowed_congestion_control needs it too), found by applying each profile to
+ * a scratch socket in a child that lacks CAP_NET_ADMIN; 1 also when that cannot be told;
+ * 0 when every profile works without it, or there is none. */
+int privdrop_profiles_need_net_admin(const struct config *cfg);
 
 /* With a user and a restored offload, before the offloads are applied: the state file's
  * directory must let the user remove the state file after the drop. A missing directory is

@@ -84,6 +84,33 @@ check_eq "seccomp = \"off\": Seccomp 0" 0 "$(status "$DEBITD_PID" Seccomp)"
 check_eq "seccomp = \"off\": still nobody" "65534 65534 65534 65534" "$(status "$DEBITD_PID" Uid)"
 srv_stop
 
+# --- a TCP profile keeps CAP_NET_ADMIN only when the kernel needs it for that profile ---
+allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
+if grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control && ! grep -qw cubic <<<"$allowed"; then
+  srv_conf "$T_TMP/cc.conf" 'files = ( { path = "/f.dat"; size = "8MiB"; } );' 'user = "nobody";'
+  sed -i "1s/port = $PORT; }/port = $PORT; tcp = { congestion = \"cubic\"; }; }/" "$T_TMP/cc.conf"
+  srv_start "$T_TMP/cc.conf"
+  check_eq "congestion = cubic (not in the allowed list \"$allowed\"): CapEff CAP_NET_ADMIN only" \
+    $CAP_NET_ADMIN_MASK "$(status "$DEBITD_PID" CapEff)"
+  check_match "the log says it is for the TCP profile" "capabilities: CAP_NET_ADMIN only, for a listener's TCP profile" "$(cat "$T_TMP/debitd.log")"
+  curl -s -o /dev/null --limit-rate 1M "$BASE/f.dat" & cpid=$!; t_track $cpid
+  wait_for 30 sh -c "ss -tinH 'sport = :$PORT' | grep -q cubic"
+  check_match "and uses it after the drop: the accepted socket runs cubic (ss -ti)" ' cubic ' " $(ss -tinH "sport = :$PORT" | tr '\n' ' ') "
+  kill $cpid 2>/dev/null; wait $cpid 2>/dev/null
+  srv_stop
+else
+  t_skip "congestion outside the allowed list keeps CAP_NET_ADMIN" "cubic not available, or allowed without it"
+  t_skip "the log says it is for the TCP profile" "as above"
+  t_skip "the accepted socket runs cubic after the drop" "as above"
+fi
+first_allowed=${allowed%% *}
+srv_conf "$T_TMP/cc2.conf" 'files = ( { path = "/f.dat"; size = "1MiB"; } );' 'user = "nobody";'
+sed -i "1s/port = $PORT; }/port = $PORT; tcp = { congestion = \"$first_allowed\"; pacing_rate = \"1Gbit\"; }; }/" "$T_TMP/cc2.conf"
+srv_start "$T_TMP/cc2.conf"
+check_eq "congestion = $first_allowed (allowed) and pacing: no capability kept" 0000000000000000 "$(status "$DEBITD_PID" CapEff)"
+check_eq "and it serves" "$(sha_of "$BASE/f.dat")" "$(curl -s "$BASE/f.dat" | sha256sum | cut -d' ' -f1)"
+srv_stop
+
 # --- bad settings (user, group, seccomp: more in server_config.sh): exit 2 with FILE:LINE ---
 f=$T_TMP/bad-group.conf; echo "group = \"$NOGROUP\";" >"$f"
 out=$("$DEBITD" -t -c "$f" 2>&1); rc=$?

@@ -20,14 +20,14 @@ static void test_plan(void **state)
 {
     (void)state;
     static const struct {
-        int user;        /* user = "nobody" */
-        uid_t euid;      /* debitd runs as */
-        int restore;     /* an offload restore is pending */
-        int tcp;         /* 0 none, 1 sndbuf, 2 congestion, 3 pacing only */
+        int user;    /* user = "nobody" */
+        uid_t euid;  /* debitd runs as */
+        int restore; /* an offload restore is pending */
+        int tcp;     /* a TCP profile needs CAP_NET_ADMIN */
         int change_id, keep;
     } rows[] = {
-        {1, 0, 0, 0, 1, 0},    {1, 0, 1, 0, 1, 1},    {1, 1000, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0},
-        {0, 0, 1, 0, 0, 1},    {1, 0, 0, 1, 1, 1},    {1, 0, 0, 2, 1, 1},    {1, 0, 0, 3, 1, 0},
+        {1, 0, 0, 0, 1, 0}, {1, 0, 1, 0, 1, 1}, {1, 1000, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0},
+        {0, 0, 1, 0, 0, 1}, {1, 0, 0, 1, 1, 1}, {1, 1000, 1, 1, 0, 1},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct config c;
@@ -35,15 +35,9 @@ static void test_plan(void **state)
         assert_int_equal(config_defaults(&c, err, sizeof err), 0);
         if (rows[i].user)
             assert_int_equal(config_set_user(&c, "nobody", err, sizeof err), 0);
-        if (rows[i].tcp == 1)
-            c.listen[0].tcp.sndbuf = 1 << 20;
-        else if (rows[i].tcp == 2)
-            snprintf(c.listen[0].tcp.congestion, sizeof c.listen[0].tcp.congestion, "reno");
-        else if (rows[i].tcp == 3)
-            c.listen[0].tcp.pacing_rate_bps = 1000000;
         c.seccomp = CONFIG_SECCOMP_KILL;
         struct privdrop_plan p;
-        privdrop_plan_make(&c, rows[i].euid, rows[i].restore, &p);
+        privdrop_plan_make(&c, rows[i].euid, rows[i].restore, rows[i].tcp, &p);
         if (p.change_id != rows[i].change_id || p.keep_net_admin != rows[i].keep)
             fail_msg("row %zu: change_id %d keep %d, want %d %d", i, p.change_id, p.keep_net_admin,
                      rows[i].change_id, rows[i].keep);
@@ -53,7 +47,59 @@ static void test_plan(void **state)
             assert_string_equal(p.user, "nobody");
         }
         if (p.keep_net_admin)
-            assert_non_null(p.why);
+            assert_non_null(strstr(p.why, rows[i].restore ? "offload restore" : "TCP profile"));
+        config_free(&c);
+    }
+}
+
+/* Is NAME in the first line of FILE (a space-separated list)? */
+static int listed(const char *file, const char *name)
+{
+    char line[512] = "", *save = NULL;
+    FILE *f = fopen(file, "re");
+    if (f && !fgets(line, sizeof line, f))
+        line[0] = 0;
+    if (f)
+        fclose(f);
+    for (char *t = strtok_r(line, " \n", &save); t; t = strtok_r(NULL, " \n", &save))
+        if (strcmp(t, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Which profiles need CAP_NET_ADMIN, asked of the kernel (root: the child drops it). */
+static void test_profiles(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *cc;   /* "" = default */
+        uint64_t sndbuf;  /* 0 = autotuned */
+        uint64_t pacing;  /* bit/s */
+        int need;         /* -1: decided below from the sysctls */
+    } rows[] = {
+        {"", 0, 0, 0}, {"", 0, 1000000000, 0}, {"", 1ULL << 30, 0, 1}, {"", 65536, 0, 0},
+        {"reno", 0, 0, -1}, {"cubic", 0, 0, -1},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct config c;
+        char err[256];
+        assert_int_equal(config_defaults(&c, err, sizeof err), 0);
+        assert_int_equal(config_clear_listeners(&c), 0);
+        assert_int_equal(config_add_listener(&c, "127.0.0.1", 9, err, sizeof err), 0);
+        int need = rows[i].need;
+        if (rows[i].cc[0]) {
+            if (!listed("/proc/sys/net/ipv4/tcp_available_congestion_control", rows[i].cc)) {
+                config_free(&c);
+                continue; /* not in this kernel */
+            }
+            snprintf(c.listen[0].tcp.congestion, sizeof c.listen[0].tcp.congestion, "%s", rows[i].cc);
+            need = !listed("/proc/sys/net/ipv4/tcp_allowed_congestion_control", rows[i].cc);
+        }
+        c.listen[0].tcp.sndbuf = rows[i].sndbuf;
+        c.listen[0].tcp.pacing_rate_bps = rows[i].pacing;
+        if (privdrop_profiles_need_net_admin(&c) != need)
+            fail_msg("row %zu (cc \"%s\", sndbuf %llu): want %d", i, rows[i].cc, (unsigned long long)rows[i].sndbuf,
+                     need);
         config_free(&c);
     }
 }
@@ -183,6 +229,7 @@ int main(void)
 {
     const struct CMUnitTest plan[] = {cmocka_unit_test(test_plan)};
     const struct CMUnitTest root[] = {
+        cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_drop_to_nobody),
         cmocka_unit_test(test_keep_net_admin),
         cmocka_unit_test(test_refuses_threads),
