@@ -109,6 +109,14 @@ static void *thread_main(void *arg)
     return arg;
 }
 
+static void *block_main(void *arg)
+{
+    char c;
+    ssize_t r = read(*(int *)arg, &c, 1);
+    (void)r;
+    return NULL;
+}
+
 static void field(const char *name, char *out, size_t len)
 {
     char line[256];
@@ -212,8 +220,11 @@ static void test_refuses_threads(void **state)
     int pfd[2];
     pid_t pid = testlib_fork_pipe(pfd);
     if (pid == 0) {
+        /* a second thread that lives until the child exits: it waits on a pipe no one writes */
+        int hold[2];
         pthread_t t;
-        pthread_create(&t, NULL, thread_main, NULL); /* the process now has two threads */
+        if (pipe(hold) < 0 || pthread_create(&t, NULL, block_main, &hold[0]) != 0)
+            _exit(1);
         struct privdrop_plan p = {.seccomp = CONFIG_SECCOMP_OFF};
         char note[256], err[256] = "";
         int r = privdrop_apply(&p, note, sizeof note, err, sizeof err);
