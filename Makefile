@@ -7,9 +7,12 @@
 #   make            build build/debitd, build/debit, build/debit-delayline, build/debit-netctl
 #   make test       install missing Debian packages (as root), build, run unit + e2e tests
 #   make check-asan the same suite, built with ASan + UBSan into build/asan
+#   make fuzz       build every fuzz/fuzz_*.c with clang's libFuzzer (+ASan+UBSan) into
+#                   build/fuzz and run each FUZZ_SECONDS (30) on fuzz/corpus/NAME (docs/fuzzing.md)
 #   make bench      benchmarks in bench/ (ratios against nginx, curl, wget, iperf3)
 #   make demo       the main job on the embedded default (see README.md)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (make uninstall the same); docs/deploy.md
+#   make deb        build/debit_VERSION_ARCH.deb (PREFIX=/usr, built in build/deb)
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -17,12 +20,17 @@ BINDIR    ?= $(PREFIX)/bin
 SBINDIR   ?= $(PREFIX)/sbin
 SYSCONFDIR?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 DESTDIR   ?=
+# Debian's layout when PREFIX=/usr: /etc, /lib/systemd/system (docs/deploy.md).
+MANDIR    ?= $(PREFIX)/share/man
+UNITDIR   ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+COMPLDIR  ?= $(PREFIX)/share/bash-completion/completions
+LOGROTDIR ?= $(SYSCONFDIR)/logrotate.d
 BUILD     ?= build
 CC        ?= cc
 PKG_CONFIG?= pkg-config
 
 PKGS_COMMON := libconfig jansson
-PKGS_SERVER := libmicrohttpd libcrypto libcap libseccomp
+PKGS_SERVER := libmicrohttpd libcrypto libsystemd libcap libseccomp
 PKGS_CLIENT := libcurl
 PKGS_NETCTL := libnl-route-3.0 libnl-3.0
 PKGS_DELAY  := libnetfilter_queue libmnl
@@ -54,6 +62,7 @@ INC_client/output  := -Icommon -Iclient/measure -Iclient/output
 INC_client         := -Icommon -Inetctl -Iclient/measure -Iclient/output -Iclient
 INC_server         := -Icommon -Iserver
 INC_lab/delayline  := -Icommon -Ilab/delayline
+INC_fuzz           := -Ifuzz -Icommon -Iserver -Inetctl -Iclient/measure -Iclient/output -Iclient
 INC_TESTS          := -Itests/unit -Icommon -Iserver -Inetctl -Iclient/measure -Iclient/output -Iclient -Ilab/delayline
 
 COMMON_SRC := $(sort $(wildcard common/*.c))
@@ -62,6 +71,7 @@ NETCTL_SRC := $(sort $(wildcard netctl/*.c))
 CLIENT_SRC := $(sort $(wildcard client/*.c client/measure/*.c client/output/*.c))
 DELAY_SRC  := $(sort $(wildcard lab/delayline/*.c))
 UNIT_SRC   := $(sort $(shell find tests/unit -name 'test_*.c'))
+FUZZ_SRC   := $(sort $(wildcard fuzz/fuzz_*.c))
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -82,8 +92,9 @@ ifneq ($(wildcard netctl/main.c),)
 PROGS += $(BUILD)/debit-netctl
 endif
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/%,$(FUZZ_SRC))
 
-.PHONY: all test check-asan bench demo deps install uninstall clean unit-bins
+.PHONY: all test check-asan bench demo deps install uninstall deb clean unit-bins fuzz fuzz-bins
 all: $(PROGS)
 
 PC_common         := $(PKGS_COMMON)
@@ -93,6 +104,7 @@ PC_client/output  := $(PKGS_COMMON) libcurl
 PC_client         := $(PKGS_COMMON) $(PKGS_CLIENT) $(PKGS_NETCTL)
 PC_server         := $(PKGS_COMMON) $(PKGS_SERVER)
 PC_lab/delayline  := $(PKGS_COMMON) $(PKGS_DELAY)
+PC_fuzz           := $(PKGS_ALL)
 
 # The folder of a source file, without the trailing slash: "client/measure".
 srcdir = $(patsubst %/,%,$(dir $(1)))
@@ -127,12 +139,37 @@ $(BUILD)/debit-netctl: $(BUILD)/netctl/main.o $(LIBNETCTL) $(LIBCOMMON)
 $(BUILD)/debit-delayline: $(BUILD)/lab/delayline/main.o $(LIBDELAY) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_DELAY) $(PKGS_COMMON)) -lm
 
+# debitd's configuration path without -c is compiled in: main.o is rebuilt when
+# SYSCONFDIR changes (the stamp's name carries the value).
+SYSCONF_STAMP := $(BUILD)/sysconfdir$(subst /,-,$(SYSCONFDIR)).stamp
+$(BUILD)/server/main.o: CPPFLAGS += -DDEBITD_DEFAULT_CONFIG='"$(SYSCONFDIR)/debit/debitd.conf"'
+$(BUILD)/server/main.o: $(SYSCONF_STAMP)
+$(SYSCONF_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(BUILD)/sysconfdir*.stamp
+	@touch $@
+
 # Unit tests link the programs' libraries (all but main.c) and cmocka.
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBSERVER) $(LIBCLIENT) $(LIBNETCTL) $(LIBDELAY) $(LIBCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_ALL) cmocka) -lm
 
 unit-bins: $(UNIT_BINS)
+
+# Fuzzing (docs/fuzzing.md). Every fuzz/fuzz_NAME.c is a libFuzzer harness linked with the
+# programs' libraries, all built by clang with the fuzzer's coverage, ASan and UBSan into
+# build/fuzz; fuzz/run runs each FUZZ_SECONDS on its seed corpus fuzz/corpus/NAME/ and
+# fails on any crash, leak, UB or timeout (the input is kept in build/fuzz/crashes/).
+FUZZ_SECONDS ?= 30
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+$(BUILD)/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(LIBSERVER) $(LIBCLIENT) $(LIBNETCTL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(call pc_libs,$(PKGS_ALL)) -lm
+
+fuzz-bins: $(FUZZ_BINS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT=-O1 SAN_FLAGS="$(FUZZ_SAN)" fuzz-bins
+	@fuzz/run build/fuzz $(FUZZ_SECONDS)
 
 # tools/deps installs what is missing (only as root; elsewhere it checks and explains).
 deps:
@@ -160,17 +197,43 @@ bench: deps all
 demo: deps all
 	@BUILD=$(BUILD) tools/demo
 
+# Configuration files go through tools/conffile: one an operator edited is never
+# overwritten (the new one lands beside it as FILE.dist) nor removed by uninstall.
+MAN_PAGES := $(sort $(wildcard man/*.[158]))
 install: all
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/debit
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/debit \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(COMPLDIR) $(DESTDIR)$(LOGROTDIR)
 	install -m 0755 $(BUILD)/debitd $(DESTDIR)$(SBINDIR)/debitd
 	install -m 0755 $(BUILD)/debit $(DESTDIR)$(BINDIR)/debit
-	if [ -x $(BUILD)/debit-delayline ]; then install -m 0755 $(BUILD)/debit-delayline $(DESTDIR)$(SBINDIR)/debit-delayline; fi
-	install -m 0644 etc/*.conf $(DESTDIR)$(SYSCONFDIR)/debit/
+	for p in debit-netctl debit-delayline; do \
+	  if [ -x $(BUILD)/$$p ]; then install -m 0755 $(BUILD)/$$p $(DESTDIR)$(SBINDIR)/$$p; fi; done
+	for f in etc/*.conf; do tools/conffile install $$f $(DESTDIR)$(SYSCONFDIR)/debit/$${f#etc/}; done
+	tools/conffile install etc/debitd.logrotate $(DESTDIR)$(LOGROTDIR)/debitd
+	for m in $(MAN_PAGES); do install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/; done
+	sed 's|/usr/sbin/|$(SBINDIR)/|g' etc/debitd.service >$(DESTDIR)$(UNITDIR)/debitd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/debitd.service
+	install -m 0644 etc/completion/debit etc/completion/debitd $(DESTDIR)$(COMPLDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/debitd $(DESTDIR)$(BINDIR)/debit $(DESTDIR)$(SBINDIR)/debit-delayline
+	rm -f $(DESTDIR)$(SBINDIR)/debitd $(DESTDIR)$(BINDIR)/debit \
+	  $(DESTDIR)$(SBINDIR)/debit-netctl $(DESTDIR)$(SBINDIR)/debit-delayline \
+	  $(DESTDIR)$(UNITDIR)/debitd.service $(DESTDIR)$(COMPLDIR)/debit $(DESTDIR)$(COMPLDIR)/debitd
+	for m in $(MAN_PAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m#man/}; done
+	for f in etc/*.conf; do tools/conffile remove $$f $(DESTDIR)$(SYSCONFDIR)/debit/$${f#etc/}; done
+	tools/conffile remove etc/debitd.logrotate $(DESTDIR)$(LOGROTDIR)/debitd
+	rmdir $(DESTDIR)$(SYSCONFDIR)/debit 2>/dev/null || true
+
+# The package is built from its own tree (PREFIX=/usr compiles /etc/debit/debitd.conf in)
+# and staged with make install; tools/mkdeb adds the maintainer scripts (docs/deploy.md).
+DEB_BUILD := $(BUILD)/deb
+deb:
+	@$(MAKE) --no-print-directory BUILD=$(DEB_BUILD) PREFIX=/usr all
+	rm -rf $(DEB_BUILD)/root
+	@$(MAKE) --no-print-directory BUILD=$(DEB_BUILD) PREFIX=/usr DESTDIR=$(abspath $(DEB_BUILD))/root install >/dev/null
+	tools/mkdeb $(DEB_BUILD)/root $(VERSION) $(BUILD)
 
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)

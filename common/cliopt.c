@@ -32,11 +32,6 @@ int cliopt_uint(const char *opt, const char *arg, uint64_t min, uint64_t max, co
     return check(units_parse_uint(arg, min, max, out), opt, arg, hint, err, errlen);
 }
 
-int cliopt_size(const char *opt, const char *arg, const char *hint, uint64_t *bytes, char *err, size_t errlen)
-{
-    return check(units_parse_size(arg, bytes), opt, arg, hint, err, errlen);
-}
-
 int cliopt_duration(const char *opt, const char *arg, const char *hint, uint64_t *usec, char *err, size_t errlen)
 {
     return check(units_parse_duration(arg, usec), opt, arg, hint, err, errlen);

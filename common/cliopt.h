@@ -11,11 +11,10 @@
 /* Fill err with "OPT: 'ARG': WHY", or "OPT: WHY" when arg is NULL. Always returns -1. */
 int cliopt_error(char *err, size_t errlen, const char *opt, const char *arg, const char *why);
 
-/* Parse arg with units_parse_uint / _size / _duration. Return 0 with *out set, or -1 with
+/* Parse arg with units_parse_uint / _duration. Return 0 with *out set, or -1 with
  * "OPT: 'ARG': <units_strerror>" in err, followed by " (HINT)" when hint is not NULL. */
 int cliopt_uint(const char *opt, const char *arg, uint64_t min, uint64_t max, const char *hint, uint64_t *out,
                 char *err, size_t errlen);
-int cliopt_size(const char *opt, const char *arg, const char *hint, uint64_t *bytes, char *err, size_t errlen);
 int cliopt_duration(const char *opt, const char *arg, const char *hint, uint64_t *usec, char *err, size_t errlen);
 
 #endif

@@ -7,7 +7,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +18,6 @@
 #define GOLDEN 0x9E3779B97F4A7C15ULL
 #define GEN_MAX_THREADS 16
 
-struct sha_entry {
-    uint64_t size;
-    int state; /* 0 computing, 1 done, -1 failed */
-    char hex[65];
-};
-
 struct content {
     int fd;
     unsigned char *map;
@@ -33,10 +26,6 @@ struct content {
     double gen_seconds;
     uint64_t huge_bytes;  /* bytes mapped with 2 MiB pages, from smaps after generation */
     char thp_setting[32]; /* the admin's shmem THP setting that decided it */
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    struct sha_entry *sha;
-    size_t n_sha;
 };
 
 /* SplitMix64 finaliser: a counter-based generator, so any word is computable on its own. */
@@ -226,8 +215,6 @@ struct content *content_new(uint64_t seed, uint64_t size, unsigned threads, char
     c->fd = -1;
     c->size = size;
     c->seed = seed;
-    pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->cond, NULL);
     double t0 = sys_mono_s();
     c->fd = memfd_create("debitd-content", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (c->fd < 0) {
@@ -326,9 +313,6 @@ void content_free(struct content *c)
         munmap(c->map, c->size);
     if (c->fd >= 0)
         close(c->fd);
-    pthread_mutex_destroy(&c->lock);
-    pthread_cond_destroy(&c->cond);
-    free(c->sha);
     free(c);
 }
 
@@ -360,106 +344,4 @@ uint64_t content_huge_bytes(const struct content *c)
 const char *content_thp_setting(const struct content *c)
 {
     return c->thp_setting;
-}
-
-static int hash_region(const struct content *c, uint64_t size, char hex[65], char *err, size_t errlen)
-{
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-        EVP_MD_CTX_free(ctx);
-        err_set(err, errlen, "SHA-256 unavailable in libcrypto");
-        return -1;
-    }
-    uint64_t done = 0;
-    while (done < size) {
-        uint64_t off = done % c->size;
-        uint64_t n = c->size - off;
-        if (n > size - done)
-            n = size - done;
-        if (EVP_DigestUpdate(ctx, c->map + off, (size_t)n) != 1)
-            break;
-        done += n;
-    }
-    unsigned char md[32];
-    unsigned int mdlen = 0;
-    int ok = done == size && EVP_DigestFinal_ex(ctx, md, &mdlen) == 1 && mdlen == 32;
-    EVP_MD_CTX_free(ctx);
-    if (!ok) {
-        err_set(err, errlen, "SHA-256 computation failed");
-        return -1;
-    }
-    for (int i = 0; i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
-    return 0;
-}
-
-int content_sha256_cached(struct content *c, uint64_t size, char hex[65])
-{
-    int found = 0;
-    pthread_mutex_lock(&c->lock);
-    for (size_t i = 0; i < c->n_sha; i++)
-        if (c->sha[i].size == size && c->sha[i].state == 1) {
-            memcpy(hex, c->sha[i].hex, 65);
-            found = 1;
-        }
-    pthread_mutex_unlock(&c->lock);
-    return found;
-}
-
-int content_sha256(struct content *c, uint64_t size, char hex[65], char *err, size_t errlen)
-{
-    if (size > 0 && c->size == 0) {
-        err_set(err, errlen, "empty region");
-        return -1;
-    }
-    pthread_mutex_lock(&c->lock);
-    struct sha_entry *e = NULL;
-    for (;;) {
-        e = NULL;
-        size_t idx = 0;
-        for (size_t i = 0; i < c->n_sha; i++)
-            if (c->sha[i].size == size) {
-                e = &c->sha[i];
-                idx = i;
-            }
-        if (!e)
-            break;
-        if (e->state == 1) {
-            memcpy(hex, e->hex, 65);
-            pthread_mutex_unlock(&c->lock);
-            return 0;
-        }
-        if (e->state == 0) { /* someone is computing it */
-            pthread_cond_wait(&c->cond, &c->lock);
-            continue;
-        }
-        /* failed before: drop the entry and try again */
-        c->sha[idx] = c->sha[--c->n_sha];
-    }
-    struct sha_entry *n = realloc(c->sha, (c->n_sha + 1) * sizeof *n);
-    if (!n) {
-        pthread_mutex_unlock(&c->lock);
-        err_set(err, errlen, "out of memory");
-        return -1;
-    }
-    c->sha = n;
-    size_t idx = c->n_sha++;
-    c->sha[idx] = (struct sha_entry){.size = size, .state = 0};
-    pthread_mutex_unlock(&c->lock);
-
-    char h[65];
-    int r = hash_region(c, size, h, err, errlen);
-
-    pthread_mutex_lock(&c->lock);
-    for (size_t i = 0; i < c->n_sha; i++)
-        if (c->sha[i].size == size && c->sha[i].state == 0) {
-            c->sha[i].state = r == 0 ? 1 : -1;
-            if (r == 0)
-                memcpy(c->sha[i].hex, h, 65);
-        }
-    pthread_cond_broadcast(&c->cond);
-    pthread_mutex_unlock(&c->lock);
-    if (r == 0)
-        memcpy(hex, h, 65);
-    return r;
 }

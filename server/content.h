@@ -3,7 +3,7 @@
  * is the first S bytes of the region, or, when S exceeds the region (the `ram` cap), the
  * region repeated. Byte i of the region depends only on (seed, i), so generation is split
  * across threads and two runs with the same seed serve identical bytes.
- * SHA-256 digests are computed on first demand and cached. Thread-safe after content_new. */
+ * Read-only and thread-safe after content_new (digests: digest.h). */
 #ifndef DEBITD_CONTENT_H
 #define DEBITD_CONTENT_H
 
@@ -35,12 +35,5 @@ const char *content_thp_setting(const struct content *c);
 /* Fill buf with byte i of every position [off, off+len) of the region, without the region
  * (the generator itself, used by tests to check determinism). */
 void content_generate(uint64_t seed, uint64_t off, unsigned char *buf, size_t len);
-
-/* Hex SHA-256 (64 chars + NUL) of the first SIZE bytes of the (repeated) region, computed once
- * per size and cached; concurrent callers for the same size wait for one computation.
- * Returns 0, or -1 with err. */
-int content_sha256(struct content *c, uint64_t size, char hex[65], char *err, size_t errlen);
-/* The cached digest for SIZE, if it was computed already: 1 and hex filled, else 0. */
-int content_sha256_cached(struct content *c, uint64_t size, char hex[65]);
 
 #endif

@@ -139,13 +139,23 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     return http_reply(l, conn, status, resp);
 }
 
-enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn, const struct file_cfg *f)
+/* The digest waiter's hooks: the connection is suspended before the hashing thread can see
+ * it, and resumed from that thread (MHD_resume_connection is thread-safe; it wakes the
+ * connection's worker through its inter-thread channel). */
+static void digest_park(struct digest_waiter *w)
 {
-    char hex[65], err[256], body[1200];
-    if (content_sha256(l->srv->content, f->size, hex, err, sizeof err) < 0) {
-        log_error("%s.sha256: %s", f->path, err);
-        return http_reply_text(l, conn, 500, NULL, NULL);
-    }
+    MHD_suspend_connection(w->arg);
+}
+
+static void digest_wake(struct digest_waiter *w)
+{
+    MHD_resume_connection(w->arg);
+}
+
+static enum MHD_Result sha256_answer(struct listener *l, struct MHD_Connection *conn, const struct file_cfg *f,
+                                     const char *hex)
+{
+    char body[1200];
     /* the sha256sum format, so that `sha256sum -c` can check a download named like the file */
     const char *base = strrchr(f->path, '/') + 1;
     int n = snprintf(body, sizeof body, "%s  %s\n", hex, base);
@@ -156,4 +166,50 @@ enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store, no-transform");
     return http_reply(l, conn, 200, resp);
+}
+
+/* The client left while it waited (nginx's 499). Returning MHD_NO would close the
+ * connection too, but libmicrohttpd logs it as an application error; a response queued for
+ * a peer that is gone is dropped by the kernel, and the connection is closed after it
+ * (read side at EOF). Not counted in the status counters: nobody received it. */
+static enum MHD_Result client_gone(struct MHD_Connection *conn)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    enum MHD_Result r = MHD_queue_response(conn, MHD_HTTP_SERVICE_UNAVAILABLE, resp);
+    MHD_destroy_response(resp);
+    return r;
+}
+
+enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn, struct req *r,
+                                 const struct file_cfg *f)
+{
+    enum digest_outcome o;
+    if (r->kind == REQ_DIGEST) {
+        o = r->dw.outcome; /* called again after the resume: the hashing thread's verdict */
+    } else {
+        r->kind = REQ_DIGEST;
+        r->dw = (struct digest_waiter){.fd = conn_socket(conn), .park = digest_park, .wake = digest_wake,
+                                       .arg = conn};
+        o = digest_request(l->srv->digest, f->size, &r->dw);
+    }
+    switch (o) {
+    case DIGEST_READY:
+        return sha256_answer(l, conn, f, r->dw.hex);
+    case DIGEST_PENDING:
+        return MHD_YES; /* suspended: libmicrohttpd calls us again after digest_wake */
+    case DIGEST_GONE:
+        return client_gone(conn);
+    case DIGEST_STOPPED:
+        return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "5");
+    case DIGEST_FAILED:
+        log_error("%s.sha256: %s", f->path, r->dw.err);
+        return http_reply_text(l, conn, 500, NULL, NULL);
+    case DIGEST_UNKNOWN:
+        break;
+    }
+    log_error("%s.sha256: size %llu unknown to the hashing thread", f->path, (unsigned long long)f->size);
+    return http_reply_text(l, conn, 500, NULL, NULL);
 }

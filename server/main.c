@@ -1,5 +1,6 @@
 /* debitd: the RAM-backed test-file server. Parses the command line, loads the
- * configuration, starts the server and waits for SIGINT/SIGTERM. */
+ * configuration, starts the server and waits for signals: SIGINT/SIGTERM stop it, SIGUSR1
+ * reopens the access log. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -7,14 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "err.h"
 #include "log.h"
+#include "notify.h"
 #include "offload_ctl.h"
 #include "privdrop.h"
 #include "server.h"
+
+/* Where debitd looks without -c (the Makefile sets it from SYSCONFDIR). */
+#ifndef DEBITD_DEFAULT_CONFIG
+#define DEBITD_DEFAULT_CONFIG "/usr/local/etc/debit/debitd.conf"
+#endif
 
 static void usage(FILE *out)
 {
@@ -34,7 +42,9 @@ static void usage(FILE *out)
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n"
             "\n"
-            "Without -c, debitd serves /ram/1GiB.dat and /files/1Gio.dat on [::]:8080.\n"
+            "Without -c, debitd reads " DEBITD_DEFAULT_CONFIG " if it exists; else\n"
+            "it serves /ram/1GiB.dat and /files/1Gio.dat on [::]:8080 (the built-in defaults).\n"
+            "SIGINT/SIGTERM stop debitd, SIGUSR1 reopens the access log, SIGHUP is ignored.\n"
             "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 on a usage or\n"
             "configuration error (including an address that cannot be bound).\n");
 }
@@ -51,6 +61,17 @@ static int check_access_log(const struct config *cfg, char *err, size_t errlen)
                        strerror(errno));
     fclose(f);
     return 0;
+}
+
+/* Without -c: the installed configuration if there is one (as nginx reads its
+ * /etc/nginx/nginx.conf), else NULL for the built-in defaults. Only a file that does not
+ * exist means "defaults": one that cannot be read is an error, never a silent fallback. */
+static const char *default_config(void)
+{
+    struct stat st;
+    if (stat(DEBITD_DEFAULT_CONFIG, &st) < 0 && errno == ENOENT)
+        return NULL;
+    return DEBITD_DEFAULT_CONFIG;
 }
 
 int main(int argc, char **argv)
@@ -103,6 +124,8 @@ int main(int argc, char **argv)
     struct offload_ctl off = {0};
     if (config_defaults(&cfg, err, sizeof err) < 0)
         goto fail;
+    if (!config_path)
+        config_path = default_config();
     if (config_path && config_load_file(&cfg, config_path, err, sizeof err) < 0)
         goto fail;
     /* the command line last, through the same setters */
@@ -125,6 +148,8 @@ int main(int argc, char **argv)
     log_set_level(cfg.log_level);
     if (check) {
         config_print(&cfg, stdout);
+        if (!config_path)
+            printf("# no -c and no %s: the built-in defaults\n", DEBITD_DEFAULT_CONFIG);
         fprintf(stderr, "debitd: the configuration %s is valid\n", cfg.source);
         config_free(&cfg);
         free(listens);
@@ -145,6 +170,10 @@ int main(int argc, char **argv)
         return 0;
     }
 
+    if (config_path)
+        log_info("configuration: %s", config_path);
+    else
+        log_info("configuration: the built-in defaults (no -c and no %s)", DEBITD_DEFAULT_CONFIG);
     /* Signals are taken synchronously by sigwait; every thread started after this inherits
      * the mask. SIGPIPE: sendfile to a closed peer must not kill the process. */
     sigset_t set;
@@ -152,6 +181,7 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGUSR1);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
@@ -206,6 +236,8 @@ int main(int argc, char **argv)
         goto fail;
     }
     log_info("debitd %s ready (pid %d)", DEBIT_VERSION, (int)getpid());
+    if (notify_send(NOTIFY_READY, "serving", err, sizeof err) < 0)
+        log_warn("%s", err);
     int sig = 0;
     for (;;) {
         if (sigwait(&set, &sig) != 0)
@@ -214,8 +246,17 @@ int main(int argc, char **argv)
             log_info("SIGHUP ignored (restart debitd to reload its configuration)");
             continue;
         }
+        if (sig == SIGUSR1) {
+            if (server_reopen_logs(srv, err, sizeof err) < 0)
+                log_error("SIGUSR1: %s", err);
+            else
+                log_info("SIGUSR1: log files reopened");
+            continue;
+        }
         break;
     }
+    if (notify_send(NOTIFY_STOPPING, NULL, err, sizeof err) < 0)
+        log_warn("%s", err);
     log_info("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
     server_free(srv);
     if (offload_ctl_stop(&off, err, sizeof err) < 0) {

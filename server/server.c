@@ -69,6 +69,8 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         err_set(err, errlen, "out of memory");
         goto fail;
     }
+    if (!(s->watchdog = watchdog_new(cfg, err, errlen)))
+        goto fail;
     s->listeners = calloc(cfg->n_listen, sizeof *s->listeners);
     if (!s->listeners) {
         err_set(err, errlen, "out of memory");
@@ -128,6 +130,21 @@ static void sampler_stop(struct server *s)
     pthread_join(s->sampler, NULL);
     close(s->sampler_wake);
     s->sampler_wake = -1;
+}
+
+/* The hashing thread, for every configured file size (all memory allocated here). */
+static int digest_start(struct server *s, char *err, size_t errlen)
+{
+    const struct config *cfg = s->cfg;
+    uint64_t *sizes = calloc(cfg->n_files ? cfg->n_files : 1, sizeof *sizes);
+    if (!sizes)
+        return err_set(err, errlen, "out of memory");
+    for (size_t i = 0; i < cfg->n_files; i++)
+        sizes[i] = cfg->files[i].size;
+    s->digest = digest_new(content_map(s->content), content_region_size(s->content), sizes, cfg->n_files,
+                           err, errlen);
+    free(sizes);
+    return s->digest ? 0 : -1;
 }
 
 static int open_listener(struct listener *l, char *err, size_t errlen)
@@ -206,7 +223,8 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
     /* then the content: connections that arrive meanwhile wait in the listen backlog */
     uint64_t region = config_region_size(cfg);
     s->content = content_new(cfg->seed, region, 0, err, errlen);
-    if (!s->content || sampler_start(s, err, errlen) < 0)
+    if (!s->content || digest_start(s, err, errlen) < 0 || sampler_start(s, err, errlen) < 0 ||
+        watchdog_start(s->watchdog, err, errlen) < 0)
         return SERVER_START_RUNTIME;
     char sz[32];
     units_format_size(region, sz, sizeof sz);
@@ -217,7 +235,9 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
              content_thp_setting(s->content));
     for (size_t i = 0; i < s->n_listeners; i++) {
         struct listener *l = &s->listeners[i];
-        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+        /* suspend/resume: a .sha256 request waits for the hashing thread (digest.h) */
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+                         MHD_ALLOW_SUSPEND_RESUME;
         if (l->cfg->sa.ss_family == AF_INET6)
             flags |= MHD_USE_IPv6;
         struct MHD_OptionItem opts[16];
@@ -233,12 +253,18 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
         /* Without this MHD may fall back from sendfile to pread+send, a copy per byte,
          * where it cannot suppress SIGPIPE per call; main() ignores SIGPIPE. */
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, NULL};
+        /* Level 0 even when strict: in 0.9.75 level 1 only adds "a space in the target" (the
+         * connection closed without an answer) and "HTTP/1.1 without Host" (a 400 whose header
+         * block is sent twice); http_guard.c refuses both with a proper 400, and the rest
+         * libmicrohttpd does not check (docs/http-strictness.md). */
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_STRICT_FOR_CLIENT, 0, NULL};
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
         l->mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_access, l,
                                   MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, l,
                                   MHD_OPTION_ARRAY, opts,
                                   MHD_OPTION_NOTIFY_COMPLETED, http_completed, l,
                                   MHD_OPTION_NOTIFY_CONNECTION, http_connection, l,
+                                  MHD_OPTION_URI_LOG_CALLBACK, http_uri_log, l,
                                   MHD_OPTION_END);
         if (!l->mhd) {
             err_set(err, errlen, "listen %s: libmicrohttpd refused to start (see the messages above)", l->name);
@@ -255,6 +281,9 @@ void server_stop(struct server *s)
     if (!s)
         return;
     sampler_stop(s);
+    /* first: it cancels a running hash and resumes every suspended .sha256 request, which
+     * MHD_stop_daemon requires (it aborts with a connection still suspended) */
+    digest_stop(s->digest);
     for (size_t i = 0; i < s->n_listeners; i++) {
         if (s->listeners[i].mhd) {
             MHD_stop_daemon(s->listeners[i].mhd);
@@ -265,6 +294,7 @@ void server_stop(struct server *s)
             s->listeners[i].fd = -1;
         }
     }
+    watchdog_stop(s->watchdog); /* after the daemons: its last summary counts their closes */
 }
 
 void server_free(struct server *s)
@@ -273,6 +303,8 @@ void server_free(struct server *s)
         return;
     server_stop(s);
     free(s->listeners);
+    watchdog_free(s->watchdog);
+    digest_free(s->digest);
     content_free(s->content);
     transfers_free(s->transfers);
     if (s->access && s->access != stderr)
@@ -299,4 +331,21 @@ void server_access_log(struct server *s, json_t *line)
     ssize_t w = write(fileno(s->access), buf, n + 1);
     (void)w;
     free(buf);
+}
+
+int server_reopen_logs(struct server *s, char *err, size_t errlen)
+{
+    if (!s->access || s->access == stderr)
+        return 0;
+    int fd = open(s->cfg->access_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return err_set(err, errlen, "log.access: cannot reopen \"%s\": %s", s->cfg->access_log, strerror(errno));
+    /* dup3 replaces the descriptor the workers write to in one step: a line being written
+     * now goes whole to the old file or whole to the new one, and no lock is needed. */
+    int r = dup3(fd, fileno(s->access), O_CLOEXEC);
+    int e = errno;
+    close(fd);
+    if (r < 0)
+        return err_set(err, errlen, "log.access: reopening \"%s\": %s", s->cfg->access_log, strerror(e));
+    return 0;
 }

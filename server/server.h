@@ -12,7 +12,9 @@
 
 #include "config.h"
 #include "content.h"
+#include "digest.h"
 #include "transfers.h"
+#include "watchdog.h"
 
 struct listener {
     struct server *srv;
@@ -26,6 +28,7 @@ struct listener {
 struct server {
     struct config *cfg; /* not owned */
     struct content *content;
+    struct digest *digest; /* FILE.sha256, hashed off the request threads */
     struct transfers *transfers;
     struct listener *listeners;
     size_t n_listeners;
@@ -34,6 +37,7 @@ struct server {
     FILE *access; /* NULL = off */
     pthread_t sampler;     /* TCP_INFO of every sending transfer, every 100 ms */
     int sampler_wake;      /* eventfd that stops it; -1 when it is not running */
+    struct watchdog *watchdog; /* header and body deadlines, refusal log */
     char kernel[128];
     char last_modified[40]; /* HTTP-date of the start, used as every file's Last-Modified */
     double start_mono;
@@ -69,5 +73,9 @@ void server_free(struct server *s);
 double server_uptime(const struct server *s);
 /* Write one access-log line (JSON, newline added) with a single write. */
 void server_access_log(struct server *s, json_t *line);
+/* Reopen the access log file by name (SIGUSR1, after logrotate renamed it): the lines
+ * that follow go to a new file of that name. A no-op when it is "-" or "off". Returns 0,
+ * or -1 with err (the old file stays in use). */
+int server_reopen_logs(struct server *s, char *err, size_t errlen);
 
 #endif

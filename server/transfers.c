@@ -137,26 +137,10 @@ static json_t *entry_json(const struct entry *e)
                      "tcp", tcp);
 }
 
-/* Caller holds the lock. */
-static struct entry *find_sending(struct transfers *t, uint64_t seq)
-{
-    struct entry *e = &t->ring[seq % t->keep];
-    return seq && e->seq == seq && strcmp(e->state, "sending") == 0 ? e : NULL;
-}
-
 static void entry_track(struct entry *e, const struct tcp_info_sample *ti)
 {
     tcp_info_track(&e->tcp, ti);
     e->have_tcp = 1;
-}
-
-void transfers_track(struct transfers *t, uint64_t seq, const struct tcp_info_sample *ti)
-{
-    pthread_mutex_lock(&t->lock);
-    struct entry *e = find_sending(t, seq);
-    if (e)
-        entry_track(e, ti);
-    pthread_mutex_unlock(&t->lock);
 }
 
 unsigned transfers_sample(struct transfers *t)

@@ -37,11 +37,8 @@ void transfers_free(struct transfers *t);
  * (what transfers_end takes). */
 uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, char id[TRANSFER_ID_LEN]);
 
-/* Fold one TCP_INFO sample into entry SEQ (tcp_info_track: the latest sample, with the
- * largest cwnd seen). Ignored when the entry is no longer sending or was evicted. */
-void transfers_track(struct transfers *t, uint64_t seq, const struct tcp_info_sample *ti);
-
-/* Read TCP_INFO of every sending transfer's socket and fold it in (transfers_track).
+/* Read TCP_INFO of every sending transfer's socket and fold it into the record
+ * (tcp_info_track: the latest sample, with the largest cwnd seen).
  * Returns how many were sampled. The socket is read under the ring's lock and only while
  * the entry is "sending": transfers_end runs before the connection's socket is closed,
  * so a descriptor is never read after it was closed or reused. */
