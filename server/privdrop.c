@@ -232,9 +232,25 @@ static int drop_bounding(int keep, char *err, size_t errlen)
     return 0;
 }
 
+/* Seccomp mode of this process (/proc/self/status): 0 none, 2 a filter; -1 unknown. */
+static int seccomp_mode(void)
+{
+    char line[128];
+    int mode = -1;
+    FILE *f = fopen("/proc/self/status", "re");
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "Seccomp:", 8) == 0)
+            mode = (int)strtol(line + 8, NULL, 10);
+    if (f)
+        fclose(f);
+    return mode;
+}
+
 /* Permitted = effective = {CAP_NET_ADMIN} when kept (and held), else nothing; inheritable
- * and ambient empty. *KEPT says whether CAP_NET_ADMIN remains. */
-static int set_caps(int keep, int *kept, char *err, size_t errlen)
+ * and ambient empty. *KEPT says whether CAP_NET_ADMIN remains; *REFUSED is set when a
+ * seccomp filter already in force (systemd's SystemCallFilter=~@privileged refuses
+ * capset) kept the set as it was started: the service manager's bounding set then rules. */
+static int set_caps(int keep, int *kept, int *refused, char *err, size_t errlen)
 {
     cap_t cur = cap_get_proc();
     cap_flag_value_t has = CAP_CLEAR;
@@ -255,6 +271,11 @@ static int set_caps(int keep, int *kept, char *err, size_t errlen)
         r = cap_set_proc(c);
     int e = errno;
     cap_free(c);
+    *refused = r < 0 && e == EPERM && seccomp_mode() == 2;
+    if (*refused) {
+        *kept = has == CAP_SET;
+        return 0;
+    }
     if (r < 0)
         return err_set(err, errlen, "setting the capabilities: %s", strerror(e));
     if (CAP_AMBIENT_SUPPORTED() && cap_reset_ambient() < 0)
@@ -280,7 +301,8 @@ int privdrop_apply(const struct privdrop_plan *p, char *note, size_t notelen, ch
         if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
             return err_set(err, errlen, "PR_SET_KEEPCAPS: %s", strerror(errno));
     }
-    if (set_caps(p->keep_net_admin, &kept, err, errlen) < 0)
+    int refused = 0;
+    if (set_caps(p->keep_net_admin, &kept, &refused, err, errlen) < 0)
         return -1;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         return err_set(err, errlen, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
@@ -308,8 +330,13 @@ int privdrop_apply(const struct privdrop_plan *p, char *note, size_t notelen, ch
                  (unsigned)p->gid);
     else
         snprintf(who, sizeof who, "running as uid %u (no user setting: identity kept)", (unsigned)geteuid());
-    snprintf(note, notelen, "privileges: %s; capabilities: %s%s%s; no_new_privs; seccomp: %s", who,
-             kept ? "CAP_NET_ADMIN only, for " : "none", kept ? p->why : "",
-             p->keep_net_admin && !kept ? " (CAP_NET_ADMIN was wanted but not held)" : "", sc);
+    if (refused)
+        snprintf(note, notelen, "privileges: %s; capabilities: left as started (capset refused by the seccomp "
+                 "filter already in force: the service manager's bounding set applies); no_new_privs; seccomp: %s",
+                 who, sc);
+    else
+        snprintf(note, notelen, "privileges: %s; capabilities: %s%s%s; no_new_privs; seccomp: %s", who,
+                 kept ? "CAP_NET_ADMIN only, for " : "none", kept ? p->why : "",
+                 p->keep_net_admin && !kept ? " (CAP_NET_ADMIN was wanted but not held)" : "", sc);
     return 0;
 }

@@ -144,13 +144,13 @@ int seccomp_filter_install(enum config_seccomp mode, char *err, size_t errlen)
     if (!ctx)
         return err_set(err, errlen, "seccomp: cannot create a filter");
     int r;
-    /* TSYNC: every thread gets it (there should be one only); CTL_LOG: the kernel logs
-     * what is refused as well as the "log" action. NNP is libseccomp's default. */
-    if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1)) < 0 ||
-        (r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1)) < 0) {
-        seccomp_release(ctx);
-        return err_set(err, errlen, "seccomp: filter attributes: %s", strerror(-r));
-    }
+    /* CTL_LOG: the kernel logs what is refused as well as the "log" action. It needs the
+     * seccomp(2) system call; where a filter already in force refuses that (systemd's
+     * SystemCallFilter=@system-service does), libseccomp loads through prctl(2) instead,
+     * without the flag: the filter still applies, unlogged. No TSYNC for the same reason:
+     * privdrop_apply runs with one thread only, which threads started later inherit.
+     * NNP is libseccomp's default. */
+    (void)seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1);
     if (add_rules(ctx, err, errlen) < 0) {
         seccomp_release(ctx);
         return -1;

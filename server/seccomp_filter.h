@@ -16,8 +16,9 @@
 
 #include "config.h"
 
-/* Install the filter on every thread of the process (TSYNC) with MODE's action for the
- * calls outside the list; CONFIG_SECCOMP_OFF installs nothing. Sets PR_SET_NO_NEW_PRIVS
+/* Install the filter on the calling thread — the only one: threads started later inherit
+ * it — with MODE's action for the calls outside the list; CONFIG_SECCOMP_OFF installs
+ * nothing. It stacks on a filter already in force (systemd's). Sets PR_SET_NO_NEW_PRIVS
  * (the kernel requires it without CAP_SYS_ADMIN). An action: 0, or -1 with err. */
 int seccomp_filter_install(enum config_seccomp mode, char *err, size_t errlen);
 

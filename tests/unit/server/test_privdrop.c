@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <seccomp.h>
 
 #include "testlib.h"
 
@@ -214,6 +215,40 @@ static void test_keep_net_admin(void **state)
                       "connect=other thread=ok");
 }
 
+/* Under a service manager's filter that refuses capset and seccomp(2) with EPERM, as
+ * systemd's SystemCallFilter=@system-service ~@privileged does: the capabilities stay as
+ * started (said in the note) and debitd's own filter still stacks (through prctl). */
+static void test_under_systemd_filter(void **state)
+{
+    (void)state;
+    if (privdrop_sanitizer_build()) {
+        skip(); /* no filter of ours to stack */
+        return;
+    }
+    int pfd[2];
+    pid_t pid = testlib_fork_pipe(pfd);
+    if (pid == 0) {
+        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+        if (!ctx || seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(capset), 0) < 0 ||
+            seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), 0) < 0 || seccomp_load(ctx) < 0)
+            _exit(1);
+        seccomp_release(ctx);
+        /* forget what libseccomp learnt of the kernel before that filter, as a process
+         * started under it would never have known */
+        seccomp_reset(NULL, SCMP_ACT_ALLOW);
+        struct privdrop_plan p = {.seccomp = CONFIG_SECCOMP_EPERM};
+        char note[512], err[256] = "", filters[8];
+        int r = privdrop_apply(&p, note, sizeof note, err, sizeof err);
+        field("Seccomp_filters", filters, sizeof filters);
+        dprintf(pfd[1], "%d %s filters=%s %s", r, err, filters,
+                strstr(note, "capabilities: left as started (capset refused") ? "noted" : note);
+        _exit(0);
+    }
+    char got[1024];
+    testlib_child_report(pid, pfd[0], got, sizeof got);
+    assert_string_equal(got, "0  filters=2 noted");
+}
+
 static void test_refuses_threads(void **state)
 {
     (void)state;
@@ -243,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_profiles),
         cmocka_unit_test(test_drop_to_nobody),
         cmocka_unit_test(test_keep_net_admin),
+        cmocka_unit_test(test_under_systemd_filter),
         cmocka_unit_test(test_refuses_threads),
     };
     int r = cmocka_run_group_tests(plan, NULL, NULL);
