@@ -57,6 +57,16 @@ wait_for 20 sh -c "curl -s '$BASE/transfers/$id' | jq -e '.state == \"done\"'"
 check_eq "/transfers/ID after the drop" "done 3145728" "$(curl -s "$BASE/transfers/$id" | jq -r '"\(.state) \(.bytes)"')"
 wait_for 20 grep -q "\"$id\"" "$T_TMP/access.log"
 check_match "access log written after the drop" "\"id\":\"$id\"" "$(cat "$T_TMP/access.log")"
+# SIGUSR1 reopens the access log as the dropped user: logrotate's `create 0640 USER adm`
+# gives it the new file (the directory must be reachable: $T_TMP is mktemp's 0700)
+chmod o+x "$T_TMP"
+mv "$T_TMP/access.log" "$T_TMP/access.log.1"
+install -o nobody -m 0640 /dev/null "$T_TMP/access.log"
+kill -USR1 "$P"
+wait_for 50 grep -q 'SIGUSR1: log files reopened' "$T_TMP/debitd.log"
+id2=$(curl -s -D - -o /dev/null -r 0-9 "$BASE/f.dat" | tr -d '\r' | sed -n "s/^$H_TRANSFER: //Ip")
+wait_for 50 grep -q "\"$id2\"" "$T_TMP/access.log"
+check_match "SIGUSR1 after the drop: the next transfer goes to the new file" "\"id\":\"$id2\"" "$(cat "$T_TMP/access.log")"
 srv_stop
 check_eq "SIGTERM: exit 0" 0 "$SRV_RC"
 check_match "SIGTERM: stopped cleanly" 'info: stopped' "$(tail -2 "$T_TMP/debitd.log")"
@@ -128,8 +138,7 @@ VS=vs$T_ID VC=vc$T_ID
 ns_veth "$S" "$VS" 198.18.0.1/24 "$C" "$VC" 198.18.0.2/24 || skip_all "cannot create a veth pair"
 feat() { ip netns exec "$S" ethtool -k "$VS" | awk -v f="$1:" '$1 == f {print $2}'; }
 check_eq "veth starts with tso and gso on" "on on" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
-# nobody must reach the state directory: $T_TMP is 0700 root (mktemp)
-chmod o+x "$T_TMP"
+# nobody must reach the state directory: $T_TMP was made o+x above
 STATE_DIR=$T_TMP/run-$T_ID STATE=$T_TMP/run-$T_ID/offload.state
 PO=$(free_port)
 mkoff() { # STATE_FILE
