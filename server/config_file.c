@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cfg.h"
 #include "err.h"
 #include "units.h"
@@ -260,6 +261,25 @@ static int parse_offload(struct config *c, const config_setting_t *g, char *err,
     return 0;
 }
 
+/* user, group, seccomp (top level): group first, so that it overrides the user's primary
+ * group whatever the order in the file. */
+static int parse_privilege(struct config *c, const config_setting_t *root, char *err, size_t errlen)
+{
+    static const struct {
+        const char *key;
+        int (*set)(struct config *, const char *, char *, size_t);
+    } keys[] = {{"group", config_set_group}, {"user", config_set_user}, {"seccomp", config_set_seccomp}};
+    for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+        const char *v;
+        int r = cfg_get_string(root, keys[i].key, &v, err, errlen);
+        if (r < 0)
+            return -1;
+        if (r && keys[i].set(c, v, err, errlen) < 0)
+            return cfg_error_prefix(err, errlen, config_setting_get_member(root, keys[i].key));
+    }
+    return 0;
+}
+
 int config_load_file(struct config *c, const char *path, char *err, size_t errlen)
 {
     config_t lc;
@@ -269,7 +289,8 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
         goto out;
     const config_setting_t *root = config_root_setting(&lc);
     static const char *const keys[] = {"listen", "threads", "seed", "ram", "files", "upload",
-                                       "limits", "log", "transfers", "privacy", "offload", "http", NULL};
+                                       "limits", "log", "transfers", "privacy", "offload", "http", "user", "group",
+                                       "seccomp", NULL};
     if (cfg_check_keys(root, keys, err, errlen) < 0)
         goto out;
     char *source = strdup(path);
@@ -325,6 +346,8 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
     if ((s = config_setting_get_member(root, "privacy")) && parse_privacy(c, s, err, errlen) < 0)
         goto out;
     if ((s = config_setting_get_member(root, "http")) && parse_http(c, s, err, errlen) < 0)
+        goto out;
+    if (parse_privilege(c, root, err, errlen) < 0)
         goto out;
     ret = 0;
 out:
@@ -432,4 +455,13 @@ void config_print(const struct config *c, FILE *out)
     } else {
         fprintf(out, "# offload: not managed (no offload.interface)\n");
     }
+    if (c->user)
+        fprintf(out, "user = \"%s\"; # uid %u\n", c->user, (unsigned)c->uid);
+    else
+        fprintf(out, "# user: not set (debitd keeps the identity it was started with)\n");
+    if (c->group)
+        fprintf(out, "group = \"%s\"; # gid %u\n", c->group, (unsigned)c->gid);
+    else if (c->user)
+        fprintf(out, "# group: the user's primary group, gid %u\n", (unsigned)c->gid);
+    fprintf(out, "seccomp = \"%s\";\n", config_seccomp_name(c->seccomp));
 }

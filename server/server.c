@@ -187,14 +187,11 @@ static int open_listener(struct listener *l, char *err, size_t errlen)
     return 0;
 }
 
-enum server_start_err server_start(struct server *s, char *err, size_t errlen)
+enum server_start_err server_bind(struct server *s, char *err, size_t errlen)
 {
     const struct config *cfg = s->cfg;
-    unsigned threads = config_threads_effective(cfg);
-    /* libmicrohttpd gives each worker connections/threads: never fewer than one */
-    if (cfg->max_connections && threads > cfg->max_connections)
-        threads = cfg->max_connections;
-    s->threads = threads;
+    if (s->bound)
+        return SERVER_START_OK;
     /* bind everything first, so that a port in use fails before anything is served; and
      * check each TCP profile on a scratch socket (an algorithm EPERM, a clamped buffer) */
     for (size_t i = 0; i < s->n_listeners; i++) {
@@ -210,6 +207,21 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
         tcp_profile_format(&l->cfg->tcp, prof, sizeof prof);
         log_info("listen %s: TCP profile %s", l->name, prof);
     }
+    s->bound = 1;
+    return SERVER_START_OK;
+}
+
+enum server_start_err server_start(struct server *s, char *err, size_t errlen)
+{
+    const struct config *cfg = s->cfg;
+    unsigned threads = config_threads_effective(cfg);
+    /* libmicrohttpd gives each worker connections/threads: never fewer than one */
+    if (cfg->max_connections && threads > cfg->max_connections)
+        threads = cfg->max_connections;
+    s->threads = threads;
+    enum server_start_err be = server_bind(s, err, errlen);
+    if (be != SERVER_START_OK)
+        return be;
     /* then the content: connections that arrive meanwhile wait in the listen backlog */
     uint64_t region = config_region_size(cfg);
     s->content = content_new(cfg->seed, region, 0, err, errlen);

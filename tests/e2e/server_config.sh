@@ -48,6 +48,11 @@ bad 'threads = 1;\nseed = = 2;' '2: syntax: syntax error'
 bad 'listen = ( { address = "::"; port = 80; tcp = { congestion = "nosuchcc"; }; } );' '1: listen\[0\]\.tcp\.congestion: .*nosuchcc.*available'
 bad 'offload = { tso = false; };' '1: offload: interface is missing'
 bad 'offload = { interface = "lo"; tso = "no"; };' '1: offload\.tso: expected true or false'
+bad 'threads = 1;\nuser = "nosuchuser-x";' '2: user: user "nosuchuser-x" does not exist'
+bad 'user = "nobody";\ngroup = "nosuchgroup-x";' '2: group: group "nosuchgroup-x" does not exist'
+bad 'user = 65534;' '1: user: expected a string'
+bad 'user = "../etc";' '1: user: "\.\./etc" is not a valid user name'
+bad 'seccomp = "maybe";' '1: seccomp: unknown mode "maybe" \(expected eperm, kill, log or off\)'
 
 "$DEBITD" -t -c "$T_TMP/none.conf" >"$T_TMP/out" 2>&1; rc=$?
 check_eq "missing file: exit 2" 2 "$rc"

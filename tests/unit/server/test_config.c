@@ -46,7 +46,7 @@ static void test_bad(void **state)
         const char *msg; /* what follows "PATH:" */
     } rows[] = {
         {"bogus = 1;", "1: bogus: unknown setting (expected one of: listen, threads, seed, ram, files, upload, "
-                       "limits, log, transfers, privacy, offload, http)"},
+                       "limits, log, transfers, privacy, offload, http, user, group, seccomp)"},
         {"listen = ( { address = \"::\"; port = 65536; } );", "1: listen[0].port: 65536 is out of range [1, 65535]"},
         {"listen = ();", "1: listen: at least one listener is needed"},
         {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp)"},
@@ -96,6 +96,12 @@ static void test_bad(void **state)
         {"http = { strict = \"yes\"; };", "1: http.strict: expected true or false"},
         {"http = { strict = true;\n lenient = 1; };", "2: http.lenient: unknown setting (expected one of: strict)"},
         {"http = true;", "1: http: expected a group { strict = true; }"},
+        {"threads = 1;\nuser = \"no-such-user-x\";", "2: user: user \"no-such-user-x\" does not exist"},
+        {"user = \"nobody\";\ngroup = \"no-such-group-x\";", "2: group: group \"no-such-group-x\" does not exist"},
+        {"user = \"a:b\";", "1: user: \"a:b\" is not a valid user name"},
+        {"user = \"\";", "1: user: \"\" is not a valid user name"},
+        {"group = \"-x\";", "1: group: \"-x\" is not a valid group name"},
+        {"seccomp = \"strict\";", "1: seccomp: unknown mode \"strict\" (expected eperm, kill, log or off)"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct config c;
@@ -162,6 +168,15 @@ static void test_good(void **state)
     assert_int_equal(c.offload.wish.want[OFFLOAD_GRO], OFFLOAD_ON);
     assert_int_equal(c.offload.required, 0);
     assert_int_equal(c.offload.restore, 1);
+    assert_null(c.user);
+    assert_int_equal(c.seccomp, CONFIG_SECCOMP_EPERM);
+    /* user and group: resolved; group overrides the user's primary group in either order */
+    assert_int_equal(write_conf("group = \"root\";\nuser = \"nobody\";\nseccomp = \"log\";\n"), 0);
+    assert_int_equal(config_load_file(&c, path, err, sizeof err), 0);
+    assert_string_equal(c.user, "nobody");
+    assert_int_equal(c.uid, 65534);
+    assert_int_equal(c.gid, 0);
+    assert_int_equal(c.seccomp, CONFIG_SECCOMP_LOG);
     /* the command line's setters, over the file */
     assert_int_equal(config_clear_listeners(&c), 0);
     assert_int_equal(config_add_listener_spec(&c, "[::]:9000", err, sizeof err), 0);
@@ -205,6 +220,15 @@ static void test_defaults(void **state)
     c.ram = 4096;
     assert_int_equal(config_validate(&c, err, sizeof err), -1);
     assert_non_null(strstr(err, "ram: 4096 bytes is too small for \"/ram/1GiB.dat\""));
+    c.ram = 0;
+    /* a group alone: refused (debitd changes the group only with the user) */
+    assert_int_equal(config_set_group(&c, "root", err, sizeof err), 0);
+    assert_int_equal(config_validate(&c, err, sizeof err), -1);
+    assert_string_equal(err, "(defaults): group: \"root\" without a user (set user too: debitd changes the group "
+                             "only when it changes the user)");
+    assert_int_equal(config_set_user(&c, "nobody", err, sizeof err), 0);
+    assert_int_equal(c.gid, 0); /* the group set first stays */
+    assert_int_equal(config_validate(&c, err, sizeof err), 0);
     config_free(&c);
 }
 
