@@ -10,6 +10,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "jsonl.h"
 #include "log.h"
 #include "netcfg.h"
@@ -85,24 +86,32 @@ static void on_run_done(const struct plan *p, const struct run_result *r, size_t
     }
     if (c->quiet)
         return;
-    char cell[256] = "";
+    /* Server names, cells and above all the error (a reason phrase, a redirect target:
+     * the server's own text) reach the terminal escaped (escape.h). */
+    char cell[256] = "", srv[1100], *why = r->ok ? NULL : escape_dup(r->error);
     if (r->scenario || r->variant)
         snprintf(cell, sizeof cell, " (%s / %s)", r->scenario ? r->scenario : "-", r->variant ? r->variant : "-");
+    char ecell[sizeof cell * 4];
+    escape_text(ecell, sizeof ecell, cell);
+    escape_text(srv, sizeof srv, r->server);
     if (r->ok) {
         char rate[32];
         units_format_mbps(r->avg_mbps, rate, sizeof rate);
-        fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: %s Mb/s, %llu bytes in %.3f s\n", step + 1, total, cell,
-                r->server, r->run, rate, (unsigned long long)r->bytes, r->body_s);
+        fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: %s Mb/s, %llu bytes in %.3f s\n", step + 1, total, ecell,
+                srv, r->run, rate, (unsigned long long)r->bytes, r->body_s);
     } else {
-        fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: FAILED: %s\n", step + 1, total, cell, r->server, r->run,
-                r->error);
+        fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: FAILED: %s\n", step + 1, total, ecell, srv, r->run,
+                why ? why : "(out of memory)");
     }
+    free(why);
 }
 
 static void on_note(const char *msg, void *ud)
 {
     (void)ud;
-    fprintf(stderr, "debit: %s\n", msg);
+    fputs("debit: ", stderr);
+    escape_fputs(msg, stderr);
+    fputc('\n', stderr);
 }
 
 static void on_cell_start(const char *latency, const char *variant, const char *settings, void *ud)
@@ -111,8 +120,10 @@ static void on_cell_start(const char *latency, const char *variant, const char *
     if (c->quiet)
         return;
     /* Same "(latency / variant)" form as each run's line, so a reader can grep a cell. */
-    fprintf(stderr, "debit: cell (%s / %s)%s%s\n", latency ? latency : "-", variant ? variant : "-",
-            settings && *settings ? ": " : "", settings ? settings : "");
+    char line[2048];
+    snprintf(line, sizeof line, "cell (%s / %s)%s%s", latency ? latency : "-", variant ? variant : "-",
+             settings && *settings ? ": " : "", settings ? settings : "");
+    on_note(line, ud);
 }
 
 static const char *if_warning(const char *dev)
@@ -131,9 +142,11 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
     if (s->dl.max_bytes)
         printf(", max-bytes %llu", (unsigned long long)s->dl.max_bytes);
     if (s->dl.stall_s > 0)
-        printf(", stall %g s", s->dl.stall_s);
+        printf(", stall %g s below %g B/s", s->dl.stall_s, s->dl.stall_rate_Bps);
     if (s->dl.max_time_s > 0)
         printf(", max-time %g s", s->dl.max_time_s);
+    else
+        printf(", no max-time");
     printf("\n");
     size_t cells = 1;
     if (scn) {

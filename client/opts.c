@@ -34,8 +34,11 @@ void opts_usage(FILE *out)
           "      --seed N              seed of the random order (default: from the clock, printed)\n"
           "      --pause SECONDS       pause between downloads (default 0)\n"
           "      --max-bytes SIZE      stop each download after SIZE bytes (Range request, else abort)\n"
-          "      --stall SECONDS       fail a download that receives nothing for that long\n"
-          "      --max-time SECONDS    fail a download that lasts longer\n"
+          "      --stall SECONDS       fail a download that receives less than --stall-rate\n"
+          "                            over the last SECONDS (default: no stall check)\n"
+          "      --stall-rate RATE     minimum rate for --stall, e.g. 1kB/s (default), 64kbit;\n"
+          "                            0: only a complete stop\n"
+          "      --max-time SECONDS    fail a download that lasts longer (default 600; 0: no limit)\n"
           "      --timeout SECONDS     connect timeout\n"
           "Network:\n"
           "  -4, -6                    IPv4 or IPv6 only\n"
@@ -75,6 +78,7 @@ enum {
     OPT_PAUSE,
     OPT_MAX_BYTES,
     OPT_STALL,
+    OPT_STALL_RATE,
     OPT_MAX_TIME,
     OPT_TIMEOUT,
     OPT_RESOLVE,
@@ -101,6 +105,7 @@ static const struct option long_opts[] = {
     {"pause", required_argument, NULL, OPT_PAUSE},
     {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
     {"stall", required_argument, NULL, OPT_STALL},
+    {"stall-rate", required_argument, NULL, OPT_STALL_RATE},
     {"max-time", required_argument, NULL, OPT_MAX_TIME},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"resolve", required_argument, NULL, OPT_RESOLVE},
@@ -139,6 +144,7 @@ static const struct {
     {OPT_PAUSE, settings_set_pause, NULL},
     {OPT_MAX_BYTES, settings_set_max_bytes, NULL},
     {OPT_STALL, settings_set_stall, NULL},
+    {OPT_STALL_RATE, settings_set_stall_rate, NULL},
     {OPT_MAX_TIME, settings_set_max_time, NULL},
     {OPT_TIMEOUT, settings_set_timeout, NULL},
     {OPT_RESOLVE, settings_add_resolve, NULL},

@@ -215,9 +215,19 @@ int settings_set_stall(struct settings *s, const char *value, char *err, size_t 
     return parse_seconds(value, 1, &s->dl.stall_s, err, errlen);
 }
 
+int settings_set_stall_rate(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    uint64_t bits;
+    enum units_err e = units_parse_rate(value, &bits);
+    if (e != UNITS_OK)
+        return units_bad(e, value, "expected a rate such as 1kB/s or 64kbit, 0: only a complete stop", err, errlen);
+    s->dl.stall_rate_Bps = bits / 8.0;
+    return 0;
+}
+
 int settings_set_max_time(struct settings *s, const char *value, char *err, size_t errlen)
 {
-    return parse_seconds(value, 1, &s->dl.max_time_s, err, errlen);
+    return parse_seconds(value, 0, &s->dl.max_time_s, err, errlen); /* 0: no limit */
 }
 
 int settings_set_timeout(struct settings *s, const char *value, char *err, size_t errlen)

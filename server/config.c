@@ -235,6 +235,31 @@ int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen)
     return 0;
 }
 
+int config_set_header_timeout(struct config *c, uint64_t usec, char *err, size_t errlen)
+{
+    if (usec % 1000 != 0)
+        return err_set(err, errlen, "must be whole milliseconds");
+    if (usec != 0 && (usec < 100000 || usec > 3600000000ULL))
+        return err_set(err, errlen, "%llu ms is out of range (0 = none, or 100ms to 1 hour)",
+                       (unsigned long long)(usec / 1000));
+    c->header_timeout_ms = usec / 1000;
+    return 0;
+}
+
+int config_set_body_min_rate(struct config *c, const char *rate, char *err, size_t errlen)
+{
+    uint64_t bps;
+    enum units_err e = units_parse_rate(rate, &bps);
+    if (e != UNITS_OK)
+        return err_set(err, errlen, "\"%s\": %s (example: \"1kB/s\"; \"0\" = no floor)", rate, units_strerror(e));
+    if (bps != 0 && bps < 8)
+        return err_set(err, errlen, "\"%s\" is below 1 byte/s (\"0\" = no floor)", rate);
+    if (bps > 8000000000ULL)
+        return err_set(err, errlen, "\"%s\" is above 1GB/s: a floor that high would cut honest uploads", rate);
+    c->body_min_rate = bps / 8;
+    return 0;
+}
+
 int config_defaults(struct config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -242,10 +267,14 @@ int config_defaults(struct config *c, char *err, size_t errlen)
     c->seed = 1;
     c->upload_max = 10ULL << 30;
     c->max_connections = 10000;
+    c->per_ip = 100; /* a public host: one address may not take every slot */
     c->idle_timeout = 30;
+    c->header_timeout_ms = 5000;
+    c->body_min_rate = 1000; /* 1kB/s */
     c->log_level = LOG_LEVEL_INFO;
     c->access_log = strdup("-");
     c->transfers_keep = 1024;
+    c->http_strict = 1;
     c->offload.restore = 1;
     c->offload.required = 1;
     c->offload.state_file = strdup(CONFIG_OFFLOAD_STATE_FILE);

@@ -57,9 +57,12 @@ struct config {
     unsigned max_connections; /* per listener, 0 = MHD's default (FD_SETSIZE-bound) */
     unsigned per_ip;          /* 0 = unlimited */
     unsigned idle_timeout;    /* seconds, 0 = never */
+    uint64_t header_timeout_ms; /* accept (or end of a response) to end of headers; 0 = none */
+    uint64_t body_min_rate;     /* request body bytes/s over DEADLINE_BODY_WINDOW_MS; 0 = none */
     enum log_level log_level;
     char *access_log; /* "-" = stderr, "off", or a file path (appended) */
     unsigned transfers_keep; /* ring size of /transfers/ID records */
+    int http_strict;         /* http.strict: refuse ambiguous requests (docs/http-strictness.md) */
     struct offload_cfg offload;
 };
 
@@ -91,6 +94,11 @@ int config_set_upload(struct config *c, const char *path, uint64_t max_size, cha
 int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen);
 /* Worker threads per listener, 0 (one per CPU) to 1024. */
 int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen);
+/* limits.header_timeout: USEC microseconds, 0 (none) or 100 ms to 1 hour, whole ms. */
+int config_set_header_timeout(struct config *c, uint64_t usec, char *err, size_t errlen);
+/* limits.body_min_rate: a rate as units.h spells it ("1kB/s", "8kbit"), "0" = none; at
+ * most 1GB/s (a floor, not a target). */
+int config_set_body_min_rate(struct config *c, const char *rate, char *err, size_t errlen);
 
 /* Cross-checks that need the whole configuration (paths that collide with each other or
  * with /status, /transfers/, the upload path, NAME.sha256, a file that is also a folder).
