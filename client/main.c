@@ -1,6 +1,7 @@
 /* debit: the measurement client. main() only wires the modules together: options, the
  * plan (measurement loop), the journal, progress, outputs, and the exit status. */
 #include <curl/curl.h>
+#include <errno.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "settings.h"
 #include "summary.h"
 #include "units.h"
+#include "writeout.h"
 
 static volatile sig_atomic_t g_stop;
 
@@ -174,6 +176,8 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
     }
     if (s->delay_dev)
         printf("delay: +%g ms on %s%s\n", s->delay_us / 1000.0, s->delay_dev, if_warning(s->delay_dev));
+    if (s->write_out)
+        printf("write-out: %s\n", s->write_out);
     printf("downloads: %zu (%zu cell%s x %zu server%s x %u runs)\n", cells * s->nservers * s->runs, cells,
            cells == 1 ? "" : "s", s->nservers, s->nservers == 1 ? "" : "s", s->runs);
 }
@@ -220,6 +224,27 @@ static int load_settings(const struct client_opts *o, struct settings *s, struct
     return 0;
 }
 
+/* -w FORMAT on stdout (parsed again: opts checked it). Returns 0, or -1 after printing
+ * a write error other than EPIPE. */
+static int write_out(const char *fmt, const struct result_set *rs, const struct summary *sum,
+                     const struct report_meta *meta)
+{
+    char err[1024];
+    struct writeout *w = writeout_parse(fmt, err, sizeof err);
+    if (!w) {
+        fprintf(stderr, "debit: --write-out: %s\n", err);
+        return -1;
+    }
+    int rc = writeout_print(stdout, w, rs, sum, meta);
+    int e = errno;
+    writeout_free(w);
+    if (rc != 0 && e != EPIPE) {
+        fprintf(stderr, "debit: --write-out: stdout: %s\n", strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
 /* One note per cell that changed something: which delay mechanism ran, offloads. */
 static char **cell_notes(const struct scenario_cells *cells, size_t *nnotes)
 {
@@ -236,6 +261,33 @@ static char **cell_notes(const struct scenario_cells *cells, size_t *nnotes)
     return notes;
 }
 
+/* -V/--version, as curl -V: debit's and libcurl's versions, then what this libcurl
+ * can do (its protocols and features), which decides what a URL or option may ask. */
+static void print_version(void)
+{
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    printf("debit %s (%s)\n", DEBIT_VERSION, curl_version());
+    printf("libcurl %s%s%s\n", v->version, v->ssl_version ? ", TLS " : "", v->ssl_version ? v->ssl_version : "");
+    printf("Protocols:");
+    for (const char *const *p = v->protocols; p && *p; p++)
+        printf(" %s", *p);
+    printf("\nFeatures:");
+#if LIBCURL_VERSION_NUM >= 0x075700 /* 7.87.0: feature_names */
+    for (const char *const *f = v->feature_names; f && *f; f++)
+        printf(" %s", *f);
+#else
+    static const struct {
+        int bit;
+        const char *name;
+    } bits[] = {{CURL_VERSION_IPV6, "IPv6"}, {CURL_VERSION_SSL, "SSL"}, {CURL_VERSION_LIBZ, "libz"},
+                {CURL_VERSION_HTTP2, "HTTP2"}, {CURL_VERSION_ASYNCHDNS, "AsynchDNS"}, {CURL_VERSION_LARGEFILE, "Largefile"}};
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+        if (v->features & bits[i].bit)
+            printf(" %s", bits[i].name);
+#endif
+    printf("\n");
+}
+
 /* The command line and what it names: --help, --version and -t end here. Returns the
  * exit status, or -1 when the measurement should run with s (and *scn). */
 static int front_end(int argc, char **argv, struct settings *s, struct scenario **scn)
@@ -249,7 +301,7 @@ static int front_end(int argc, char **argv, struct settings *s, struct scenario 
         code = 0;
         break;
     case OPTS_VERSION:
-        printf("debit %s (%s)\n", DEBIT_VERSION, curl_version());
+        print_version();
         code = 0;
         break;
     case OPTS_ERROR:
@@ -422,10 +474,17 @@ int main(int argc, char **argv)
             .notes = (const char *const *)notes,
             .nnotes = nnotes,
         };
-        if (report_write_file(s->output ? s->output : "-", s->format, &rs, &sum, &meta, err, sizeof err) != 0) {
+        /* -w replaces the report on stdout (as a cron line); -o still gets it. A reader
+         * of stdout that went away (`| head -1`) is not a failed measurement: the exit
+         * status stays the runs' own, and nothing is said. */
+        if ((s->output || !s->write_out) &&
+            report_write_file(s->output ? s->output : "-", s->format, &rs, &sum, &meta, err, sizeof err) != 0 &&
+            (s->output || errno != EPIPE)) {
             fprintf(stderr, "debit: --output: %s\n", err);
             rc = 1;
         }
+        if (s->write_out && write_out(s->write_out, &rs, &sum, &meta) != 0)
+            rc = 1;
         if (s->output && !s->quiet)
             report_write(stderr, scn ? REPORT_MARKDOWN : REPORT_TABLE, &rs, &sum, &meta);
         if (s->plot && plot_write(s->plot, &rs, &sum, err, sizeof err) != 0) {

@@ -59,6 +59,8 @@ void opts_usage(FILE *out)
           "      --plot FILE           plot medians and throughput over time (.png or .svg, gnuplot)\n"
           "      --progress, --no-progress   live progress line on stderr (default: if a TTY)\n"
           "  -q, --quiet               no progress line and no messages but errors\n"
+          "  -w, --write-out FORMAT    print FORMAT per server instead of the report, as curl -w:\n"
+          "                            %{server} %{median_mbps} %{runs_ok} %{runs_failed} %{json} ... \\n\n"
           "Experiments:\n"
           "      --scenario FILE       run a scenario file (servers x latency x client offloads)\n"
           "  -t, --check               validate the options (and scenario file), print the plan, exit\n"
@@ -118,6 +120,7 @@ static const struct option long_opts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"quiet", no_argument, NULL, 'q'},
+    {"write-out", required_argument, NULL, 'w'},
     {"offload", required_argument, NULL, OPT_OFFLOAD},
     {"scenario", required_argument, NULL, OPT_SCENARIO},
     {"plot", required_argument, NULL, OPT_PLOT},
@@ -158,6 +161,7 @@ static const struct {
     {OPT_PROGRESS, settings_set_progress, "on"},
     {OPT_NO_PROGRESS, settings_set_progress, "off"},
     {'q', settings_set_quiet, "on"},
+    {'w', settings_set_write_out, NULL},
     {OPT_OFFLOAD, settings_add_offload, NULL},
     {OPT_PLOT, settings_set_plot, NULL},
     {OPT_DELAY, settings_set_delay, NULL},
@@ -217,7 +221,7 @@ static enum opts_result parse_argv(struct client_opts *o, struct settings *scrat
     int c, li;
     for (;;) {
         li = -1;
-        c = getopt_long(argc, argv, ":n:o:q46thV", long_opts, &li);
+        c = getopt_long(argc, argv, ":n:o:qw:46thV", long_opts, &li);
         if (c == -1)
             break;
         char nb[48];

@@ -10,6 +10,7 @@
 
 #include "err.h"
 #include "units.h"
+#include "writeout.h"
 
 struct settings *settings_new(void)
 {
@@ -41,6 +42,7 @@ void settings_free(struct settings *s)
     free(s->jsonl);
     free(s->plot);
     free(s->delay_dev);
+    free(s->write_out);
     free(s);
 }
 
@@ -411,6 +413,15 @@ int settings_set_delay_dev(struct settings *s, const char *value, char *err, siz
     if (settings_check_ifname(value, err, errlen) != 0)
         return -1;
     return set_string(&s->delay_dev, value, err, errlen);
+}
+
+int settings_set_write_out(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    struct writeout *w = writeout_parse(value, err, errlen);
+    if (!w)
+        return -1;
+    writeout_free(w);
+    return set_string(&s->write_out, value, err, errlen);
 }
 
 int settings_check(const struct settings *s, char *err, size_t errlen)

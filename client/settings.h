@@ -50,6 +50,7 @@ struct settings {
     size_t noffloads;
     uint64_t delay_us;  /* --delay; 0: none */
     char *delay_dev;
+    char *write_out;    /* -w FORMAT (checked by writeout_parse), NULL: none */
 };
 
 /* A new settings struct holding the defaults (5 runs, alternate, table, progress auto,
@@ -101,6 +102,8 @@ int settings_set_quiet(struct settings *s, const char *value, char *err, size_t 
 int settings_add_offload(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_delay(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_delay_dev(struct settings *s, const char *value, char *err, size_t errlen);
+/* -w/--write-out FORMAT: a writeout.h template (unknown variable, escape: an error). */
+int settings_set_write_out(struct settings *s, const char *value, char *err, size_t errlen);
 
 /* What no single setter can see, checked once everything is applied: --seed needs
  * --order random, --delay and --delay-dev go together, --interface excludes

@@ -296,8 +296,7 @@ static void write_csv(FILE *out, const struct summary *s)
     }
 }
 
-/* The whole measurement as one JSON document (new reference). */
-static json_t *report_json(const struct result_set *rs, const struct summary *s, const struct report_meta *m)
+json_t *report_to_json(const struct result_set *rs, const struct summary *s, const struct report_meta *m)
 {
     char when[32];
     time_t now = time(NULL);
@@ -339,7 +338,7 @@ int report_write(FILE *out, enum report_format f, const struct result_set *rs, c
         write_csv(out, s);
         break;
     case REPORT_JSON: {
-        json_t *o = report_json(rs, s, m);
+        json_t *o = report_to_json(rs, s, m);
         int rc = o ? json_dumpf(o, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
         json_decref(o);
         if (rc != 0)
@@ -366,8 +365,12 @@ int report_write_file(const char *path, enum report_format f, const struct resul
                       const struct summary *s, const struct report_meta *m, char *err, size_t errlen)
 {
     if (strcmp(path, "-") == 0) {
-        if (report_write(stdout, f, rs, s, m) != 0 || fflush(stdout) != 0)
-            return err_set(err, errlen, "stdout: %s", strerror(errno));
+        if (report_write(stdout, f, rs, s, m) != 0 || fflush(stdout) != 0) {
+            int e = errno;
+            err_set(err, errlen, "stdout: %s", strerror(e));
+            errno = e;
+            return -1;
+        }
         return 0;
     }
     struct sys_atomic a;

@@ -63,6 +63,8 @@ static void test_errors(void **state)
         {{"--connect-to", "a:80:b", "http://a/"}, "--connect-to: 'a:80:b': expected HOST:PORT:CONNECT-TO-HOST"},
         {{"--format", "xml", "http://a/"}, "--format: 'xml': expected table, markdown, csv or json"},
         {{"--plot", "x.jpg", "http://a/"}, "--plot: 'x.jpg': expected a file name ending in .png or .svg"},
+        {{"-w", "%{speed}", "http://a/"}, "-w: '%{speed}': unknown variable (known: server url"},
+        {{"--write-out", "%{server", "http://a/"}, "--write-out: '%{server': unterminated %{"},
         {{"--offload", "eth0", "http://a/"}, "--offload: 'eth0': expected DEV:"},
         /* Fully checked where parsed, not when applied: -t must catch these. */
         {{"--offload", "eth0:tso=maybe", "http://a/"}, "--offload: 'eth0:tso=maybe': tso: 'maybe' is not on or off"},
