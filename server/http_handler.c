@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "sys.h"
 #include "tcp_info.h"
 #include "tcp_profile.h"
 #include "wire.h"
@@ -25,6 +26,7 @@ enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsi
     if (!resp)
         return MHD_NO;
     struct server *s = l->srv;
+    metrics_status(s->metrics, status);
     if (status < 300)
         s->status_2xx++;
     else if (status >= 400 && status < 500)
@@ -123,6 +125,8 @@ static enum MHD_Result route(struct listener *l, struct MHD_Connection *conn, co
     if (!f && ulen > 7 && strcmp(url + ulen - 7, ".sha256") == 0)
         sha = find_file(c, url, ulen - 7);
     int status_page = strcmp(url, WIRE_STATUS_PATH) == 0;
+    if (strcmp(url, WIRE_METRICS_PATH) == 0)
+        return is_get_or_head(method) ? http_metrics(l, conn) : http_reply_text(l, conn, 405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
     int transfer = strncmp(url, WIRE_TRANSFERS_PATH, strlen(WIRE_TRANSFERS_PATH)) == 0;
     int folder = url[ulen - 1] == '/' && is_folder(c, url);
     char slash[1100];
@@ -206,6 +210,7 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
             bytes = acked < bytes ? acked : bytes;
         }
         l->srv->bytes_sent += bytes;
+        metrics_transfer(l->srv->metrics, (size_t)(l - l->srv->listeners), r->file, bytes, sys_mono_s() - r->t0);
         struct tcp_info_sample last;
         char err[128];
         int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;

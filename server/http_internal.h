@@ -24,6 +24,8 @@ struct req {
     uint64_t body_len;  /* bytes the response body carries */
     uint64_t acked0;    /* tcpi_bytes_acked when the response started */
     int sock;           /* the connection's socket */
+    size_t file;        /* index in cfg->files, for the metrics */
+    double t0;          /* sys_mono_s when the response was queued */
     /* REQ_UPLOAD */
     uint64_t up_bytes;
     double up_t0;
@@ -62,6 +64,8 @@ enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn
                                  const struct file_cfg *f);
 enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, const char *folder);
 enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn);
+/* GET /metrics (http_metrics.c): 404 when metrics.enabled is off, 403 outside metrics.allow. */
+enum MHD_Result http_metrics(struct listener *l, struct MHD_Connection *conn);
 enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id);
 enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, struct req *r,
                             const char *upload_data, size_t *upload_data_size);
