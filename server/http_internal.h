@@ -45,6 +45,10 @@ enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsi
  * (NAME may be NULL). */
 enum MHD_Result http_reply_text(struct listener *l, struct MHD_Connection *conn, unsigned status,
                                 const char *name, const char *value);
+/* BODY (LEN bytes, malloc'd: stolen, freed even on failure) as Content-Type TYPE, with
+ * Server and Cache-Control: no-store. */
+enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *conn, unsigned status, char *body,
+                                  size_t len, const char *type);
 /* A JSON answer (J is stolen), Cache-Control: no-store. */
 enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j);
 /* Server header, on every response. */

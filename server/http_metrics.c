@@ -111,15 +111,7 @@ done:
         free(body);
         return http_reply_text(l, conn, 500, NULL, NULL);
     }
-    struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(body);
-        return MHD_NO;
-    }
-    http_headers_common(resp);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    return http_reply(l, conn, 200, resp);
+    return http_reply_buffer(l, conn, 200, body, len, "text/plain; version=0.0.4; charset=utf-8");
 }
 
 enum MHD_Result http_metrics(struct listener *l, struct MHD_Connection *conn)

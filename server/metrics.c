@@ -76,6 +76,17 @@ static void label(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* NAME{K1="V1",K2="V2",...} VALUE: KV holds N key/value pairs. */
+static void sample(FILE *out, const char *name, const char *const *kv, size_t n, unsigned long long value)
+{
+    fputs(name, out);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "%c%s=", i ? ',' : '{', kv[2 * i]);
+        label(out, kv[2 * i + 1]);
+    }
+    fprintf(out, "%s %llu\n", n ? "}" : "", value);
+}
+
 static void family(FILE *out, const char *name, const char *type, const char *help)
 {
     fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
@@ -90,9 +101,7 @@ static void simple(FILE *out, const char *name, const char *type, const char *he
 int metrics_render(const struct metrics *m, const struct metrics_view *v, FILE *out)
 {
     family(out, "debitd_build_info", "gauge", "Version of debitd, always 1.");
-    fputs("debitd_build_info{version=", out);
-    label(out, v->version);
-    fputs("} 1\n", out);
+    sample(out, "debitd_build_info", (const char *const[]){"version", v->version}, 1, 1);
     family(out, "debitd_uptime_seconds", "gauge", "Seconds since debitd started.");
     fprintf(out, "debitd_uptime_seconds %.3f\n", v->uptime_s);
 
@@ -101,13 +110,9 @@ int metrics_render(const struct metrics *m, const struct metrics_view *v, FILE *
     size_t nl = m->n_listeners < v->n_listeners ? m->n_listeners : v->n_listeners;
     size_t nf = m->n_files < v->n_files ? m->n_files : v->n_files;
     for (size_t l = 0; l < nl; l++)
-        for (size_t f = 0; f < nf; f++) {
-            fputs("debitd_sent_bytes_total{file=", out);
-            label(out, v->files[f]);
-            fputs(",listener=", out);
-            label(out, v->listeners[l]);
-            fprintf(out, "} %llu\n", (unsigned long long)m->bytes[l * m->n_files + f]);
-        }
+        for (size_t f = 0; f < nf; f++)
+            sample(out, "debitd_sent_bytes_total", (const char *const[]){"file", v->files[f], "listener", v->listeners[l]},
+                   2, m->bytes[l * m->n_files + f]);
 
     family(out, "debitd_responses_total", "counter", "HTTP responses sent, by status class.");
     for (int c = 0; c < 5; c++)
@@ -134,36 +139,23 @@ int metrics_render(const struct metrics *m, const struct metrics_view *v, FILE *
            v->upload_bytes);
 
     family(out, "debitd_refusals_total", "counter", "Connections closed or refused, by reason.");
-    for (size_t r = 0; r < v->n_refusals; r++) {
-        fputs("debitd_refusals_total{reason=", out);
-        label(out, v->refusal_names[r]);
-        fprintf(out, "} %llu\n", (unsigned long long)v->refusals[r]);
-    }
+    for (size_t r = 0; r < v->n_refusals; r++)
+        sample(out, "debitd_refusals_total", (const char *const[]){"reason", v->refusal_names[r]}, 1, v->refusals[r]);
 
     family(out, "debitd_offload_enabled", "gauge",
            "Live offload state of each interface the listeners serve through (1 on, 0 off).");
-    for (size_t i = 0; i < v->n_offload; i++) {
-        fputs("debitd_offload_enabled{interface=", out);
-        label(out, v->offload[i].interface);
-        fputs(",feature=", out);
-        label(out, v->offload[i].feature);
-        fprintf(out, "} %d\n", v->offload[i].on ? 1 : 0);
-    }
+    for (size_t i = 0; i < v->n_offload; i++)
+        sample(out, "debitd_offload_enabled",
+               (const char *const[]){"interface", v->offload[i].interface, "feature", v->offload[i].feature}, 2,
+               v->offload[i].on ? 1 : 0);
 
     family(out, "debitd_tcp_profile_info", "gauge", "TCP profile of each listener, always 1.");
     for (size_t i = 0; i < v->n_tcp; i++) {
         const struct metrics_tcp *t = &v->tcp[i];
-        fputs("debitd_tcp_profile_info{listener=", out);
-        label(out, t->listener);
-        fputs(",cc=", out);
-        label(out, t->cc);
-        fputs(",pacing=", out);
-        label(out, t->pacing);
-        fputs(",sndbuf=", out);
-        label(out, t->sndbuf);
-        fputs(",notsent_lowat=", out);
-        label(out, t->notsent_lowat);
-        fputs("} 1\n", out);
+        sample(out, "debitd_tcp_profile_info",
+               (const char *const[]){"listener", t->listener, "cc", t->cc, "pacing", t->pacing, "sndbuf", t->sndbuf,
+                                     "notsent_lowat", t->notsent_lowat},
+               5, 1);
     }
     return ferror(out) ? -1 : 0;
 }
