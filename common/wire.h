@@ -28,6 +28,8 @@
  * the one that made the transfer (unless privacy.public_transfers). */
 #define WIRE_TRANSFERS_PATH "/transfers/"
 #define WIRE_STATUS_PATH "/status"
+/* Prometheus text format 0.0.4 (docs/server.md "Metrics"); 403 outside metrics.allow. */
+#define WIRE_METRICS_PATH "/metrics"
 
 /* The first word of the line a delay program (debit-delayline, debit-netctl) prints on
  * stdout once packets are being delayed; whoever started it waits for it (bounded). */

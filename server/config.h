@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "acl.h"
 #include "log.h"
 #include "offload.h"
 #include "tcp_profile.h"
@@ -84,6 +85,10 @@ struct config {
     uid_t uid;          /* resolved when set: the user's uid and primary (or group's) gid */
     gid_t gid;
     enum config_seccomp seccomp;
+    struct { /* metrics = { enabled; allow = ( ... ); }: GET /metrics */
+        int enabled;      /* 0: /metrics is a 404 */
+        struct acl allow; /* clients that may read it (others get a 403); default loopback */
+    } metrics;
 };
 
 /* Fill *c with the built-in defaults (one listener [::]:8080, the seed's two files). */
@@ -134,6 +139,10 @@ int config_set_group(struct config *c, const char *name, char *err, size_t errle
 int config_set_seccomp(struct config *c, const char *name, char *err, size_t errlen);
 /* The configured name of a seccomp mode ("eperm"...). */
 const char *config_seccomp_name(enum config_seccomp m);
+
+/* metrics.allow: add a client address or network (acl.h: "127.0.0.1", "10.0.0.0/8");
+ * acl_clear(&c->metrics.allow) empties the list first (a file's list replaces the default). */
+int config_add_metrics_allow(struct config *c, const char *spec, char *err, size_t errlen);
 
 /* Cross-checks that need the whole configuration (paths that collide with each other or
  * with /status, /transfers/, the upload path, NAME.sha256, a file that is also a folder).

@@ -217,6 +217,30 @@ static int parse_http(struct config *c, const config_setting_t *g, char *err, si
     return cfg_get_bool(g, "strict", &c->http_strict, err, errlen) < 0 ? -1 : 0;
 }
 
+static int parse_metrics(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"enabled", "allow", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { enabled = true; allow = ( \"127.0.0.1\", \"::1\" ); }", err,
+                   errlen) ||
+        cfg_check_keys(g, keys, err, errlen) < 0 || cfg_get_bool(g, "enabled", &c->metrics.enabled, err, errlen) < 0)
+        return -1;
+    const config_setting_t *list = config_setting_get_member(g, "allow");
+    if (!list)
+        return 0;
+    if (!config_setting_is_aggregate(list) || config_setting_is_group(list))
+        return cfg_error(err, errlen, list, "expected a list of addresses: ( \"127.0.0.1\", \"10.0.0.0/8\" )");
+    acl_clear(&c->metrics.allow); /* an empty list: nobody (enabled but unreachable) */
+    for (int i = 0; i < config_setting_length(list); i++) {
+        const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
+        const char *spec = config_setting_get_string(e);
+        if (!spec)
+            return cfg_error(err, errlen, e, "expected a string such as \"127.0.0.1\" or \"10.0.0.0/8\"");
+        if (config_add_metrics_allow(c, spec, err, errlen) < 0)
+            return cfg_error_prefix(err, errlen, e);
+    }
+    return 0;
+}
+
 static int parse_offload(struct config *c, const config_setting_t *g, char *err, size_t errlen)
 {
     static const char *const keys[] = {"interface", "tso", "gso", "gro", "restore", "required", "state_file", NULL};
@@ -290,7 +314,7 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
     const config_setting_t *root = config_root_setting(&lc);
     static const char *const keys[] = {"listen", "threads", "seed", "ram", "files", "upload",
                                        "limits", "log", "transfers", "privacy", "offload", "http", "user", "group",
-                                       "seccomp", NULL};
+                                       "seccomp", "metrics", NULL};
     if (cfg_check_keys(root, keys, err, errlen) < 0)
         goto out;
     char *source = strdup(path);
@@ -346,6 +370,8 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
     if ((s = config_setting_get_member(root, "privacy")) && parse_privacy(c, s, err, errlen) < 0)
         goto out;
     if ((s = config_setting_get_member(root, "http")) && parse_http(c, s, err, errlen) < 0)
+        goto out;
+    if ((s = config_setting_get_member(root, "metrics")) && parse_metrics(c, s, err, errlen) < 0)
         goto out;
     if (parse_privilege(c, root, err, errlen) < 0)
         goto out;
@@ -443,6 +469,10 @@ void config_print(const struct config *c, FILE *out)
     fprintf(out, "privacy = { details = %s; public_transfers = %s; };\n", c->details ? "true" : "false",
             c->public_transfers ? "true" : "false");
     fprintf(out, "http = { strict = %s; };\n", c->http_strict ? "true" : "false");
+    fprintf(out, "metrics = { enabled = %s; allow = (", c->metrics.enabled ? "true" : "false");
+    for (size_t i = 0; i < c->metrics.allow.n; i++)
+        fprintf(out, "%s \"%s\"", i ? "," : "", c->metrics.allow.e[i].spec);
+    fprintf(out, " ); };\n");
     if (c->offload.interface) {
         static const char *const v[] = {"", "true", "false"};
         fprintf(out, "offload = { interface = \"%s\";", c->offload.interface);

@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "range.h"
+#include "sys.h"
 #include "wire.h"
 
 void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size_t len)
@@ -138,6 +139,8 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status, r->sock,
                                     have_owner ? &owner : NULL};
         r->body_len = len;
+        r->file = (size_t)(f - s->cfg->files);
+        r->t0 = sys_mono_s();
         r->acked0 = http_tcp_bytes_acked(r->sock);
         r->seq = transfers_begin(s->transfers, &ts, id);
         if (r->seq)

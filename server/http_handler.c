@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "sys.h"
 #include "tcp_info.h"
 #include "tcp_profile.h"
 #include "wire.h"
@@ -27,6 +28,7 @@ enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsi
     struct server *s = l->srv;
     if (s->draining) /* a graceful stop: no further request on this connection */
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    metrics_status(s->metrics, status);
     if (status < 300)
         s->status_2xx++;
     else if (status >= 400 && status < 500)
@@ -57,6 +59,20 @@ enum MHD_Result http_reply_text(struct listener *l, struct MHD_Connection *conn,
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     if (name)
         MHD_add_response_header(resp, name, value);
+    return http_reply(l, conn, status, resp);
+}
+
+enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *conn, unsigned status, char *body,
+                                  size_t len, const char *type)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(body);
+        return MHD_NO;
+    }
+    http_headers_common(resp);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     return http_reply(l, conn, status, resp);
 }
 
@@ -125,6 +141,8 @@ static enum MHD_Result route(struct listener *l, struct MHD_Connection *conn, co
     if (!f && ulen > 7 && strcmp(url + ulen - 7, ".sha256") == 0)
         sha = find_file(c, url, ulen - 7);
     int status_page = strcmp(url, WIRE_STATUS_PATH) == 0;
+    if (strcmp(url, WIRE_METRICS_PATH) == 0)
+        return is_get_or_head(method) ? http_metrics(l, conn) : http_reply_text(l, conn, 405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
     int transfer = strncmp(url, WIRE_TRANSFERS_PATH, strlen(WIRE_TRANSFERS_PATH)) == 0;
     int folder = url[ulen - 1] == '/' && is_folder(c, url);
     char slash[1100];
@@ -223,6 +241,7 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
         }
         l->srv->bytes_sent += bytes;
         http_quota_settle(l, r, bytes);
+        metrics_transfer(l->srv->metrics, (size_t)(l - l->srv->listeners), r->file, bytes, sys_mono_s() - r->t0);
         if (r->seq) { /* the record (none when no ID could be drawn) */
             struct tcp_info_sample last;
             char err[128];

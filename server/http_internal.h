@@ -28,6 +28,8 @@ struct req {
     int sock;           /* the connection's socket */
     struct quota_receipt quota; /* what the response was charged (refunded in part if it ends early) */
     int in_flight;              /* counted in server.in_flight (a download or upload under way) */
+    size_t file;        /* index in cfg->files, for the metrics */
+    double t0;          /* sys_mono_s when the response was queued */
     /* REQ_UPLOAD */
     uint64_t up_bytes;
     double up_t0;
@@ -47,6 +49,10 @@ enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsi
  * (NAME may be NULL). */
 enum MHD_Result http_reply_text(struct listener *l, struct MHD_Connection *conn, unsigned status,
                                 const char *name, const char *value);
+/* BODY (LEN bytes, malloc'd: stolen, freed even on failure) as Content-Type TYPE, with
+ * Server and Cache-Control: no-store. */
+enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *conn, unsigned status, char *body,
+                                  size_t len, const char *type);
 /* A JSON answer (J is stolen), Cache-Control: no-store. */
 enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j);
 /* Server header, on every response. */
@@ -66,6 +72,8 @@ enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn
                                  const struct file_cfg *f);
 enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, const char *folder);
 enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn);
+/* GET /metrics (http_metrics.c): 404 when metrics.enabled is off, 403 outside metrics.allow. */
+enum MHD_Result http_metrics(struct listener *l, struct MHD_Connection *conn);
 enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id);
 enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, struct req *r,
                             const char *upload_data, size_t *upload_data_size);

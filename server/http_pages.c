@@ -129,15 +129,7 @@ enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, cons
         free(b.p);
         return MHD_NO;
     }
-    struct MHD_Response *resp = MHD_create_response_from_buffer(b.len, b.p, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(b.p);
-        return MHD_NO;
-    }
-    http_headers_common(resp);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    return http_reply(l, conn, 200, resp);
+    return http_reply_buffer(l, conn, 200, b.p, b.len, "text/html; charset=utf-8");
 }
 
 enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)

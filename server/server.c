@@ -72,6 +72,10 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
     }
     if (!(s->watchdog = watchdog_new(cfg, err, errlen)))
         goto fail;
+    if (!(s->metrics = metrics_new(cfg->n_listen, cfg->n_files))) {
+        err_set(err, errlen, "out of memory");
+        goto fail;
+    }
     s->listeners = calloc(cfg->n_listen, sizeof *s->listeners);
     if (!s->listeners) {
         err_set(err, errlen, "out of memory");
@@ -307,6 +311,7 @@ void server_free(struct server *s)
     server_stop(s);
     free(s->listeners);
     watchdog_free(s->watchdog);
+    metrics_free(s->metrics);
     digest_free(s->digest);
     content_free(s->content);
     transfers_free(s->transfers);

@@ -14,6 +14,7 @@
 #include "content.h"
 #include "quota.h"
 #include "digest.h"
+#include "metrics.h"
 #include "transfers.h"
 #include "watchdog.h"
 
@@ -42,6 +43,7 @@ struct server {
     pthread_t sampler;     /* TCP_INFO of every sending transfer, every 100 ms */
     int sampler_wake;      /* eventfd that stops it; -1 when it is not running */
     struct watchdog *watchdog; /* header and body deadlines, refusal log */
+    struct metrics *metrics;   /* GET /metrics: per-file bytes, status classes, durations */
     char kernel[128];
     char last_modified[40]; /* HTTP-date of the start, used as every file's Last-Modified */
     double start_mono;

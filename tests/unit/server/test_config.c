@@ -46,7 +46,7 @@ static void test_bad(void **state)
         const char *msg; /* what follows "PATH:" */
     } rows[] = {
         {"bogus = 1;", "1: bogus: unknown setting (expected one of: listen, threads, seed, ram, files, upload, "
-                       "limits, log, transfers, privacy, offload, http, user, group, seccomp)"},
+                       "limits, log, transfers, privacy, offload, http, user, group, seccomp, metrics)"},
         {"listen = ( { address = \"::\"; port = 65536; } );", "1: listen[0].port: 65536 is out of range [1, 65535]"},
         {"listen = ();", "1: listen: at least one listener is needed"},
         {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp)"},
@@ -62,7 +62,17 @@ static void test_bad(void **state)
         {"files = ( { path = \"/a/\"; size = 1; } );", "1: files[0].path: \"/a/\" names a folder, not a file"},
         {"files = ( { path = \"/a b\"; size = 1; } );", "1: files[0].path: \"/a b\": character 0x20 (a space or control character) is not allowed in a path"},
         {"files = ( { path = \"/transfers/x\"; size = 1; } );",
-         "1: files[0].path: \"/transfers/x\" is reserved for debitd's own pages (/status, /transfers/)"},
+         "1: files[0].path: \"/transfers/x\" is reserved for debitd's own pages (/status, /metrics, /transfers/)"},
+        {"files = ( { path = \"/metrics\"; size = 1; } );",
+         "1: files[0].path: \"/metrics\" is reserved for debitd's own pages (/status, /metrics, /transfers/)"},
+        {"metrics = { enabled = 1; };", "1: metrics.enabled: expected true or false"},
+        {"metrics = { allow = ( \"127.0.0.1\",\n \"127.0.0.0/7\" ); };",
+         "2: metrics.allow[1]: \"127.0.0.0/7\": host bits set beyond the /7 prefix"},
+        {"metrics = { allow = ( \"example.org\" ); };",
+         "1: metrics.allow[0]: \"example.org\": not a numeric IPv4 or IPv6 address (names are not resolved)"},
+        {"metrics = { allow = ( 127 ); };", "1: metrics.allow[0]: expected a string such as \"127.0.0.1\" or \"10.0.0.0/8\""},
+        {"metrics = { allow = \"::1\"; };", "1: metrics.allow: expected a list of addresses: ( \"127.0.0.1\", \"10.0.0.0/8\" )"},
+        {"metrics = { port = 9100; };", "1: metrics.port: unknown setting (expected one of: enabled, allow)"},
         {"upload = { path = \"/u\"; max = 1; };", "1: upload.max: unknown setting (expected one of: path, max_size)"},
         {"limits = { connections = 0; };", "1: limits.connections: 0 is out of range [1, 1000000]"},
         {"limits = { idle_timeout = \"2 weeks\"; };", "1: limits.idle_timeout: \"2 weeks\": unknown unit (example: \"10ms\")"},
@@ -170,6 +180,14 @@ static void test_good(void **state)
     assert_int_equal(c.offload.restore, 1);
     assert_null(c.user);
     assert_int_equal(c.seccomp, CONFIG_SECCOMP_EPERM);
+    assert_int_equal(c.metrics.enabled, 1); /* default: on, loopback only */
+    assert_int_equal(c.metrics.allow.n, 2);
+    assert_string_equal(c.metrics.allow.e[1].spec, "::1");
+    assert_int_equal(write_conf("metrics = { enabled = false; allow = ( \"10.0.0.0/8\", \"fd00::/8\", \"192.0.2.1\" ); };\n"), 0);
+    assert_int_equal(config_load_file(&c, path, err, sizeof err), 0);
+    assert_int_equal(c.metrics.enabled, 0);
+    assert_int_equal(c.metrics.allow.n, 3); /* the file's list replaces the default */
+    assert_string_equal(c.metrics.allow.e[0].spec, "10.0.0.0/8");
     /* user and group: resolved; group overrides the user's primary group in either order */
     assert_int_equal(write_conf("group = \"root\";\nuser = \"nobody\";\nseccomp = \"log\";\n"), 0);
     assert_int_equal(config_load_file(&c, path, err, sizeof err), 0);
