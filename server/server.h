@@ -13,6 +13,7 @@
 #include "config.h"
 #include "content.h"
 #include "digest.h"
+#include "ip_limit.h"
 #include "transfers.h"
 #include "watchdog.h"
 
@@ -22,6 +23,7 @@ struct listener {
     char name[64]; /* "[::]:8080", "127.0.0.1:8080" */
     int fd;        /* listening socket, owned until handed to MHD */
     struct MHD_Daemon *mhd;
+    struct ip_limit *per_ip; /* limits.per_ip: open connections per peer address */
     _Atomic unsigned tcp_warned;
 };
 
