@@ -136,6 +136,14 @@ static void test_null_address(void **state)
     ip_limit_free(NULL);
 }
 
+/* The Ith of many addresses, IPv4 and IPv6 in turn. */
+static socklen_t nth_addr(int i, struct sockaddr_storage *ss)
+{
+    char a[64];
+    snprintf(a, sizeof a, i % 2 ? "198.18.%d.%d" : "fd00::%x:%x", i / 250, i % 250);
+    return sa_of(a, ss);
+}
+
 static void test_many_addresses(void **state)
 {
     (void)state;
@@ -143,21 +151,16 @@ static void test_many_addresses(void **state)
     struct ip_limit *t = ip_limit_new(3, 16, err, sizeof err); /* far fewer buckets than addresses */
     assert_non_null(t);
     enum { N = 5000 };
+    struct sockaddr_storage ss;
     for (int round = 0; round < 4; round++)
         for (int i = 0; i < N; i++) {
-            char a[64];
-            snprintf(a, sizeof a, i % 2 ? "198.18.%d.%d" : "fd00::%x:%x", i / 250, i % 250);
-            struct sockaddr_storage ss;
-            socklen_t len = sa_of(a, &ss);
+            socklen_t len = nth_addr(i, &ss);
             assert_int_equal(ip_limit_acquire(t, (struct sockaddr *)&ss, len), round < 3);
         }
     assert_int_equal(ip_limit_addresses(t), N);
     for (int round = 0; round < 3; round++)
         for (int i = 0; i < N; i++) {
-            char a[64];
-            snprintf(a, sizeof a, i % 2 ? "198.18.%d.%d" : "fd00::%x:%x", i / 250, i % 250);
-            struct sockaddr_storage ss;
-            socklen_t len = sa_of(a, &ss);
+            socklen_t len = nth_addr(i, &ss);
             ip_limit_release(t, (struct sockaddr *)&ss, len);
         }
     assert_int_equal(ip_limit_addresses(t), 0);
