@@ -272,6 +272,10 @@ void http_connection(void *cls, struct MHD_Connection *conn, void **socket_conte
         }
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
         watchdog_conn_closed(l->srv->watchdog, socket_context);
+        const union MHD_ConnectionInfo *ad = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const struct sockaddr *sa = ad ? ad->client_addr : NULL;
+        socklen_t len = !sa ? 0 : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+        ip_limit_release(l->per_ip, sa, len); /* admitted by server.c's accept_policy */
         l->srv->active--;
     }
 }

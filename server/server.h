@@ -14,6 +14,7 @@
 #include "content.h"
 #include "quota.h"
 #include "digest.h"
+#include "ip_limit.h"
 #include "metrics.h"
 #include "transfers.h"
 #include "watchdog.h"
@@ -24,6 +25,7 @@ struct listener {
     char name[64]; /* "[::]:8080", "127.0.0.1:8080" */
     int fd;        /* listening socket, owned until handed to MHD */
     struct MHD_Daemon *mhd;
+    struct ip_limit *per_ip; /* limits.per_ip: open connections per peer address */
     _Atomic unsigned tcp_warned;
 };
 
