@@ -30,8 +30,8 @@ int cb_xferinfo(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultot
     if (x->hooks && x->hooks->progress && now - x->t_progress >= 0.2) {
         x->t_progress = now;
         int64_t expected = x->expected;
-        if (x->opt->max_bytes && (expected < 0 || (uint64_t)expected > x->opt->max_bytes))
-            expected = (int64_t)x->opt->max_bytes;
+        if (x->max_bytes && (expected < 0 || (uint64_t)expected > x->max_bytes))
+            expected = (int64_t)x->max_bytes;
         struct dl_progress p = {
             .bytes = x->bytes,
             .expected = expected,
