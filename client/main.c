@@ -156,7 +156,8 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
         printf(", duration %g s", s->dl.duration_s);
     if (s->dl.interval_s > 0)
         printf(", interval %g s", s->dl.interval_s);
-    printf(", min-bytes %llu", (unsigned long long)s->dl.min_bytes);
+    if (s->dl.min_bytes != DL_MIN_BYTES)
+        printf(", min-bytes %llu", (unsigned long long)s->dl.min_bytes);
     printf("\n");
     size_t cells = 1;
     if (scn) {

@@ -131,7 +131,7 @@ static void name_parts_of(const char *url, struct name_parts *p)
     char *host = NULL, *port = NULL, *path = NULL;
     if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK) {
         curl_url_get(u, CURLUPART_HOST, &host, 0);
-        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
+        curl_url_get(u, CURLUPART_PORT, &port, 0); /* as written: none for the scheme's own */
         curl_url_get(u, CURLUPART_PATH, &path, 0);
     }
     if (host)
@@ -160,19 +160,24 @@ static int name_defaults(struct settings *s, char *err, size_t errlen)
     for (size_t i = 0; i < s->nservers; i++) {
         if (s->named[i])
             continue;
-        size_t same_host = 0, same_port = 0;
+        size_t same_host = 0, same_port = 0, same_file = 0;
         for (size_t j = 0; j < s->nservers; j++)
             if (!s->named[j] && strcmp(p[i].host, p[j].host) == 0) {
                 same_host++;
-                same_port += strcmp(p[i].port, p[j].port) == 0;
+                if (strcmp(p[i].port, p[j].port) == 0) {
+                    same_port++;
+                    same_file += strcmp(p[i].file, p[j].file) == 0;
+                }
             }
         char name[600];
-        if (same_host == 1)
+        const char *colon = p[i].port[0] ? ":" : "";
+        /* The same URL every time (the same server measured twice): host, host#2 ... */
+        if (same_host == 1 || same_file == same_host)
             snprintf(name, sizeof name, "%s", p[i].host);
-        else if (same_port == 1 || !p[i].file[0])
-            snprintf(name, sizeof name, "%s:%s", p[i].host, p[i].port);
+        else if (same_port == 1)
+            snprintf(name, sizeof name, "%s%s%s", p[i].host, colon, p[i].port);
         else
-            snprintf(name, sizeof name, "%s:%s/%s", p[i].host, p[i].port, p[i].file);
+            snprintf(name, sizeof name, "%s%s%s/%s", p[i].host, colon, p[i].port, p[i].file);
         /* Unique among the names before it (given or default) and every given one. */
         size_t base = strlen(name);
         for (int k = 2; k < 1000; k++) {

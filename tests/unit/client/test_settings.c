@@ -160,12 +160,14 @@ static void test_defaults_and_last_wins(void **state)
         assert_int_equal(settings_add_offload(s, "lo:gro=on", err, sizeof err), 0);
     assert_int_equal(settings_add_offload(s, "lo:gro=on", err, sizeof err), -1);
     assert_string_equal(err, "'lo:gro=on': too many --offload options");
-    /* Default names: host, host:port, host#3; a NAME given twice is refused. */
+    /* Default names: host, host:port, host:port/FILE when host and port repeat; a NAME
+     * given twice is refused. */
     assert_int_equal(settings_add_server(s, "http://m.test/a", err, sizeof err), 0);
     assert_int_equal(settings_add_server(s, "http://m.test:81/a", err, sizeof err), 0);
     assert_int_equal(settings_add_server(s, "http://m.test:81/b", err, sizeof err), 0);
-    assert_string_equal(s->servers[1].name, "m.test:81");
-    assert_string_equal(s->servers[2].name, "m.test#2");
+    assert_string_equal(s->servers[0].name, "m.test");
+    assert_string_equal(s->servers[1].name, "m.test:81/a");
+    assert_string_equal(s->servers[2].name, "m.test:81/b");
     assert_int_equal(settings_add_server(s, "m.test=http://x/", err, sizeof err), -1);
     assert_string_equal(err, "'m.test=http://x/': this NAME is already used by another server");
     settings_free(s);
