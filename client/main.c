@@ -109,7 +109,7 @@ static void on_interval(const struct dl_interval *iv, void *ud)
     progress_clear(&c->progress);
     char rate[32];
     units_format_mbps(iv->mbps, rate, sizeof rate);
-    fprintf(stderr, "debit: %s run %u: %7.2f-%-7.2f s %s Mb/s\n", c->progress.server ? c->progress.server : "?", c->run,
+    fprintf(stderr, "debit: %s run %u: %6.2f-%.2f s %s Mb/s\n", c->progress.server ? c->progress.server : "?", c->run,
             iv->t_from, iv->t_to, rate);
 }
 

@@ -53,6 +53,8 @@ size_t cb_read(char *buf, size_t size, size_t nitems, void *ud)
     if (n) {
         x->up_sent += n;
         x->bytes += n;
+        if (x->run_bytes)
+            *x->run_bytes += n;
         x->t_last_byte = now;
         series_add(&x->series, now, n);
         if (x->agg)

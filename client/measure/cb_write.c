@@ -37,6 +37,8 @@ size_t cb_write(char *ptr, size_t size, size_t nmemb, void *ud)
         if (x->agg)
             series_add(x->agg, now, counted);
         x->bytes += counted;
+        if (x->run_bytes)
+            *x->run_bytes += counted;
         x->t_last_byte = now;
     }
     x->t_last_data = now;

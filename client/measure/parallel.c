@@ -194,12 +194,15 @@ static void test_file_check(struct run_result *r, const struct dl_options *o)
 }
 
 static int setup_streams(const char *url, const struct dl_options *o, const struct dl_hooks *hk, struct stream *ss,
-                         unsigned n, uint64_t split_size, struct series *agg, CURLM *m, struct run_result *r)
+                         unsigned n, uint64_t split_size, struct series *agg, CURLM *m, uint64_t *run_bytes,
+                         struct run_result *r)
 {
     uint64_t whole = o->upload ? o->upload : o->max_bytes;
+    int64_t run_expected = split_size ? (int64_t)split_size : o->upload ? (int64_t)(o->upload * n) : -1;
     for (unsigned i = 0; i < n; i++) {
         struct xfer *x = &ss[i].x;
-        *x = (struct xfer){.opt = o, .hooks = hk, .agg = agg, .expected = -1, .sock = CURL_SOCKET_BAD};
+        *x = (struct xfer){.opt = o, .hooks = hk, .agg = agg, .expected = -1, .sock = CURL_SOCKET_BAD,
+                           .run_bytes = run_bytes, .run_expected = run_expected, .nstreams = n, .quiet_progress = i > 0};
         series_init(&x->series, agg->interval_s);
         x->max_bytes = whole;
         if (split_size) {
@@ -297,12 +300,13 @@ void dl_perform(const char *url, const struct dl_options *o, const struct dl_hoo
     }
     struct stream *ss = calloc(n, sizeof *ss);
     CURLM *m = curl_multi_init();
+    uint64_t run_bytes = 0;
     double t_begin = sys_mono_s();
     int ok = ss && m;
     if (!ok)
         result_fail(r, RESULT_ERR_OTHER, "out of memory");
     else
-        ok = setup_streams(url, o, hk, ss, n, split_size, &agg, m, r) == 0;
+        ok = setup_streams(url, o, hk, ss, n, split_size, &agg, m, &run_bytes, r) == 0;
     /* The interval hook only for --interval: the default grid is for the JSON series. */
     const struct dl_hooks *ihk = o->interval_s > 0 ? hk : NULL;
     size_t shown = 0;

@@ -17,6 +17,11 @@ struct xfer {
     struct series *agg;   /* the run's aggregate series over every stream (may be NULL) */
     uint64_t range_from, range_len; /* --split: this stream's part; range_len 0: whole file */
     uint64_t max_bytes;   /* bytes this stream may count: range_len, else --max-bytes; 0: all */
+    /* The run's live figures, shown by stream 1 alone (the others have quiet_progress). */
+    uint64_t *run_bytes;  /* bytes of every stream so far (NULL: this stream's) */
+    int64_t run_expected; /* the run's total when known in advance (--split, --upload), else -1 */
+    unsigned nstreams;
+    int quiet_progress;
 
     double t_start;       /* sys_mono_s() at curl_easy_perform */
     double t_hdr_end;     /* end of the last response header block */

@@ -54,7 +54,7 @@ const char *summary_footnotes(const struct summary *s, char *buf, size_t len);
 
 #define SUMMARY_CI_NOTE "n/a: no confidence interval from a single run on either side (n = 1)"
 #define SUMMARY_SLOW_START_NOTE \
-    "slow start -: no successful run had 10 intervals of 100 ms (too short for a peak; see figures_note)"
+    "slow start -: no successful run had 10 series intervals (too short for a peak; see figures_note)"
 
 /* One line describing the methods, for every output format. */
 const char *summary_method_note(void);

@@ -93,7 +93,7 @@ check_eq "--duration: a valid figure over what arrived (bytes < file, avg = byte
   "$(jqr '.runs[0] | .bytes > 0 and .bytes < 50000000 and ((.bytes * 8 / .body_s / 1e6) - .avg_mbps | fabs) < 1e-6 * .avg_mbps' "$T_TMP/d.json")"
 check_eq "--interval 250ms: the JSON series at that resolution" 0.25 "$(jqr '.runs[0].series_interval_s' "$T_TMP/d.json")"
 check_cmp "--interval 250ms: at least 3 lines on stderr" "$(grep -c '^debit: .* run 1: .* s .* Mb/s$' "$T_TMP/d.err")" '>=' 3
-check_match "--interval lines: from-to seconds and Mb/s" '^debit: 127\.0\.0\.1 run 1: +0\.00-0\.25 +s [0-9.]+ Mb/s$' "$(cat "$T_TMP/d.err")"
+check_match "--interval lines: from-to seconds and Mb/s" '^debit: 127\.0\.0\.1 run 1: +0\.00-0\.25 s [0-9.]+ Mb/s$' "$(cat "$T_TMP/d.err")"
 
 # --- a wrong URL is not a result --------------------------------------------------------------
 "$DEBIT" -q -n 1 --format json -o "$T_TMP/w.json" "$DEBITD_BASE/files" 2>"$T_TMP/w.err"
@@ -123,7 +123,7 @@ check_eq "a 10 MiB run has under 10 intervals: peak and slow start null, with a 
 "$DEBIT" -q -n 1 A="$D" B="$N" >"$T_TMP/n1.txt"
 check_match "table: the CI is n/a, not a number" '^B .* [0-9.]+ \[n/a\]' "$(cat "$T_TMP/n1.txt")"
 check_match "table: the footnote says why" '^n/a: no confidence interval from a single run' "$(cat "$T_TMP/n1.txt")"
-check_match "table: the slow start '-' is explained" "^slow start -: no successful run had 10 intervals" "$(cat "$T_TMP/n1.txt")"
+check_match "table: the slow start '-' is explained" "^slow start -: no successful run had 10 series intervals" "$(cat "$T_TMP/n1.txt")"
 
 # --- a scenario file mixing directions (per-server upload) ------------------------------------
 cat >"$T_TMP/mix.conf" <<CONF
