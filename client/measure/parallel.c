@@ -94,12 +94,7 @@ static json_t *stream_json(unsigned i, const struct stream *s)
     json_object_set_new(o, "body_s", num_or_null(r->body_s));
     json_object_set_new(o, "connect_s", num_or_null(r->connect_s));
     json_object_set_new(o, "tcp", r->tcp.have ? tcp_info_to_json(&r->tcp) : json_null());
-    if (r->server_record)
-        json_object_set(o, "server_record", r->server_record);
-    if (r->server_record_error)
-        json_object_set_new(o, "server_record_error", json_string(r->server_record_error));
-    if (r->server_upload)
-        json_object_set(o, "server_upload", r->server_upload);
+    result_server_json(r, o);
     return o;
 }
 

@@ -92,6 +92,16 @@ static json_t *str_or_null(const char *s)
  * copied from the "tcp" object, so they are the same key, unit and value. */
 static const char *const tcp_headline[] = {"rtt_ms", "min_rtt_ms", "rcv_rtt_ms"};
 
+void result_server_json(const struct run_result *r, json_t *o)
+{
+    if (r->server_record)
+        json_object_set(o, "server_record", r->server_record);
+    if (r->server_record_error)
+        json_object_set_new(o, "server_record_error", json_string(r->server_record_error));
+    if (r->server_upload)
+        json_object_set(o, "server_upload", r->server_upload);
+}
+
 json_t *result_to_json(const struct run_result *r)
 {
     char when[32] = "";
@@ -146,12 +156,7 @@ json_t *result_to_json(const struct run_result *r)
     }
     json_object_set_new(o, "tcp", tcp);
     json_object_set_new(o, "server_config", r->server_config ? json_incref(r->server_config) : json_object());
-    if (r->server_record)
-        json_object_set(o, "server_record", r->server_record);
-    if (r->server_record_error)
-        json_object_set_new(o, "server_record_error", json_string(r->server_record_error));
-    if (r->server_upload)
-        json_object_set(o, "server_upload", r->server_upload);
+    result_server_json(r, o);
     if (r->streams)
         json_object_set(o, "streams", r->streams);
     if (r->effective_url && r->url && strcmp(r->effective_url, r->url) != 0)

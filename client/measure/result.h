@@ -85,6 +85,10 @@ void result_fail(struct run_result *r, enum result_err e, const char *fmt, ...)
  * tcp_info_to_json(&r->tcp), the vocabulary of the server's record (docs/tcp_info.md). */
 json_t *result_to_json(const struct run_result *r);
 
+/* What the server said of r, into object o: "server_record", "server_record_error" and
+ * "server_upload" when set (a run's and each of its streams' records share this). */
+void result_server_json(const struct run_result *r, json_t *o);
+
 struct result_set {
     struct run_result **runs; /* owned */
     size_t n, cap;
