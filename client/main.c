@@ -139,7 +139,11 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
 {
     printf("debit: configuration OK%s%s\n", scn ? ": " : "", scn ? scn->path : "");
     for (size_t i = 0; i < s->nservers; i++)
-        printf("server %s: %s\n", s->servers[i].name, s->servers[i].url);
+        if (s->servers[i].upload)
+            printf("server %s: %s (upload %llu bytes)\n", s->servers[i].name, s->servers[i].url,
+                   (unsigned long long)s->servers[i].upload);
+        else
+            printf("server %s: %s\n", s->servers[i].name, s->servers[i].url);
     printf("runs: %u per server%s, order %s, pause %g s", s->runs, scn ? " and cell" : "", plan_order_name(s->order),
            s->pause_s);
     if (s->dl.max_bytes)

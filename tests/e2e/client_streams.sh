@@ -134,6 +134,8 @@ CONF
 "$DEBIT" -q --scenario "$T_TMP/mix.conf" --format json -o "$T_TMP/mix.json"
 check_eq "scenario: one server downloads, the other uploads" "0 down:download:10485760 up:upload:8388608" \
   "$? $(jqr '[.runs[] | "\(.server):\(.direction):\(.bytes)"] | join(" ")' "$T_TMP/mix.json")"
+check_eq "scenario -t: the upload server says so" "server up: $UP (upload 8388608 bytes)" \
+  "$("$DEBIT" -t --scenario "$T_TMP/mix.conf" | grep '^server up:')"
 printf '%s\n' "servers = ( { url = \"$UP\"; upload = \"8 parsecs\"; } );" >"$T_TMP/bad.conf"
 "$DEBIT" -t --scenario "$T_TMP/bad.conf" >/dev/null 2>"$T_TMP/bad.err"
 check_eq "scenario: a bad per-server upload size: exit 2, FILE:LINE: setting" "2" "$?"
