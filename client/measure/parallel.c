@@ -182,9 +182,11 @@ static void test_file_check(struct run_result *r, const struct dl_options *o)
     uint64_t min = o->min_bytes;
     if (o->max_bytes && o->max_bytes < min)
         min = o->max_bytes; /* --max-bytes asked for that little */
+    /* N whole-file streams: the file is a stream's share, not the run's N x size. */
+    uint64_t file_bytes = r->parallel > 1 && !r->split ? r->bytes / r->parallel : r->bytes;
     char why[256];
-    if (!testfile_check(r->content_type, r->bytes, r->content_length, r->duration_reached || r->max_bytes_reached, min,
-                        why, sizeof why))
+    if (!testfile_check(r->content_type, file_bytes, r->content_length, r->duration_reached || r->max_bytes_reached,
+                        min, why, sizeof why))
         result_fail(r, RESULT_ERR_NOT_TEST_FILE, "%s", why);
 }
 

@@ -108,6 +108,9 @@ check_eq "1 MiB file: accepted by the default --min-bytes 1MiB" "0 true" "$? $(j
 "$DEBIT" -q -n 1 --min-bytes 2MiB --format json "$NGINX/files/1Mio.dat" >"$T_TMP/w4.json"
 check_eq "1 MiB file under --min-bytes 2MiB: not a test file, size said" "1 not_test_file" "$? $(jqr '.runs[0].error_kind' "$T_TMP/w4.json")"
 check_match "... the size in the reason" '1048576 bytes, under --min-bytes 2097152' "$(jqr '.runs[0].error' "$T_TMP/w4.json")"
+"$DEBIT" -q -n 1 -P 4 --min-bytes 2MiB --format json "$NGINX/files/1Mio.dat" >"$T_TMP/w6.json"
+check_eq "-P 4 of a 1 MiB file (4 MiB in all) under --min-bytes 2MiB: still not a test file" "1 not_test_file" \
+  "$? $(jqr '.runs[0].error_kind' "$T_TMP/w6.json")"
 "$DEBIT" -q -n 1 --min-bytes 0 --format json "$DEBITD_BASE/files" >"$T_TMP/w5.json"
 check_eq "--min-bytes 0 accepts the HTML index" "0 true text/html" "$? $(jqr '.runs[0] | "\(.ok) \(.content_type | split(";")[0])"' "$T_TMP/w5.json")"
 
