@@ -149,6 +149,10 @@ static void aggregate(struct run_result *r, struct stream *ss, unsigned n, doubl
         r->ttfb_s = 0;
     r->content_length = r->split ? (all_cl ? cl_sum : -1) : f->content_length;
     r->ranged = r->split ? all_ranged : f->ranged;
+    /* A server that answers 200 to a Range sends every stream the start of the file: the
+     * bytes were counted, but they are not the file split in N. */
+    if (r->ok && r->split && !all_ranged)
+        result_fail(r, RESULT_ERR_OTHER, "--split: the server ignores Range (HTTP %ld, not 206)", f->http_status);
     r->max_bytes_reached = f->max_bytes_reached;
     r->total_s = t_end - t_begin;
     if (r->bytes > 0 && w1 > w0) {

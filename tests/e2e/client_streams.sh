@@ -82,6 +82,12 @@ fi
 
 # --- --duration and --interval: a paced 10 s file, stopped after 1 s ------------------------
 fake_up
+"$DEBIT" -q -n 1 -P 2 --split --max-bytes 4MiB --format json "$FAKE/norange/4194304" >"$T_TMP/nr.json" 2>/dev/null
+check_eq "--split against a server that ignores Range: a failed run that says so" \
+  "1 false --split: the server ignores Range (HTTP 200, not 206)" "$? $(jqr '.runs[0] | "\(.ok) \(.error)"' "$T_TMP/nr.json")"
+"$DEBIT" -q -n 1 -P 2 --split --format json "$FAKE/norange/4194304" >"$T_TMP/nh.json" 2>/dev/null
+check_eq "--split without --max-bytes on a server without HEAD: failed, the HEAD named" \
+  "1 false --split: HEAD $FAKE/norange/4194304: HTTP 501" "$? $(jqr '.runs[0] | "\(.ok) \(.error)"' "$T_TMP/nh.json")"
 t0=$(date +%s%N)
 "$DEBIT" -n 1 --no-progress --duration 1s --interval 250ms --format json -o "$T_TMP/d.json" "$FAKE/slow/50000000?rate=5000000" 2>"$T_TMP/d.err"
 rc=$?
