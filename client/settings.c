@@ -315,14 +315,22 @@ int settings_set_split(struct settings *s, const char *value, char *err, size_t 
     return parse_on_off(value, &s->dl.split, err, errlen);
 }
 
-int settings_set_upload(struct settings *s, const char *value, char *err, size_t errlen)
+/* A size, 0 allowed, into *out (untouched on error; hint says what is expected). */
+static int parse_size(const char *value, const char *hint, uint64_t *out, char *err, size_t errlen)
 {
     uint64_t v;
     enum units_err e = units_parse_size(value, &v);
     if (e != UNITS_OK)
-        return units_bad(e, value, "expected a size such as 100MiB, 0 for a download", err, errlen);
-    s->dl.upload = v;
+        return units_bad(e, value, hint, err, errlen);
+    *out = v;
     return 0;
+}
+
+#define UPLOAD_HINT "expected a size such as 100MiB, 0 for a download"
+
+int settings_set_upload(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_size(value, UPLOAD_HINT, &s->dl.upload, err, errlen);
 }
 
 int settings_set_upload_method(struct settings *s, const char *value, char *err, size_t errlen)
@@ -351,12 +359,7 @@ int settings_set_interval(struct settings *s, const char *value, char *err, size
 
 int settings_set_min_bytes(struct settings *s, const char *value, char *err, size_t errlen)
 {
-    uint64_t v;
-    enum units_err e = units_parse_size(value, &v);
-    if (e != UNITS_OK)
-        return units_bad(e, value, "expected a size such as 1MiB, 0 to accept any body", err, errlen);
-    s->dl.min_bytes = v;
-    return 0;
+    return parse_size(value, "expected a size such as 1MiB, 0 to accept any body", &s->dl.min_bytes, err, errlen);
 }
 
 int settings_set_rcvbuf(struct settings *s, const char *value, char *err, size_t errlen)
@@ -529,14 +532,9 @@ int settings_set_delay_dev(struct settings *s, const char *value, char *err, siz
 
 int settings_set_server_upload(struct settings *s, const char *value, char *err, size_t errlen)
 {
-    uint64_t v;
-    enum units_err e = units_parse_size(value, &v);
-    if (e != UNITS_OK)
-        return units_bad(e, value, "expected a size such as 100MiB, 0 for a download", err, errlen);
     if (s->nservers == 0)
         return err_set(err, errlen, "no server to upload to");
-    s->servers[s->nservers - 1].upload = v;
-    return 0;
+    return parse_size(value, UPLOAD_HINT, &s->servers[s->nservers - 1].upload, err, errlen);
 }
 
 int settings_check(const struct settings *s, char *err, size_t errlen)
