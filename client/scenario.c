@@ -242,7 +242,7 @@ static const struct {
 } file_settings[] = {
     {"runs", settings_set_runs},       {"order", settings_set_order},         {"seed", settings_set_seed},
     {"pause", settings_set_pause},     {"stall", settings_set_stall},         {"max_time", settings_set_max_time},
-    {"timeout", settings_set_timeout}, {"max_bytes", settings_set_max_bytes},
+    {"timeout", settings_set_timeout}, {"max_bytes", settings_set_max_bytes}, {"stall_rate", settings_set_stall_rate},
     {"parallel", settings_set_parallel}, {"split", settings_set_split},      {"upload", settings_set_upload},
     {"upload_method", settings_set_upload_method}, {"duration", settings_set_duration},
     {"interval", settings_set_interval}, {"min_bytes", settings_set_min_bytes},

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cfg.h"
 #include "err.h"
 #include "units.h"
@@ -112,8 +113,8 @@ static int parse_upload(struct config *c, const config_setting_t *g, char *err, 
 
 static int parse_limits(struct config *c, const config_setting_t *g, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"connections", "per_ip", "idle_timeout", NULL};
-    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { connections = 10000; per_ip = 0; idle_timeout = 30; }", err, errlen) ||
+    static const char *const keys[] = {"connections", "per_ip", "idle_timeout", "header_timeout", "body_min_rate", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { connections = 10000; per_ip = 100; idle_timeout = 30; }", err, errlen) ||
         cfg_check_keys(g, keys, err, errlen) < 0)
         return -1;
     uint64_t v;
@@ -135,6 +136,22 @@ static int parse_limits(struct config *c, const config_setting_t *g, char *err, 
         if (v / 1000000 > 86400)
             return cfg_error(err, errlen, s, "more than one day");
         c->idle_timeout = (unsigned)(v / 1000000);
+    }
+    if ((r = cfg_get_duration(g, "header_timeout", &v, err, errlen)) < 0)
+        return -1;
+    if (r && config_set_header_timeout(c, v, err, errlen) < 0)
+        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "header_timeout"));
+    const config_setting_t *rate = config_setting_get_member(g, "body_min_rate");
+    if (rate) {
+        char text[64];
+        if (config_setting_type(rate) == CONFIG_TYPE_STRING)
+            snprintf(text, sizeof text, "%s", config_setting_get_string(rate));
+        else if (config_setting_type(rate) == CONFIG_TYPE_INT && config_setting_get_int(rate) == 0)
+            snprintf(text, sizeof text, "0");
+        else
+            return cfg_error(err, errlen, rate, "expected a string such as \"1kB/s\", or 0 for no floor");
+        if (config_set_body_min_rate(c, text, err, errlen) < 0)
+            return cfg_error_prefix(err, errlen, rate);
     }
     return 0;
 }
@@ -164,6 +181,15 @@ static int parse_log(struct config *c, const config_setting_t *g, char *err, siz
         c->access_log = copy;
     }
     return 0;
+}
+
+static int parse_http(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"strict", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { strict = true; }", err, errlen) ||
+        cfg_check_keys(g, keys, err, errlen) < 0)
+        return -1;
+    return cfg_get_bool(g, "strict", &c->http_strict, err, errlen) < 0 ? -1 : 0;
 }
 
 static int parse_offload(struct config *c, const config_setting_t *g, char *err, size_t errlen)
@@ -210,6 +236,25 @@ static int parse_offload(struct config *c, const config_setting_t *g, char *err,
     return 0;
 }
 
+/* user, group, seccomp (top level): group first, so that it overrides the user's primary
+ * group whatever the order in the file. */
+static int parse_privilege(struct config *c, const config_setting_t *root, char *err, size_t errlen)
+{
+    static const struct {
+        const char *key;
+        int (*set)(struct config *, const char *, char *, size_t);
+    } keys[] = {{"group", config_set_group}, {"user", config_set_user}, {"seccomp", config_set_seccomp}};
+    for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+        const char *v;
+        int r = cfg_get_string(root, keys[i].key, &v, err, errlen);
+        if (r < 0)
+            return -1;
+        if (r && keys[i].set(c, v, err, errlen) < 0)
+            return cfg_error_prefix(err, errlen, config_setting_get_member(root, keys[i].key));
+    }
+    return 0;
+}
+
 int config_load_file(struct config *c, const char *path, char *err, size_t errlen)
 {
     config_t lc;
@@ -219,7 +264,8 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
         goto out;
     const config_setting_t *root = config_root_setting(&lc);
     static const char *const keys[] = {"listen", "threads", "seed", "ram", "files", "upload",
-                                       "limits", "log", "transfers", "offload", NULL};
+                                       "limits", "log", "transfers", "offload", "http", "user", "group",
+                                       "seccomp", NULL};
     if (cfg_check_keys(root, keys, err, errlen) < 0)
         goto out;
     char *source = strdup(path);
@@ -271,6 +317,10 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
     if ((s = config_setting_get_member(root, "log")) && parse_log(c, s, err, errlen) < 0)
         goto out;
     if ((s = config_setting_get_member(root, "offload")) && parse_offload(c, s, err, errlen) < 0)
+        goto out;
+    if ((s = config_setting_get_member(root, "http")) && parse_http(c, s, err, errlen) < 0)
+        goto out;
+    if (parse_privilege(c, root, err, errlen) < 0)
         goto out;
     ret = 0;
 out:
@@ -338,10 +388,12 @@ void config_print(const struct config *c, FILE *out)
                 fmt_size(c->upload_max, b1, sizeof b1));
     else /* spelled out: without an upload group, a re-read would get the default sink back */
         fprintf(out, "upload = { path = \"\"; }; # no upload sink\n");
-    fprintf(out, "limits = { connections = %u; per_ip = %u; idle_timeout = %u; };\n", c->max_connections,
-            c->per_ip, c->idle_timeout);
+    fprintf(out, "limits = { connections = %u; per_ip = %u; idle_timeout = %u; header_timeout = \"%llums\"; "
+            "body_min_rate = \"%lluB/s\"; };\n", c->max_connections, c->per_ip, c->idle_timeout,
+            (unsigned long long)c->header_timeout_ms, (unsigned long long)c->body_min_rate);
     fprintf(out, "log = { level = \"%s\"; access = \"%s\"; };\n", log_level_name(c->log_level), c->access_log);
     fprintf(out, "transfers = %u;\n", c->transfers_keep);
+    fprintf(out, "http = { strict = %s; };\n", c->http_strict ? "true" : "false");
     if (c->offload.interface) {
         static const char *const v[] = {"", "true", "false"};
         fprintf(out, "offload = { interface = \"%s\";", c->offload.interface);
@@ -354,4 +406,13 @@ void config_print(const struct config *c, FILE *out)
     } else {
         fprintf(out, "# offload: not managed (no offload.interface)\n");
     }
+    if (c->user)
+        fprintf(out, "user = \"%s\"; # uid %u\n", c->user, (unsigned)c->uid);
+    else
+        fprintf(out, "# user: not set (debitd keeps the identity it was started with)\n");
+    if (c->group)
+        fprintf(out, "group = \"%s\"; # gid %u\n", c->group, (unsigned)c->gid);
+    else if (c->user)
+        fprintf(out, "# group: the user's primary group, gid %u\n", (unsigned)c->gid);
+    fprintf(out, "seccomp = \"%s\";\n", config_seccomp_name(c->seccomp));
 }

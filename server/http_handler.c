@@ -156,15 +156,19 @@ enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *
 {
     struct listener *l = cls;
     const struct config *c = l->srv->cfg;
-    (void)version;
-    struct req *r = *req_cls;
-    if (!r) {
-        r = calloc(1, sizeof *r);
-        if (!r)
+    struct req *r = *req_cls; /* from http_uri_log, on its first call here too */
+    int first = !r || !r->begun;
+    /* the header deadline ends with the first call, the body's rate is watched until the last */
+    watchdog_request(l->srv->watchdog, conn, first, first ? 0 : *upload_data_size);
+    if (first) {
+        if (!r && !(r = http_req_new()))
             return MHD_NO;
-        r->sock = -1;
         *req_cls = r;
+        r->begun = 1;
         l->srv->requests++;
+        enum MHD_Result refused;
+        if (http_guard(l, conn, r, version, &refused))
+            return refused;
         /* Answer on the next call: MHD closes the connection after a response queued in the
          * first one (it cannot know whether a body follows). Only the upload sink answers at
          * once, to refuse an announced body that is too large before it is sent. */
@@ -188,7 +192,7 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
 {
     struct listener *l = cls;
     struct req *r = *req_cls;
-    (void)conn;
+    watchdog_request_done(l->srv->watchdog, conn); /* keep-alive: the next headers' deadline */
     if (!r)
         return;
     *req_cls = NULL;
@@ -216,8 +220,8 @@ void http_connection(void *cls, struct MHD_Connection *conn, void **socket_conte
                      enum MHD_ConnectionNotificationCode toe)
 {
     struct listener *l = cls;
-    (void)socket_context;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        watchdog_conn_started(l->srv->watchdog, conn, socket_context);
         l->srv->active++;
         l->srv->connections++;
         if (!tcp_profile_is_default(&l->cfg->tcp)) {
@@ -228,6 +232,7 @@ void http_connection(void *cls, struct MHD_Connection *conn, void **socket_conte
                 log_warn("%s: TCP profile not applied on an accepted socket: %s", l->name, err);
         }
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        watchdog_conn_closed(l->srv->watchdog, socket_context);
         l->srv->active--;
     }
 }
@@ -240,5 +245,7 @@ void http_mhd_log(void *cls, const char *fmt, va_list ap)
     size_t n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
         msg[--n] = 0;
+    if (watchdog_mhd_message(l->srv->watchdog, msg))
+        return; /* once per connection: summarised by the refusal log, never a line each */
     log_warn("%s: libmicrohttpd: %s", l->name, msg);
 }

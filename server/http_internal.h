@@ -30,6 +30,10 @@ struct req {
     int up_rejected;
     /* REQ_DIGEST: parked in the digest's list while the connection is suspended */
     struct digest_waiter dw;
+    /* http_guard.c: set when the request line arrives, before the headers */
+    int begun;              /* http_access has seen the request */
+    unsigned target_status; /* 400 if the raw target failed http_strict_check_target */
+    char target_why[80];
 };
 
 /* Queue RESP with STATUS and release our reference; counts the status class. */
@@ -61,6 +65,14 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn);
 enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id);
 enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, struct req *r,
                             const char *upload_data, size_t *upload_data_size);
+
+/* A new request context (zeroed, no socket), or NULL. */
+struct req *http_req_new(void);
+/* Strict HTTP (http_guard.c, docs/http-strictness.md): on the first call of a request whose
+ * target or headers fail http_strict.h's checks, queue a 400/501 with Connection: close,
+ * store the MHD result in *OUT and return 1; return 0 for a request that passes. */
+int http_guard(struct listener *l, struct MHD_Connection *conn, struct req *r, const char *version,
+               enum MHD_Result *out);
 
 /* Sender-side tcpi_bytes_acked of SOCK (http_headers.c); 0 if unreadable. */
 uint64_t http_tcp_bytes_acked(int sock);

@@ -186,6 +186,12 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         "transfers", (json_int_t)transfers_count(s->transfers), "uploads", (json_int_t)s->uploads,
         "upload_bytes", (json_int_t)s->upload_bytes, "responses_2xx", (json_int_t)s->status_2xx,
         "responses_4xx", (json_int_t)s->status_4xx, "responses_5xx", (json_int_t)s->status_5xx);
+    /* Connections closed or refused since start, by reason (the refusal log's totals). */
+    json_t *refusals = json_object();
+    for (int r = 0; r < REFUSAL_N; r++)
+        json_object_set_new(refusals, refusal_reason_name((enum refusal_reason)r),
+                            json_integer((json_int_t)watchdog_total(s->watchdog, (enum refusal_reason)r)));
+    json_object_set_new(json_object_get(j, "counters"), "refusals", refusals);
     return http_reply_json(l, conn, 200, j);
 }
 

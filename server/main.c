@@ -9,12 +9,14 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "err.h"
 #include "log.h"
 #include "notify.h"
 #include "offload_ctl.h"
+#include "privdrop.h"
 #include "server.h"
 
 /* Where debitd looks without -c (the Makefile sets it from SYSCONFDIR). */
@@ -116,7 +118,7 @@ int main(int argc, char **argv)
     }
 
     struct config cfg;
-    char err[1200];
+    char err[1200], note[1200];
     int rc = 2;
     struct server *srv = NULL;
     struct offload_ctl off = {0};
@@ -155,7 +157,6 @@ int main(int argc, char **argv)
     }
 
     if (restore_only) {
-        char note[1200];
         /* The configuration was valid: a failed restore is a runtime failure (exit 1). */
         if (offload_ctl_recover(&cfg, note, sizeof note, err, sizeof err) < 0) {
             log_error("%s", err);
@@ -184,6 +185,16 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    if (geteuid() == 0 && !cfg.user)
+        log_warn("running as root with no user setting: set user = \"NAME\"; to drop root after start-up "
+                 "(docs/server.md, \"Least privilege\")");
+    if (privdrop_prepare_state_dir(&cfg, note, sizeof note, err, sizeof err) < 0)
+        goto fail;
+    if (note[0])
+        log_info("%s", note);
+    if (cfg.user && geteuid() != 0 && geteuid() != cfg.uid)
+        log_warn("user = \"%s\" needs debitd to start as root; ignored (running as uid %u)", cfg.user,
+                 (unsigned)geteuid());
     /* the interface's offloads before anything is served: every response reports them */
     switch (offload_ctl_start(&off, &cfg, err, sizeof err)) {
     case OFFLOAD_CTL_OK: break;
@@ -206,7 +217,20 @@ int main(int argc, char **argv)
         rc = 1;
         goto fail;
     }
-    enum server_start_err st = server_start(srv, err, sizeof err);
+    /* what needs root is done (listeners bound, offloads applied): drop it before any
+     * thread starts, so that every thread inherits the drop */
+    enum server_start_err st = server_bind(srv, err, sizeof err);
+    if (st == SERVER_START_OK) {
+        struct privdrop_plan plan;
+        privdrop_plan_make(&cfg, geteuid(), off.session != NULL, privdrop_profiles_need_net_admin(&cfg), &plan);
+        if (privdrop_apply(&plan, note, sizeof note, err, sizeof err) < 0) {
+            err_prefix(err, sizeof err, "privilege drop");
+            rc = 1;
+            goto fail;
+        }
+        log_info("%s", note);
+        st = server_start(srv, err, sizeof err);
+    }
     if (st != SERVER_START_OK) {
         rc = st == SERVER_START_CONFIG ? 2 : 1; /* bind errors are configuration errors: exit 2 */
         goto fail;

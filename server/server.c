@@ -69,6 +69,8 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         err_set(err, errlen, "out of memory");
         goto fail;
     }
+    if (!(s->watchdog = watchdog_new(cfg, err, errlen)))
+        goto fail;
     s->listeners = calloc(cfg->n_listen, sizeof *s->listeners);
     if (!s->listeners) {
         err_set(err, errlen, "out of memory");
@@ -183,14 +185,11 @@ static int open_listener(struct listener *l, char *err, size_t errlen)
     return 0;
 }
 
-enum server_start_err server_start(struct server *s, char *err, size_t errlen)
+enum server_start_err server_bind(struct server *s, char *err, size_t errlen)
 {
     const struct config *cfg = s->cfg;
-    unsigned threads = config_threads_effective(cfg);
-    /* libmicrohttpd gives each worker connections/threads: never fewer than one */
-    if (cfg->max_connections && threads > cfg->max_connections)
-        threads = cfg->max_connections;
-    s->threads = threads;
+    if (s->bound)
+        return SERVER_START_OK;
     /* bind everything first, so that a port in use fails before anything is served; and
      * check each TCP profile on a scratch socket (an algorithm EPERM, a clamped buffer) */
     for (size_t i = 0; i < s->n_listeners; i++) {
@@ -206,10 +205,26 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
         tcp_profile_format(&l->cfg->tcp, prof, sizeof prof);
         log_info("listen %s: TCP profile %s", l->name, prof);
     }
+    s->bound = 1;
+    return SERVER_START_OK;
+}
+
+enum server_start_err server_start(struct server *s, char *err, size_t errlen)
+{
+    const struct config *cfg = s->cfg;
+    unsigned threads = config_threads_effective(cfg);
+    /* libmicrohttpd gives each worker connections/threads: never fewer than one */
+    if (cfg->max_connections && threads > cfg->max_connections)
+        threads = cfg->max_connections;
+    s->threads = threads;
+    enum server_start_err be = server_bind(s, err, errlen);
+    if (be != SERVER_START_OK)
+        return be;
     /* then the content: connections that arrive meanwhile wait in the listen backlog */
     uint64_t region = config_region_size(cfg);
     s->content = content_new(cfg->seed, region, 0, err, errlen);
-    if (!s->content || digest_start(s, err, errlen) < 0 || sampler_start(s, err, errlen) < 0)
+    if (!s->content || digest_start(s, err, errlen) < 0 || sampler_start(s, err, errlen) < 0 ||
+        watchdog_start(s->watchdog, err, errlen) < 0)
         return SERVER_START_RUNTIME;
     char sz[32];
     units_format_size(region, sz, sizeof sz);
@@ -238,12 +253,18 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
         /* Without this MHD may fall back from sendfile to pread+send, a copy per byte,
          * where it cannot suppress SIGPIPE per call; main() ignores SIGPIPE. */
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, NULL};
+        /* Level 0 even when strict: in 0.9.75 level 1 only adds "a space in the target" (the
+         * connection closed without an answer) and "HTTP/1.1 without Host" (a 400 whose header
+         * block is sent twice); http_guard.c refuses both with a proper 400, and the rest
+         * libmicrohttpd does not check (docs/http-strictness.md). */
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_STRICT_FOR_CLIENT, 0, NULL};
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
         l->mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_access, l,
                                   MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, l,
                                   MHD_OPTION_ARRAY, opts,
                                   MHD_OPTION_NOTIFY_COMPLETED, http_completed, l,
                                   MHD_OPTION_NOTIFY_CONNECTION, http_connection, l,
+                                  MHD_OPTION_URI_LOG_CALLBACK, http_uri_log, l,
                                   MHD_OPTION_END);
         if (!l->mhd) {
             err_set(err, errlen, "listen %s: libmicrohttpd refused to start (see the messages above)", l->name);
@@ -273,6 +294,7 @@ void server_stop(struct server *s)
             s->listeners[i].fd = -1;
         }
     }
+    watchdog_stop(s->watchdog); /* after the daemons: its last summary counts their closes */
 }
 
 void server_free(struct server *s)
@@ -281,6 +303,7 @@ void server_free(struct server *s)
         return;
     server_stop(s);
     free(s->listeners);
+    watchdog_free(s->watchdog);
     digest_free(s->digest);
     content_free(s->content);
     transfers_free(s->transfers);

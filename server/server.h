@@ -14,6 +14,7 @@
 #include "content.h"
 #include "digest.h"
 #include "transfers.h"
+#include "watchdog.h"
 
 struct listener {
     struct server *srv;
@@ -32,9 +33,11 @@ struct server {
     struct listener *listeners;
     size_t n_listeners;
     unsigned threads; /* worker threads per listener, as started (set by server_start) */
+    int bound;        /* server_bind has bound every listener */
     FILE *access; /* NULL = off */
     pthread_t sampler;     /* TCP_INFO of every sending transfer, every 100 ms */
     int sampler_wake;      /* eventfd that stops it; -1 when it is not running */
+    struct watchdog *watchdog; /* header and body deadlines, refusal log */
     char kernel[128];
     char last_modified[40]; /* HTTP-date of the start, used as every file's Last-Modified */
     double start_mono;
@@ -54,7 +57,11 @@ enum server_start_err {
     SERVER_START_RUNTIME, /* the content cannot be generated */
 };
 
-/* Bind every listener, generate the content, start serving. Returns SERVER_START_OK, or
+/* Bind every listener (and probe its TCP profile) without starting any thread: what needs
+ * privilege is done once this returns, so main drops it before server_start. Idempotent.
+ * Returns SERVER_START_OK or SERVER_START_CONFIG with err. */
+enum server_start_err server_bind(struct server *s, char *err, size_t errlen);
+/* Bind every listener (server_bind, unless done), generate the content, start serving. Returns SERVER_START_OK, or
  * another value with err filled (the message names the listener where there is one). */
 enum server_start_err server_start(struct server *s, char *err, size_t errlen);
 /* Stop accepting and close every connection (idempotent). */

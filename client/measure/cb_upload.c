@@ -52,6 +52,7 @@ size_t cb_read(char *buf, size_t size, size_t nitems, void *ud)
     memcpy(buf, block, n);
     if (n) {
         x->up_sent += n;
+        x->rx_bytes += n; /* --stall-rate: an upload's progress is what it sends */
         x->bytes += n;
         if (x->run_bytes)
             *x->run_bytes += n;

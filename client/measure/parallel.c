@@ -234,6 +234,7 @@ static int setup_streams(const char *url, const struct dl_options *o, const stru
     double now = sys_mono_s();
     for (unsigned i = 0; i < n; i++) {
         ss[i].x.t_start = ss[i].x.t_last_data = ss[i].x.rate_t = now;
+        xfer_window_push(&ss[i].x, now);
         if (curl_multi_add_handle(m, ss[i].h) != CURLM_OK) {
             result_fail(r, RESULT_ERR_OTHER, "libcurl: cannot add stream %u", i + 1);
             return -1;

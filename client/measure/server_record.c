@@ -84,6 +84,19 @@ static long get_once(const char *url, const struct dl_options *o, struct body *b
     return code;
 }
 
+json_t *server_record_parse(const char *body, int *sending)
+{
+    json_error_t je;
+    json_t *obj = body ? json_loads(body, 0, &je) : NULL;
+    if (!json_is_object(obj)) {
+        json_decref(obj);
+        return NULL;
+    }
+    const char *state = json_string_value(json_object_get(obj, "state"));
+    *sending = state && strcmp(state, "sending") == 0;
+    return obj;
+}
+
 int server_record_fetch(struct run_result *r, const struct dl_options *o, char *err, size_t errlen)
 {
     json_t *idj = r->server_config ? json_object_get(r->server_config, WIRE_HDR_TRANSFER) : NULL;
@@ -100,21 +113,17 @@ int server_record_fetch(struct run_result *r, const struct dl_options *o, char *
         err[0] = 0;
         long code = get_once(url, o, &b, err, errlen);
         json_t *obj = NULL;
+        int sending = 0;
         if (code == 200) {
-            json_error_t je;
-            obj = b.p ? json_loads(b.p, 0, &je) : NULL;
-            if (!json_is_object(obj)) {
+            obj = server_record_parse(b.p, &sending);
+            if (!obj)
                 err_set(err, errlen, "%s: not a JSON object", url);
-                json_decref(obj);
-                obj = NULL;
-            }
         } else if (code) {
             err_set(err, errlen, "%s: HTTP %ld", url, code);
         }
         free(b.p);
-        const char *state = obj ? json_string_value(json_object_get(obj, "state")) : NULL;
         double el = sys_mono_s() - t0;
-        int again = (code == 404 || (state && strcmp(state, "sending") == 0)) && el < SERVER_RECORD_RETRY_S;
+        int again = (code == 404 || sending) && el < SERVER_RECORD_RETRY_S;
         if (obj && !again) {
             json_decref(r->server_record);
             r->server_record = obj; /* even "sending" after the retries: better than nothing */

@@ -150,6 +150,19 @@ printf '%s\n' "servers = ( { url = \"$UP\"; upload = \"8 parsecs\"; } );" >"$T_T
 check_eq "scenario: a bad per-server upload size: exit 2, FILE:LINE: setting" "2" "$?"
 check_match "... the message" "bad.conf:1: servers\[0\]\.upload: '8 parsecs'" "$(cat "$T_TMP/bad.err")"
 
+# --- the new keys are in docs/schema (streams, server_upload, n/a CI, not_test_file) ----------
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  for j in p-debitd s-nginx u u2 u3 d w n1 mix; do
+    if python3 "$DEBIT_TOP/tests/e2e/schema_check.py" "$DEBIT_TOP/docs/schema" json "$T_TMP/$j.json" >"$T_TMP/v.out" 2>&1; then
+      t_ok "$j.json is valid against debit.schema.json"
+    else
+      t_fail "$j.json is valid against debit.schema.json" "$(head -5 "$T_TMP/v.out")"
+    fi
+  done
+else
+  t_skip "schema of the new keys" "needs python3-jsonschema (run tools/deps as root)"
+fi
+
 # --- usage errors -----------------------------------------------------------------------------
 "$DEBIT" --split "$D" >/dev/null 2>"$T_TMP/e1"
 check_eq "--split without --parallel: exit 2" "2 debit: --split: needs --parallel N with N >= 2" "$? $(cat "$T_TMP/e1")"
