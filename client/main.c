@@ -58,6 +58,7 @@ struct run_ctx {
     int quiet;
     int journal_failed;
     char cell[256];
+    unsigned run; /* of the download under way, for --interval lines */
 };
 
 static void on_run_start(const struct plan *p, size_t step, size_t total, const struct plan_step *s, void *ud)
@@ -66,6 +67,7 @@ static void on_run_start(const struct plan *p, size_t step, size_t total, const 
     c->progress.step = step + 1;
     c->progress.total = total;
     c->progress.server = p->servers[s->server].name;
+    c->run = s->run;
     /* Scenario cells: "natural / TSO off" in the live line. */
     if (p->scenario || p->variant)
         snprintf(c->cell, sizeof c->cell, "%s / %s", p->scenario ? p->scenario : "-", p->variant ? p->variant : "-");
@@ -84,7 +86,8 @@ static void on_run_done(const struct plan *p, const struct run_result *r, size_t
             c->journal_failed = 1;
         }
     }
-    if (c->quiet)
+    /* -q keeps the why of a failed run: an exit status of 1 alone says nothing. */
+    if (c->quiet && r->ok)
         return;
     /* Server names, cells and above all the error (a reason phrase, a redirect target:
      * the server's own text) reach the terminal escaped (escape.h). */
@@ -104,6 +107,19 @@ static void on_run_done(const struct plan *p, const struct run_result *r, size_t
                 why ? why : "(out of memory)");
     }
     free(why);
+}
+
+/* --interval: one line per interval, as iperf3 -i. */
+static void on_interval(const struct dl_interval *iv, void *ud)
+{
+    struct run_ctx *c = ud;
+    if (c->quiet)
+        return;
+    progress_clear(&c->progress);
+    char rate[32];
+    units_format_mbps(iv->mbps, rate, sizeof rate);
+    fprintf(stderr, "debit: %s run %u: %6.2f-%.2f s %s Mb/s\n", c->progress.server ? c->progress.server : "?", c->run,
+            iv->t_from, iv->t_to, rate);
 }
 
 static void on_note(const char *msg, void *ud)
@@ -136,7 +152,11 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
 {
     printf("debit: configuration OK%s%s\n", scn ? ": " : "", scn ? scn->path : "");
     for (size_t i = 0; i < s->nservers; i++)
-        printf("server %s: %s\n", s->servers[i].name, s->servers[i].url);
+        if (s->servers[i].upload)
+            printf("server %s: %s (upload %llu bytes)\n", s->servers[i].name, s->servers[i].url,
+                   (unsigned long long)s->servers[i].upload);
+        else
+            printf("server %s: %s\n", s->servers[i].name, s->servers[i].url);
     printf("runs: %u per server%s, order %s, pause %g s", s->runs, scn ? " and cell" : "", plan_order_name(s->order),
            s->pause_s);
     if (s->dl.max_bytes)
@@ -147,6 +167,16 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
         printf(", max-time %g s", s->dl.max_time_s);
     else
         printf(", no max-time");
+    if (s->dl.parallel > 1)
+        printf(", parallel %u%s", s->dl.parallel, s->dl.split ? " split" : "");
+    if (s->dl.upload)
+        printf(", upload %llu bytes by %s", (unsigned long long)s->dl.upload, s->dl.upload_put ? "PUT" : "POST");
+    if (s->dl.duration_s > 0)
+        printf(", duration %g s", s->dl.duration_s);
+    if (s->dl.interval_s > 0)
+        printf(", interval %g s", s->dl.interval_s);
+    if (s->dl.min_bytes != DL_MIN_BYTES)
+        printf(", min-bytes %llu", (unsigned long long)s->dl.min_bytes);
     printf("\n");
     size_t cells = 1;
     if (scn) {
@@ -393,6 +423,7 @@ int main(int argc, char **argv)
         .run_start = on_run_start,
         .run_done = on_run_done,
         .progress = progress_draw,
+        .interval = on_interval,
         .ud = &ctx,
         .stop = &g_stop,
     };

@@ -76,7 +76,7 @@ static int apply_member(const config_setting_t *group, const char *key, settings
 
 static int load_servers(const config_setting_t *list, struct settings *st, const char *path, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"name", "url", NULL};
+    static const char *const keys[] = {"name", "url", "upload", NULL};
     if (!list) {
         err_set(err, errlen, "servers: missing (a list of { name = \"...\"; url = \"...\"; })");
         return err_prefix(err, errlen, "%s", path);
@@ -102,6 +102,9 @@ static int load_servers(const config_setting_t *list, struct settings *st, const
             err_prefix(err, errlen, "URL");
             return at_setting(e, path, err, errlen);
         }
+        /* Per server, so one file can measure both directions. */
+        if (apply_member(e, "upload", settings_set_server_upload, st, path, err, errlen) < 0)
+            return -1;
     }
     return 0;
 }
@@ -240,6 +243,9 @@ static const struct {
     {"runs", settings_set_runs},       {"order", settings_set_order},         {"seed", settings_set_seed},
     {"pause", settings_set_pause},     {"stall", settings_set_stall},         {"max_time", settings_set_max_time},
     {"timeout", settings_set_timeout}, {"max_bytes", settings_set_max_bytes}, {"stall_rate", settings_set_stall_rate},
+    {"parallel", settings_set_parallel}, {"split", settings_set_split},      {"upload", settings_set_upload},
+    {"upload_method", settings_set_upload_method}, {"duration", settings_set_duration},
+    {"interval", settings_set_interval}, {"min_bytes", settings_set_min_bytes},
 };
 
 struct scenario *scenario_load(const char *path, struct settings *st, char *err, size_t errlen)

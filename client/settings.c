@@ -121,15 +121,85 @@ static int name_taken(const struct settings *s, const char *name)
     return 0;
 }
 
-/* The default NAME of a server: its host, then host:port, then host#2 ... */
-static void default_name(const struct settings *s, const char *host, const char *port, char *name, size_t len)
+/* A server's URL as the parts its default name is made of. */
+struct name_parts {
+    char host[256], port[16], file[256];
+};
+
+static void name_parts_of(const char *url, struct name_parts *p)
 {
-    const char *h = host ? host : "server";
-    snprintf(name, len, "%s", h);
-    if (name_taken(s, name) && port)
-        snprintf(name, len, "%s:%s", h, port);
-    for (int k = 2; name_taken(s, name) && k < 1000; k++)
-        snprintf(name, len, "%.200s#%d", h, k);
+    *p = (struct name_parts){"server", "", ""};
+    CURLU *u = curl_url();
+    char *host = NULL, *port = NULL, *path = NULL;
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK) {
+        curl_url_get(u, CURLUPART_HOST, &host, 0);
+        curl_url_get(u, CURLUPART_PORT, &port, 0); /* as written: none for the scheme's own */
+        curl_url_get(u, CURLUPART_PATH, &path, 0);
+    }
+    if (host)
+        snprintf(p->host, sizeof p->host, "%s", host);
+    if (port)
+        snprintf(p->port, sizeof p->port, "%s", port);
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    snprintf(p->file, sizeof p->file, "%s", slash ? slash + 1 : path ? path : "");
+    curl_free(host);
+    curl_free(port);
+    curl_free(path);
+    curl_url_cleanup(u);
+}
+
+/* The default NAME of every server added without one, recomputed as servers are added
+ * so that it depends on all of them: the host alone when no other server has it, else
+ * host:port, else host:port/FILE, and #2, #3 ... only if even that repeats (two URLs
+ * that differ by their query string). */
+static int name_defaults(struct settings *s, char *err, size_t errlen)
+{
+    struct name_parts *p = calloc(s->nservers ? s->nservers : 1, sizeof *p);
+    if (!p)
+        return err_set(err, errlen, "out of memory");
+    for (size_t i = 0; i < s->nservers; i++)
+        name_parts_of(s->servers[i].url, &p[i]);
+    for (size_t i = 0; i < s->nservers; i++) {
+        if (s->named[i])
+            continue;
+        size_t same_host = 0, same_port = 0, same_file = 0;
+        for (size_t j = 0; j < s->nservers; j++)
+            if (!s->named[j] && strcmp(p[i].host, p[j].host) == 0) {
+                same_host++;
+                if (strcmp(p[i].port, p[j].port) == 0) {
+                    same_port++;
+                    same_file += strcmp(p[i].file, p[j].file) == 0;
+                }
+            }
+        char name[600];
+        const char *colon = p[i].port[0] ? ":" : "";
+        /* The same URL every time (the same server measured twice): host, host#2 ... */
+        if (same_host == 1 || same_file == same_host)
+            snprintf(name, sizeof name, "%s", p[i].host);
+        else if (same_port == 1)
+            snprintf(name, sizeof name, "%s%s%s", p[i].host, colon, p[i].port);
+        else
+            snprintf(name, sizeof name, "%s%s%s/%s", p[i].host, colon, p[i].port, p[i].file);
+        /* Unique among the names before it (given or default) and every given one. */
+        size_t base = strlen(name);
+        for (int k = 2; k < 1000; k++) {
+            int taken = 0;
+            for (size_t j = 0; j < s->nservers && !taken; j++)
+                taken = j != i && (j < i || s->named[j]) && strcmp(s->servers[j].name, name) == 0;
+            if (!taken)
+                break;
+            snprintf(name + base, sizeof name - base, "#%d", k);
+        }
+        char *n = strdup(name);
+        if (!n) {
+            free(p);
+            return err_set(err, errlen, "out of memory");
+        }
+        free((char *)s->servers[i].name);
+        s->servers[i].name = n;
+    }
+    free(p);
+    return 0;
 }
 
 int settings_add_server(struct settings *s, const char *value, char *err, size_t errlen)
@@ -158,16 +228,11 @@ int settings_add_server(struct settings *s, const char *value, char *err, size_t
         curl_url_cleanup(u);
         return err_set(err, errlen, "'%s': not a valid URL (%s)", url, curl_url_strerror(uc));
     }
-    if (!name[0]) {
-        char *host = NULL, *port = NULL;
-        curl_url_get(u, CURLUPART_HOST, &host, 0);
-        curl_url_get(u, CURLUPART_PORT, &port, 0);
-        default_name(s, host, port, name, sizeof name);
-        curl_free(host);
-        curl_free(port);
-    }
     curl_url_cleanup(u);
-    if (name_taken(s, name))
+    int named = name[0] != 0;
+    if (!named)
+        snprintf(name, sizeof name, "server"); /* placeholder until name_defaults */
+    else if (name_taken(s, name))
         return bad(err, errlen, value, "this NAME is already used by another server");
     char *n = strdup(name), *l = strdup(url);
     if (!n || !l) {
@@ -175,8 +240,9 @@ int settings_add_server(struct settings *s, const char *value, char *err, size_t
         free(l);
         return err_set(err, errlen, "out of memory");
     }
-    s->servers[s->nservers++] = (struct plan_server){n, l};
-    return 0;
+    s->named[s->nservers] = named;
+    s->servers[s->nservers++] = (struct plan_server){n, l, 0};
+    return name_defaults(s, err, errlen);
 }
 
 int settings_set_runs(struct settings *s, const char *value, char *err, size_t errlen)
@@ -245,6 +311,67 @@ int settings_set_max_bytes(struct settings *s, const char *value, char *err, siz
         return bad(err, errlen, value, "must be at least 1 byte");
     s->dl.max_bytes = v;
     return 0;
+}
+
+int settings_set_parallel(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    uint64_t v;
+    if (units_parse_uint(value, 1, SETTINGS_MAX_PARALLEL, &v) != UNITS_OK)
+        return err_set(err, errlen, "'%s': expected an integer from 1 to %d", value, SETTINGS_MAX_PARALLEL);
+    s->dl.parallel = (unsigned)v;
+    return 0;
+}
+
+int settings_set_split(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_on_off(value, &s->dl.split, err, errlen);
+}
+
+/* A size, 0 allowed, into *out (untouched on error; hint says what is expected). */
+static int parse_size(const char *value, const char *hint, uint64_t *out, char *err, size_t errlen)
+{
+    uint64_t v;
+    enum units_err e = units_parse_size(value, &v);
+    if (e != UNITS_OK)
+        return units_bad(e, value, hint, err, errlen);
+    *out = v;
+    return 0;
+}
+
+#define UPLOAD_HINT "expected a size such as 100MiB, 0 for a download"
+
+int settings_set_upload(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_size(value, UPLOAD_HINT, &s->dl.upload, err, errlen);
+}
+
+int settings_set_upload_method(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (strcmp(value, "POST") != 0 && strcmp(value, "PUT") != 0)
+        return bad(err, errlen, value, "expected POST or PUT");
+    s->dl.upload_put = value[1] == 'U';
+    return 0;
+}
+
+int settings_set_duration(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_seconds(value, 1, &s->dl.duration_s, err, errlen);
+}
+
+int settings_set_interval(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    double v = 0;
+    if (parse_seconds(value, 1, &v, err, errlen) != 0)
+        return -1;
+    if (v < 0.01)
+        return bad(err, errlen, value, "must be at least 10ms");
+    s->dl.interval_s = v;
+    return 0;
+}
+
+int settings_set_min_bytes(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_size(value, "expected a size such as 1MiB, 0 to accept any body", &s->dl.min_bytes, err, errlen);
 }
 
 int settings_set_rcvbuf(struct settings *s, const char *value, char *err, size_t errlen)
@@ -415,6 +542,13 @@ int settings_set_delay_dev(struct settings *s, const char *value, char *err, siz
     return set_string(&s->delay_dev, value, err, errlen);
 }
 
+int settings_set_server_upload(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (s->nservers == 0)
+        return err_set(err, errlen, "no server to upload to");
+    return parse_size(value, UPLOAD_HINT, &s->servers[s->nservers - 1].upload, err, errlen);
+}
+
 int settings_set_write_out(struct settings *s, const char *value, char *err, size_t errlen)
 {
     struct writeout *w = writeout_parse(value, err, errlen);
@@ -426,6 +560,10 @@ int settings_set_write_out(struct settings *s, const char *value, char *err, siz
 
 int settings_check(const struct settings *s, char *err, size_t errlen)
 {
+    if (s->dl.split && s->dl.parallel < 2)
+        return err_set(err, errlen, "--split: needs --parallel N with N >= 2");
+    if (s->dl.upload && s->dl.max_bytes)
+        return err_set(err, errlen, "--max-bytes: downloads only (--upload SIZE is the upload's size)");
     if (s->seed_given && s->order != PLAN_ORDER_RANDOM)
         return err_set(err, errlen, "--seed: only meaningful with --order random");
     if ((s->delay_us > 0) != (s->delay_dev != NULL))

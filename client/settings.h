@@ -22,6 +22,7 @@
 
 #define SETTINGS_MAX_SERVERS 64
 #define SETTINGS_MAX_OFFLOADS 8
+#define SETTINGS_MAX_PARALLEL 128
 
 /* --offload DEV:tso=off,...: parsed when given, applied before the first download. */
 struct settings_offload {
@@ -34,6 +35,7 @@ struct settings {
      * Here name and url are owned (strdup), whatever plan.h's const says. */
     struct plan_server servers[SETTINGS_MAX_SERVERS];
     size_t nservers;
+    unsigned char named[SETTINGS_MAX_SERVERS]; /* NAME=URL given: never renamed */
     unsigned runs;
     enum plan_order order;
     uint64_t seed;
@@ -76,7 +78,11 @@ int settings_add_server(struct settings *s, const char *value, char *err, size_t
  *   user_agent no line break         format table|markdown|csv|json
  *   output, jsonl a non-empty path   plot *.png or *.svg
  *   progress, quiet on|off           offload DEV:tso=on|off,... (appended, offload_parse_spec)
- *   delay a duration, 0: none        delay_dev a valid interface name */
+ *   delay a duration, 0: none        delay_dev a valid interface name
+ *   parallel 1..128                  split on|off
+ *   upload a size, 0: download       upload_method POST|PUT
+ *   duration a duration > 0          interval a duration >= 10ms
+ *   min_bytes a size, 0: any body */
 int settings_set_runs(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_order(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_seed(struct settings *s, const char *value, char *err, size_t errlen);
@@ -104,6 +110,16 @@ int settings_set_delay(struct settings *s, const char *value, char *err, size_t 
 int settings_set_delay_dev(struct settings *s, const char *value, char *err, size_t errlen);
 /* -w/--write-out FORMAT: a writeout.h template (unknown variable, escape: an error). */
 int settings_set_write_out(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_parallel(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_split(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_upload(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_upload_method(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_duration(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_interval(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_min_bytes(struct settings *s, const char *value, char *err, size_t errlen);
+/* The last server added sends SIZE bytes instead of downloading (a scenario file's
+ * per-server "upload"): a size, 0: download as the others. */
+int settings_set_server_upload(struct settings *s, const char *value, char *err, size_t errlen);
 
 /* What no single setter can see, checked once everything is applied: --seed needs
  * --order random, --delay and --delay-dev go together, --interface excludes

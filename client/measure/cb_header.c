@@ -57,6 +57,7 @@ static void status_line(struct xfer *x, const char *p, size_t n)
     }
     json_decref(ok);
     x->expected = -1;
+    x->content_type[0] = 0;
     json_object_clear(x->debit_headers);
 }
 
@@ -81,6 +82,10 @@ static void header_line(struct xfer *x, const char *p, size_t n)
         long long cl = strtoll(num, &end, 10);
         if (end != num && *end == 0 && cl >= 0)
             x->expected = cl;
+    } else if (klen == 12 && strncasecmp(p, "Content-Type", 12) == 0) {
+        size_t l = vlen < sizeof x->content_type - 1 ? vlen : sizeof x->content_type - 1;
+        memcpy(x->content_type, v, l);
+        x->content_type[l] = 0;
     } else if (klen > strlen(WIRE_HEADER_PREFIX) && strncasecmp(p, WIRE_HEADER_PREFIX, strlen(WIRE_HEADER_PREFIX)) == 0) {
         char key[128], val[1024];
         size_t kl = klen < sizeof key - 1 ? klen : sizeof key - 1;
@@ -108,6 +113,7 @@ size_t cb_header(char *ptr, size_t size, size_t nitems, void *ud)
     if (l == 0) {
         x->t_hdr_end = now; /* blank line: this block's headers are complete */
     } else if (l > 5 && strncmp(ptr, "HTTP/", 5) == 0) {
+        x->t_response = now; /* an upload's end: the server answers once it has the body */
         status_line(x, ptr, l);
     } else {
         header_line(x, ptr, l);

@@ -1,6 +1,7 @@
 /* cb_write: libcurl's write callback. It only counts: no copy, no allocation, one clock
  * read per call (vDSO), so the client is never the bottleneck. It also enforces
- * --max-bytes when a server ignored the Range request. */
+ * --max-bytes when a server ignored the Range request, and --duration (the bytes of the
+ * write that arrives after the deadline are not counted: they came too late). */
 #include "xfer.h"
 
 #include "sys.h"
@@ -13,8 +14,14 @@ size_t cb_write(char *ptr, size_t size, size_t nmemb, void *ud)
     double now = sys_mono_s();
     if (!x->series.started)
         series_start(&x->series, x->t_hdr_end > 0 ? x->t_hdr_end : now);
+    if (x->agg && !x->agg->started)
+        series_start(x->agg, x->t_hdr_end > 0 ? x->t_hdr_end : now);
+    if (x->opt->duration_s > 0 && x->agg && now - x->agg->t0 >= x->opt->duration_s) {
+        x->duration_hit = 1;
+        return 0;
+    }
     size_t counted = n;
-    uint64_t max = x->opt->max_bytes;
+    uint64_t max = x->max_bytes;
     int stop = 0;
     if (max) {
         /* Exactly max bytes: done, but let a 206 end normally; more than max (a server that
@@ -27,7 +34,11 @@ size_t cb_write(char *ptr, size_t size, size_t nmemb, void *ud)
     }
     if (counted) {
         series_add(&x->series, now, counted);
+        if (x->agg)
+            series_add(x->agg, now, counted);
         x->bytes += counted;
+        if (x->run_bytes)
+            *x->run_bytes += counted;
         x->t_last_byte = now;
     }
     x->t_last_data = now;

@@ -16,6 +16,8 @@ void dl_options_defaults(struct dl_options *o)
         .max_redirects = 20,
         .max_time_s = DL_DEFAULT_MAX_TIME_S,
         .stall_rate_Bps = DL_DEFAULT_STALL_RATE_BPS,
+        .parallel = 1,
+        .min_bytes = DL_MIN_BYTES,
     };
 }
 
@@ -50,12 +52,12 @@ const char *dl_setopt_network(CURL *h, const struct dl_options *o, char *iface, 
     return bad;
 }
 
-static const char *setup(CURL *h, const char *url, const struct dl_options *o, struct xfer *x,
-                         char *range, size_t rangelen, char *iface, size_t ifacelen, char *errbuf)
+const char *xfer_setup(CURL *h, const char *url, struct xfer *x, struct xfer_scratch *st)
 {
+    const struct dl_options *o = x->opt;
     const char *bad = NULL;
     SETOPT(h, CURLOPT_URL, url);
-    SETOPT(h, CURLOPT_ERRORBUFFER, errbuf);
+    SETOPT(h, CURLOPT_ERRORBUFFER, st->errbuf);
     SETOPT(h, CURLOPT_NOSIGNAL, 1L);
     /* A fresh TCP connection per download, closed at its end: slow start every time, as
      * the seed's wget runs, and a socket whose TCP_INFO describes this download only. */
@@ -67,10 +69,7 @@ static const char *setup(CURL *h, const char *url, const struct dl_options *o, s
      * SO_RCVBUF would freeze it and is capped by rmem_max (4 MiB here). */
     SETOPT(h, CURLOPT_BUFFERSIZE, (long)CURL_MAX_READ_SIZE);
     SETOPT(h, CURLOPT_ACCEPT_ENCODING, NULL); /* identity: count the file's bytes */
-    SETOPT(h, CURLOPT_FOLLOWLOCATION, 1L);
     SETOPT(h, CURLOPT_MAXREDIRS, o->max_redirects);
-    SETOPT(h, CURLOPT_WRITEFUNCTION, cb_write);
-    SETOPT(h, CURLOPT_WRITEDATA, x);
     SETOPT(h, CURLOPT_HEADERFUNCTION, cb_header);
     SETOPT(h, CURLOPT_HEADERDATA, x);
     SETOPT(h, CURLOPT_NOPROGRESS, 0L);
@@ -82,16 +81,46 @@ static const char *setup(CURL *h, const char *url, const struct dl_options *o, s
     SETOPT(h, CURLOPT_CLOSESOCKETDATA, x);
     SETOPT(h, CURLOPT_SOCKOPTFUNCTION, cb_sockopt);
     SETOPT(h, CURLOPT_SOCKOPTDATA, x);
-    const char *net_bad = dl_setopt_network(h, o, iface, ifacelen);
+    const char *net_bad = dl_setopt_network(h, o, st->iface, sizeof st->iface);
     if (!bad)
         bad = net_bad;
     if (o->connect_timeout_s > 0)
         SETOPT(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(o->connect_timeout_s * 1000 + 0.5));
     if (o->max_time_s > 0)
         SETOPT(h, CURLOPT_TIMEOUT_MS, (long)(o->max_time_s * 1000 + 0.5));
-    if (o->max_bytes) {
-        snprintf(range, rangelen, "0-%llu", (unsigned long long)(o->max_bytes - 1));
-        SETOPT(h, CURLOPT_RANGE, range);
+    if (o->upload) {
+        /* The body starts at once (no "Expect: 100-continue" round trip) and a redirect is
+         * not followed: a POST that lands elsewhere did not reach an upload sink. */
+        SETOPT(h, CURLOPT_FOLLOWLOCATION, 0L);
+        if (o->upload_put) {
+            SETOPT(h, CURLOPT_UPLOAD, 1L);
+            SETOPT(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)x->max_bytes);
+        } else {
+            SETOPT(h, CURLOPT_POST, 1L);
+            SETOPT(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->max_bytes);
+        }
+        SETOPT(h, CURLOPT_READFUNCTION, cb_read);
+        SETOPT(h, CURLOPT_READDATA, x);
+        SETOPT(h, CURLOPT_UPLOAD_BUFFERSIZE, (long)CURL_MAX_READ_SIZE);
+        SETOPT(h, CURLOPT_WRITEFUNCTION, cb_write_answer);
+        SETOPT(h, CURLOPT_WRITEDATA, x);
+        st->headers = curl_slist_append(NULL, "Expect:");
+        struct curl_slist *l = st->headers ? curl_slist_append(st->headers, "Content-Type: application/octet-stream") : NULL;
+        if (!l && !bad)
+            bad = "CURLOPT_HTTPHEADER (out of memory)";
+        else
+            st->headers = l;
+        SETOPT(h, CURLOPT_HTTPHEADER, st->headers);
+        return bad;
+    }
+    SETOPT(h, CURLOPT_FOLLOWLOCATION, 1L);
+    SETOPT(h, CURLOPT_WRITEFUNCTION, cb_write);
+    SETOPT(h, CURLOPT_WRITEDATA, x);
+    if (x->range_len || o->max_bytes) {
+        uint64_t from = x->range_len ? x->range_from : 0, len = x->range_len ? x->range_len : o->max_bytes;
+        snprintf(st->range, sizeof st->range, "%llu-%llu", (unsigned long long)from,
+                 (unsigned long long)(from + len - 1));
+        SETOPT(h, CURLOPT_RANGE, st->range);
     }
     return bad;
 }
@@ -116,6 +145,17 @@ static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const ch
     }
     if (rc == CURLE_WRITE_ERROR && x->max_bytes_hit)
         rc = CURLE_OK; /* our own stop after --max-bytes */
+    if (x->duration_hit && (rc == CURLE_WRITE_ERROR || rc == CURLE_ABORTED_BY_CALLBACK || rc == CURLE_OK)) {
+        /* Our own stop after --duration: what arrived is the result, if anything did. */
+        if (x->bytes == 0) {
+            result_fail(r, RESULT_ERR_TIMEOUT, "--duration %g s: nothing %s in that time", o->duration_s,
+                        o->upload ? "sent" : "received");
+            return;
+        }
+        r->ok = 1;
+        r->err = RESULT_OK;
+        return;
+    }
     switch (rc) {
     case CURLE_OK:
         break;
@@ -146,7 +186,9 @@ static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const ch
         return;
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
-        result_fail(r, RESULT_ERR_RECV, "receive: %s (after %llu bytes)", msg, (unsigned long long)x->bytes);
+    case CURLE_SEND_ERROR:
+        result_fail(r, RESULT_ERR_RECV, "%s: %s (after %llu bytes)", rc == CURLE_SEND_ERROR ? "send" : "receive", msg,
+                    (unsigned long long)x->bytes);
         return;
     default:
         result_fail(r, RESULT_ERR_OTHER, "%s", msg);
@@ -160,8 +202,14 @@ static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const ch
         result_fail(r, RESULT_ERR_REDIRECT, "HTTP %ld %s without a usable Location", x->status, x->reason);
         return;
     }
-    /* libcurl checks Content-Length itself, but a 206 for --max-bytes must cover the range. */
-    if (!x->max_bytes_hit && x->expected >= 0 && (int64_t)x->bytes != x->expected) {
+    if (o->upload) {
+        if (x->up_sent != x->max_bytes) {
+            result_fail(r, RESULT_ERR_SHORT_BODY, "short upload: %llu of %llu bytes sent", (unsigned long long)x->up_sent,
+                        (unsigned long long)x->max_bytes);
+            return;
+        }
+    } else if (!x->max_bytes_hit && x->expected >= 0 && (int64_t)x->bytes != x->expected) {
+        /* libcurl checks Content-Length itself, but a 206 for --max-bytes must cover the range. */
         result_fail(r, RESULT_ERR_SHORT_BODY, "short body: %llu of %lld bytes", (unsigned long long)x->bytes,
                     (long long)x->expected);
         return;
@@ -170,32 +218,44 @@ static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const ch
     r->err = RESULT_OK;
 }
 
-void dl_perform(const char *url, const struct dl_options *o, const struct dl_hooks *h, struct run_result *r)
+/* debitd's upload sink answers {"bytes": N, "seconds": T}: keep it beside our own count,
+ * and fail the run when the two byte counts differ (one of us lost data). Any other
+ * answer (another server) is not an error: the upload is then measured by us alone. */
+static void upload_answer(struct run_result *r, const struct xfer *x)
 {
-    struct xfer x = {.opt = o, .hooks = h, .expected = -1, .sock = CURL_SOCKET_BAD};
-    char errbuf[CURL_ERROR_SIZE] = "", range[48], iface[256];
-    r->started_at = sys_wall_s();
-    series_init(&x.series, SERIES_INTERVAL_S);
-    x.debit_headers = json_object();
-    CURL *c = curl_easy_init();
-    if (!c || !x.debit_headers) {
-        result_fail(r, RESULT_ERR_OTHER, "out of memory");
-        curl_easy_cleanup(c);
-        json_decref(x.debit_headers);
+    json_error_t je;
+    json_t *a = x->resp ? json_loads(x->resp, 0, &je) : NULL;
+    json_t *b = json_object_get(a, "bytes"), *sec = json_object_get(a, "seconds");
+    if (!json_is_integer(b) || !json_is_number(sec)) {
+        json_decref(a);
         return;
     }
-    const char *bad = setup(c, url, o, &x, range, sizeof range, iface, sizeof iface, errbuf);
-    if (bad) {
-        result_fail(r, RESULT_ERR_OTHER, "libcurl refused option %s", bad);
-        curl_easy_cleanup(c);
-        json_decref(x.debit_headers);
-        return;
-    }
-    x.t_start = x.t_last_data = x.rate_t = sys_mono_s();
-    xfer_window_push(&x, x.t_start);
-    CURLcode rc = curl_easy_perform(c);
-    double t_end = sys_mono_s();
+    json_int_t nb = json_integer_value(b);
+    double s = json_number_value(sec);
+    int match = nb >= 0 && (uint64_t)nb == x->up_sent;
+    r->server_upload = json_pack("{s:I, s:f, s:o, s:b}", "bytes", nb, "seconds", s, "mbps",
+                                 s > 0 ? json_real((double)nb * 8 / s / 1e6) : json_null(), "bytes_match", match);
+    json_decref(a);
+    if (r->ok && !match && !x->duration_hit)
+        result_fail(r, RESULT_ERR_UPLOAD, "upload: the server counted %lld of the %llu bytes sent", (long long)nb,
+                    (unsigned long long)x->up_sent);
+}
 
+void xfer_window(const struct xfer *x, double *t0, double *t1)
+{
+    if (x->opt->upload) {
+        *t0 = x->t_body_start;
+        /* Sent and acknowledged: the answer comes once the server has every byte. */
+        *t1 = x->t_response > x->t_body_start && !x->duration_hit ? x->t_response : x->t_last_byte;
+    } else {
+        *t0 = x->t_hdr_end > 0 ? x->t_hdr_end : x->t_start;
+        *t1 = x->t_last_byte;
+    }
+}
+
+void xfer_finish(CURL *c, struct xfer *x, CURLcode rc, const struct xfer_scratch *st, struct run_result *r)
+{
+    double t_end = sys_mono_s();
     curl_off_t us = 0;
     if (curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &us) == CURLE_OK)
         r->connect_s = us / 1e6;
@@ -204,7 +264,7 @@ void dl_perform(const char *url, const struct dl_options *o, const struct dl_hoo
     if (curl_easy_getinfo(c, CURLINFO_TOTAL_TIME_T, &us) == CURLE_OK)
         r->total_s = us / 1e6;
     if (r->total_s <= 0)
-        r->total_s = t_end - x.t_start;
+        r->total_s = t_end - x->t_start;
     char *ip = NULL;
     if (curl_easy_getinfo(c, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK && ip && *ip)
         r->remote_ip = strdup(ip);
@@ -213,37 +273,35 @@ void dl_perform(const char *url, const struct dl_options *o, const struct dl_hoo
         r->effective_url = strdup(eff);
     long code = 0;
     if (curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code)
-        x.status = code;
+        x->status = code;
     /* Cleanup closes the socket if libcurl still holds it: TCP_INFO is read there. */
     curl_easy_cleanup(c);
 
-    r->http_status = x.status;
-    r->bytes = x.bytes;
-    r->content_length = x.expected;
-    r->ranged = x.status == 206;
-    r->tcp = x.tcp;
-    r->server_config = x.debit_headers;
-    x.debit_headers = NULL;
-    classify(r, &x, rc, errbuf, o);
+    const struct dl_options *o = x->opt;
+    r->upload = o->upload != 0;
+    r->http_status = x->status;
+    r->bytes = x->bytes;
+    r->content_length = x->expected;
+    r->ranged = x->status == 206;
+    r->tcp = x->tcp;
+    r->content_type = x->content_type[0] ? strdup(x->content_type) : NULL;
+    json_decref(r->server_config);
+    r->server_config = x->debit_headers;
+    x->debit_headers = NULL;
+    classify(r, x, rc, st->errbuf, o);
     r->max_bytes_reached = o->max_bytes && r->ok && r->bytes == o->max_bytes;
-
-    if (x.bytes > 0) {
-        double t0 = x.t_hdr_end > 0 ? x.t_hdr_end : x.t_start;
-        series_finish(&x.series, x.t_last_byte);
-        r->body_s = x.t_last_byte - t0;
-        if (r->body_s > 0)
-            r->avg_mbps = (double)x.bytes * 8 / r->body_s / 1e6;
-        r->peak_mbps = series_peak(&x.series);
-        r->slow_start_s = series_slow_start(&x.series, SERIES_SLOW_START_FRACTION);
+    r->duration_reached = x->duration_hit && r->ok;
+    if (o->upload)
+        upload_answer(r, x);
+    double t0, t1;
+    xfer_window(x, &t0, &t1);
+    if (x->bytes > 0 && t1 > t0) {
+        r->body_s = t1 - t0;
+        r->avg_mbps = (double)x->bytes * 8 / r->body_s / 1e6;
     }
     if (r->total_s > 0)
-        r->total_mbps = (double)x.bytes * 8 / r->total_s / 1e6;
-    r->series_interval_s = x.series.interval_s;
-    r->series = x.series.mbps;
-    r->nseries = x.series.n;
-    x.series.mbps = NULL;
-    series_free(&x.series);
-    if (r->ok) {
+        r->total_mbps = (double)x->bytes * 8 / r->total_s / 1e6;
+    if (r->ok && !o->upload) {
         /* After the timed download, so the extra request never disturbs a measurement. */
         char err[512];
         if (server_record_fetch(r, o, err, sizeof err) < 0)

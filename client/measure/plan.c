@@ -83,6 +83,7 @@ enum plan_status plan_execute(const struct plan *p, struct result_set *rs, const
         return PLAN_FAILED;
     struct dl_hooks dh = {
         .progress = hooks ? hooks->progress : NULL,
+        .interval = hooks ? hooks->interval : NULL,
         .ud = hooks ? hooks->ud : NULL,
         .stop = hooks ? hooks->stop : NULL,
     };
@@ -119,7 +120,13 @@ enum plan_status plan_execute(const struct plan *p, struct result_set *rs, const
         }
         r->run = st[i].run;
         r->seq = (unsigned)rs->n + 1;
-        dl_perform(sv->url, p->dl, &dh, r);
+        /* A scenario file can mix directions: a server's own upload size wins. */
+        struct dl_options dl = *p->dl;
+        if (sv->upload) {
+            dl.upload = sv->upload;
+            dl.max_bytes = 0;
+        }
+        dl_perform(sv->url, &dl, &dh, r);
         if (r->err == RESULT_ERR_INTERRUPTED) {
             result_free(r);
             rc = PLAN_STOPPED;

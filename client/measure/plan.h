@@ -27,6 +27,7 @@ const char *plan_order_name(enum plan_order o);
 struct plan_server {
     const char *name;
     const char *url;
+    uint64_t upload;  /* > 0: this server gets an upload of that size, whatever dl says */
 };
 
 struct plan {
@@ -58,6 +59,7 @@ struct plan_hooks {
     /* After each finished download (not an interrupted one); r is owned by the result set. */
     void (*run_done)(const struct plan *p, const struct run_result *r, size_t step, size_t total, void *ud);
     dl_progress_fn progress;   /* live progress during a download; may be NULL */
+    dl_interval_fn interval;   /* --interval: each closed interval of the run; may be NULL */
     void *ud;
     volatile sig_atomic_t *stop; /* set by a signal handler: stop after/abort the current run */
 };

@@ -22,6 +22,8 @@ static const char *const err_names[] = {
     [RESULT_ERR_TIMEOUT] = "timeout",
     [RESULT_ERR_INTERRUPTED] = "interrupted",
     [RESULT_ERR_OTHER] = "other",
+    [RESULT_ERR_NOT_TEST_FILE] = "not_test_file",
+    [RESULT_ERR_UPLOAD] = "upload",
 };
 
 static const char *result_strerror(enum result_err e)
@@ -54,6 +56,9 @@ void result_free(struct run_result *r)
     free(r->error);
     free(r->remote_ip);
     free(r->series);
+    free(r->content_type);
+    json_decref(r->server_upload);
+    json_decref(r->streams);
     json_decref(r->server_config);
     json_decref(r->server_record);
     free(r);
@@ -87,6 +92,16 @@ static json_t *str_or_null(const char *s)
  * copied from the "tcp" object, so they are the same key, unit and value. */
 static const char *const tcp_headline[] = {"rtt_ms", "min_rtt_ms", "rcv_rtt_ms"};
 
+void result_server_json(const struct run_result *r, json_t *o)
+{
+    if (r->server_record)
+        json_object_set(o, "server_record", r->server_record);
+    if (r->server_record_error)
+        json_object_set_new(o, "server_record_error", json_string(r->server_record_error));
+    if (r->server_upload)
+        json_object_set(o, "server_upload", r->server_upload);
+}
+
 json_t *result_to_json(const struct run_result *r)
 {
     char when[32] = "";
@@ -112,12 +127,18 @@ json_t *result_to_json(const struct run_result *r)
     json_object_set_new(o, "ok", json_boolean(r->ok));
     json_object_set_new(o, "error", str_or_null(r->ok ? NULL : r->error));
     json_object_set_new(o, "error_kind", r->ok ? json_null() : json_string(result_strerror(r->err)));
+    json_object_set_new(o, "direction", json_string(r->upload ? "upload" : "download"));
+    json_object_set_new(o, "parallel", json_integer(r->parallel ? r->parallel : 1));
+    if (r->split)
+        json_object_set_new(o, "split", json_true());
     json_object_set_new(o, "http_status", json_integer(r->http_status));
     json_object_set_new(o, "remote_ip", str_or_null(r->remote_ip));
     json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
     json_object_set_new(o, "content_length", r->content_length >= 0 ? json_integer(r->content_length) : json_null());
     json_object_set_new(o, "max_bytes_reached", json_boolean(r->max_bytes_reached));
     json_object_set_new(o, "ranged", json_boolean(r->ranged));
+    json_object_set_new(o, "duration_reached", json_boolean(r->duration_reached));
+    json_object_set_new(o, "content_type", str_or_null(r->content_type));
     json_object_set_new(o, "avg_mbps", num(r->avg_mbps));
     json_object_set_new(o, "total_mbps", num(r->total_mbps));
     json_object_set_new(o, "peak_mbps", num(r->peak_mbps));
@@ -126,6 +147,8 @@ json_t *result_to_json(const struct run_result *r)
     json_object_set_new(o, "body_s", num(r->body_s));
     json_object_set_new(o, "total_s", num(r->total_s));
     json_object_set_new(o, "slow_start_s", r->slow_start_s >= 0 ? num(r->slow_start_s) : json_null());
+    if (r->figures_note)
+        json_object_set_new(o, "figures_note", json_string(r->figures_note));
     json_t *tcp = r->tcp.have ? tcp_info_to_json(&r->tcp) : json_null();
     for (size_t i = 0; i < ARRAY_SIZE(tcp_headline); i++) {
         json_t *v = json_object_get(tcp, tcp_headline[i]);
@@ -133,10 +156,9 @@ json_t *result_to_json(const struct run_result *r)
     }
     json_object_set_new(o, "tcp", tcp);
     json_object_set_new(o, "server_config", r->server_config ? json_incref(r->server_config) : json_object());
-    if (r->server_record)
-        json_object_set(o, "server_record", r->server_record);
-    if (r->server_record_error)
-        json_object_set_new(o, "server_record_error", json_string(r->server_record_error));
+    result_server_json(r, o);
+    if (r->streams)
+        json_object_set(o, "streams", r->streams);
     if (r->effective_url && r->url && strcmp(r->effective_url, r->url) != 0)
         json_object_set_new(o, "effective_url", json_string(r->effective_url));
     json_object_set_new(o, "series_interval_s", num(r->series_interval_s));

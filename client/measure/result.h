@@ -21,6 +21,8 @@ enum result_err {
     RESULT_ERR_TIMEOUT,     /* --max-time reached */
     RESULT_ERR_INTERRUPTED, /* Ctrl-C during the download */
     RESULT_ERR_OTHER,
+    RESULT_ERR_NOT_TEST_FILE, /* text/html or under --min-bytes: a wrong URL, not a result */
+    RESULT_ERR_UPLOAD,      /* the server's own count of an upload differs from ours */
 };
 
 /* Each kind's short stable name is the run's JSON "error_kind" ("dns", "connect", ...). */
@@ -44,6 +46,11 @@ struct run_result {
     char *remote_ip;
     int max_bytes_reached; /* stopped on purpose after --max-bytes */
     int ranged;            /* answered a Range request with 206 */
+    int upload;            /* "direction": "upload" (--upload), else "download" */
+    unsigned parallel;     /* streams at once (1: one connection) */
+    int split;             /* --split: each stream fetched 1/parallel by Range */
+    int duration_reached;  /* stopped on purpose after --duration */
+    char *content_type;    /* of the final response (stream 1), or NULL */
 
     /* Sizes and times (seconds from the start of the download unless said otherwise). */
     uint64_t bytes;          /* body bytes received */
@@ -59,11 +66,14 @@ struct run_result {
     double series_interval_s;
     double *series;          /* Mb/s per interval (owned) */
     size_t nseries;
+    const char *figures_note; /* why peak/slow start are null (static string), or NULL */
 
     struct tcp_info_sample tcp; /* receiver TCP_INFO as the socket closed; tcp.have == 0: none */
     json_t *server_config;   /* X-Debit-* response headers: object name -> value (owned) */
     json_t *server_record;      /* the server's /transfers/ID record, or NULL (owned) */
     char *server_record_error;  /* why it could not be fetched, or NULL */
+    json_t *server_upload;      /* upload to debitd: its answer and the comparison, or NULL (owned) */
+    json_t *streams;            /* parallel > 1: one object per stream, or NULL (owned) */
 };
 
 struct run_result *result_new(void);
@@ -74,6 +84,10 @@ void result_fail(struct run_result *r, enum result_err e, const char *fmt, ...)
 /* One run as a JSON object (new reference, caller owns). Its "tcp" member is
  * tcp_info_to_json(&r->tcp), the vocabulary of the server's record (docs/tcp_info.md). */
 json_t *result_to_json(const struct run_result *r);
+
+/* What the server said of r, into object o: "server_record", "server_record_error" and
+ * "server_upload" when set (a run's and each of its streams' records share this). */
+void result_server_json(const struct run_result *r, json_t *o);
 
 struct result_set {
     struct run_result **runs; /* owned */

@@ -47,7 +47,7 @@ static void fmt_ratio(const struct server_summary *g, char *buf, size_t len)
     else if (isfinite(g->ci_lo))
         snprintf(buf, len, "%.3f [%.3f, %.3f]", g->ratio, g->ci_lo, g->ci_hi);
     else
-        snprintf(buf, len, "%.3f", g->ratio);
+        snprintf(buf, len, "%.3f [n/a]", g->ratio);
 }
 
 static void fmt_p(const struct server_summary *g, char *buf, size_t len)
@@ -73,6 +73,14 @@ static void fmt_cells(const struct server_summary *g, int with_units, struct row
     fmt_num(g->median_rtt_ms, with_units ? "%.2f ms" : "%.2f", c->rtt, sizeof c->rtt);
     fmt_ratio(g, c->ratio, sizeof c->ratio);
     fmt_p(g, c->p, sizeof c->p);
+}
+
+/* The "-" and "n/a" of the table, explained (summary_footnotes). */
+static void write_footnotes(FILE *out, const struct summary *sum, const char *before)
+{
+    char notes[512];
+    if (*summary_footnotes(sum, notes, sizeof notes))
+        fprintf(out, "%s%s\n", before, notes);
 }
 
 /* s escaped for a terminal (escape.h) into buf; NULL stays NULL. Every text that did not
@@ -168,6 +176,7 @@ static void write_table(FILE *out, const struct result_set *rs, const struct sum
                 g->runs_failed, medu, mnu, mxu, c.ss, c.rtt, c.ratio, c.p);
     }
     fprintf(out, "\nMb/s = 10^6 bit/s. Method: %s.\n", summary_method_note());
+    write_footnotes(out, s, "");
     write_server_configs(out, rs, "Servers, as they reported themselves (X-Debit-* headers):\n", "  ");
     if (m && m->nnotes) {
         fprintf(out, "Client settings:\n");
@@ -227,6 +236,7 @@ static void write_markdown(FILE *out, const struct result_set *rs, const struct 
                 c.med, c.mn, c.mx, c.ss, c.rtt, c.ratio, c.p);
     }
     fprintf(out, "\nMethod: %s.\n", summary_method_note());
+    write_footnotes(out, s, "\n");
     write_server_configs(out, rs, "\nServers, as they reported themselves (X-Debit-* headers):\n\n", "- ");
     if (m && m->nnotes) {
         fprintf(out, "\nClient settings per cell:\n\n");

@@ -138,6 +138,9 @@ int summary_compute(const struct result_set *rs, const struct plan_server *names
             if (stats_bootstrap_ratio_ci(a, na, b, nb, SUMMARY_BOOTSTRAP_RESAMPLES, SUMMARY_CI_LEVEL,
                                          SUMMARY_BOOTSTRAP_SEED, &g->ci_lo, &g->ci_hi) != 0)
                 g->ci_lo = g->ci_hi = NAN;
+            /* A bootstrap of one value resamples it to itself: a zero-width "interval". */
+            if (na < 2 || nb < 2)
+                g->ci_lo = g->ci_hi = NAN;
             if (stats_mann_whitney(b, nb, a, na, &g->mw) == 0)
                 g->has_comparison = 1;
         }
@@ -154,6 +157,18 @@ void summary_free(struct summary *s)
     free(s->rows);
     s->rows = NULL;
     s->n = 0;
+}
+
+const char *summary_footnotes(const struct summary *s, char *buf, size_t len)
+{
+    int ci = 0, ss = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        const struct server_summary *g = &s->rows[k];
+        ci |= g->has_comparison && !isfinite(g->ci_lo);
+        ss |= g->runs_ok > 0 && !isfinite(g->median_slow_start_s);
+    }
+    snprintf(buf, len, "%s%s%s", ci ? SUMMARY_CI_NOTE : "", ci && ss ? "\n" : "", ss ? SUMMARY_SLOW_START_NOTE : "");
+    return buf;
 }
 
 const char *summary_method_note(void)
@@ -195,7 +210,12 @@ json_t *summary_to_json(const struct summary *s)
         json_object_set_new(o, "median_min_rtt_ms", num(g->median_min_rtt_ms));
         if (g->has_comparison) {
             json_object_set_new(o, "ratio", num(g->ratio));
-            json_object_set_new(o, "ratio_ci95", json_pack("[o, o]", num(g->ci_lo), num(g->ci_hi)));
+            if (isfinite(g->ci_lo))
+                json_object_set_new(o, "ratio_ci95", json_pack("[o, o]", num(g->ci_lo), num(g->ci_hi)));
+            else
+                json_object_set_new(o, "ratio_ci95", json_null());
+            if (!isfinite(g->ci_lo))
+                json_object_set_new(o, "ratio_ci95_note", json_string(SUMMARY_CI_NOTE));
             json_object_set_new(o, "mann_whitney_u", num(g->mw.u1));
             json_object_set_new(o, "p_value", num(g->mw.p));
             json_object_set_new(o, "p_method", json_string(stats_mw_method_name(g->mw.method)));

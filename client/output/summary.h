@@ -31,7 +31,7 @@ struct server_summary {
     size_t median_run;      /* index in the result set of the run closest to the median, or SIZE_MAX */
     int is_reference;       /* first server of its cell */
     int has_comparison;     /* ratio, CI and p below are set */
-    double ratio, ci_lo, ci_hi;
+    double ratio, ci_lo, ci_hi; /* ci NAN when either side has fewer than 2 runs */
     struct stats_mw mw;
 };
 
@@ -46,6 +46,15 @@ struct summary {
  * appear in rs. Returns 0 or -1 (allocation). */
 int summary_compute(const struct result_set *rs, const struct plan_server *names, size_t nnames, struct summary *out);
 void summary_free(struct summary *s);
+
+/* Why the figures a table shows as "-" or "n/a" are not numbers, for the rows of s: a
+ * footnote per reason present, joined by "\n" into buf (empty when every figure is a
+ * number). Returns buf. */
+const char *summary_footnotes(const struct summary *s, char *buf, size_t len);
+
+#define SUMMARY_CI_NOTE "n/a: no confidence interval from a single run on either side (n = 1)"
+#define SUMMARY_SLOW_START_NOTE \
+    "slow start -: no successful run had 10 series intervals (too short for a peak; see figures_note)"
 
 /* One line describing the methods, for every output format. */
 const char *summary_method_note(void);

@@ -88,10 +88,10 @@ check_eq "default User-Agent: debit/VERSION" "debit/$("$DEBIT" --version | awk '
 check_eq "--user-agent is sent as given" "Wget/1.21.3 (linux-gnu)" \
   "$(jqr '.runs[0].server_config["X-Debit-Echo-User-Agent"]' "$T_TMP/ua2.json")"
 
-# --- the series, peak and slow start of a paced download (3 MB at 3 MB/s: ~10 intervals) --
-"$DEBIT" -q -n 1 --format json "$FAKE/slow/3000000?rate=3000000" >"$T_TMP/ser.json"
+# --- the series, peak and slow start of a paced download (4.5 MB at 3 MB/s: ~15 intervals) --
+"$DEBIT" -q -n 1 --format json "$FAKE/slow/4500000?rate=3000000" >"$T_TMP/ser.json"
 r='.runs[0]'
-check_cmp "paced 1 s download: at least 9 intervals of 100 ms" "$(jqr "$r.series | length" "$T_TMP/ser.json")" '>=' 9
+check_cmp "paced 1.5 s download: at least 14 intervals of 100 ms" "$(jqr "$r.series | length" "$T_TMP/ser.json")" '>=' 14
 check_eq "series integrates to the bytes (full intervals x 0.1 s + the partial last one)" true \
   "$(jqr "$r"' | (.series | length) as $n | ((.series[:$n-1] | add) * 0.1 + .series[$n-1] * (.body_s - 0.1 * ($n-1))) as $mbit
       | (($mbit - .bytes * 8 / 1e6) | fabs) < 0.01 * .bytes * 8 / 1e6' "$T_TMP/ser.json")"

@@ -15,19 +15,19 @@ fake_up
 raw_count() { LC_ALL=C grep -c $'[\x1b\x07\r\x9b\xff]' "$1"; }
 
 # --- the reason phrase of a failed run: stderr escaped, JSON exact ----------------------
-"$DEBIT" -n 1 --no-progress "$FAKE/hostile/500" >"$T_TMP/h5.out" 2>"$T_TMP/h5.err"
+"$DEBIT" --min-bytes 0 -n 1 --no-progress "$FAKE/hostile/500" >"$T_TMP/h5.out" 2>"$T_TMP/h5.err"
 check_eq "hostile 500: exit 1 (the run failed)" 1 $?
 check_eq "hostile 500: no raw ESC/BEL/CR/C1 on stderr" 0 "$(raw_count "$T_TMP/h5.err")"
 check_eq "hostile 500: no raw control bytes on stdout" 0 "$(raw_count "$T_TMP/h5.out")"
 check_match "hostile 500: the reason is on stderr, escaped" \
   'FAILED: HTTP 500 \\x1b\[31mOWNED\\x07\\rFake OK \\x1b\]0;title\\x07$' "$(cat "$T_TMP/h5.err")"
-"$DEBIT" -q -n 1 --format json "$FAKE/hostile/500" >"$T_TMP/h5.json"
+"$DEBIT" --min-bytes 0 -q -n 1 --format json "$FAKE/hostile/500" >"$T_TMP/h5.json"
 check_eq "hostile 500: JSON keeps the reason exactly" \
   '"HTTP 500 \u001b[31mOWNED\u0007\rFake OK \u001b]0;title\u0007"' "$(jq -c '.runs[0].error' "$T_TMP/h5.json")"
 
 # --- X-Debit-* values of a successful run: every text format -----------------------------
 for fmt in table markdown csv; do
-  "$DEBIT" -n 1 --no-progress --format $fmt "$FAKE/hostile/200" >"$T_TMP/h.$fmt" 2>"$T_TMP/h.$fmt.err"
+  "$DEBIT" --min-bytes 0 -n 1 --no-progress --format $fmt "$FAKE/hostile/200" >"$T_TMP/h.$fmt" 2>"$T_TMP/h.$fmt.err"
   check_eq "hostile headers, --format $fmt: exit 0" 0 $?
   check_eq "hostile headers, --format $fmt: no raw control bytes on stdout" 0 "$(raw_count "$T_TMP/h.$fmt")"
   check_eq "hostile headers, --format $fmt: none on stderr" 0 "$(raw_count "$T_TMP/h.$fmt.err")"
@@ -40,7 +40,7 @@ check_match "markdown: X-Debit-Tcp shown, escaped" \
 # the table escapes that text's backslashes once more.
 check_match "table: X-Debit-Offload (invalid UTF-8) shown" \
   'offload tso=off\\\\x1b\[2J\\\\x1b\[H gso=\\\\x9b31m on \\\\xc2\\\\x9b1m \\\\xff; ' "$(cat "$T_TMP/h.table")"
-"$DEBIT" -q -n 1 --format json "$FAKE/hostile/200" >"$T_TMP/h.json"
+"$DEBIT" --min-bytes 0 -q -n 1 --format json "$FAKE/hostile/200" >"$T_TMP/h.json"
 check_eq "JSON: X-Debit-Tcp exactly as sent" '"cc=cubic\rHIDDEN \u001b]52;c;ZWNobw==\u0007"' \
   "$(jq -c '.runs[0].server_config["X-Debit-Tcp"]' "$T_TMP/h.json")"
 check_eq "JSON: X-Debit-Offload (not UTF-8) kept escaped, not dropped" \
@@ -48,7 +48,7 @@ check_eq "JSON: X-Debit-Offload (not UTF-8) kept escaped, not dropped" \
   "$(jq -c '.runs[0].server_config["X-Debit-Offload"]' "$T_TMP/h.json")"
 
 # --- names from the command line are escaped too (a scenario file may come from elsewhere)
-"$DEBIT" -n 1 --no-progress $'ev\x1b[1mil='"$FAKE/hostile/200" >"$T_TMP/n.out" 2>"$T_TMP/n.err"
+"$DEBIT" --min-bytes 0 -n 1 --no-progress $'ev\x1b[1mil='"$FAKE/hostile/200" >"$T_TMP/n.out" 2>"$T_TMP/n.err"
 check_eq "a server NAME with ESC: not raw on stdout or stderr" "0 0" \
   "$(raw_count "$T_TMP/n.out") $(raw_count "$T_TMP/n.err")"
 check_match "a server NAME with ESC: escaped in the table" '^ev\\x1b\[1mil +1 +0 ' "$(cat "$T_TMP/n.out")"
@@ -77,7 +77,7 @@ check_eq "--stall-rate 0: a 500 B/s trickle is no stall" "false timeout" \
 check_eq "default --stall-rate (1 kB/s): a 500 B/s trickle is a stall" "false stall" \
   "$(jqr '.runs[0] | "\(.ok) \(.error_kind)"' "$T_TMP/tr4.json")"
 # A steady download well above the minimum, with a short window: never flagged.
-"$DEBIT" -q -n 1 --stall 0.5 --stall-rate 100kB/s --format json "$FAKE/slow/2000000?rate=1000000" >"$T_TMP/ok.json"
+"$DEBIT" --min-bytes 0 -q -n 1 --stall 0.5 --stall-rate 100kB/s --format json "$FAKE/slow/2000000?rate=1000000" >"$T_TMP/ok.json"
 check_eq "1 MB/s paced download with --stall 0.5 --stall-rate 100kB/s: ok" "0 true" \
   "$? $(jqr '.runs[0].ok' "$T_TMP/ok.json")"
 

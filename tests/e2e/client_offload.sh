@@ -72,7 +72,7 @@ kill -KILL $pid
 wait $pid 2>/dev/null
 check_eq "SIGKILL: offloads left off, state file left" "off off 1" \
   "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload) $(statefiles | wc -l)"
-ip netns exec "$CLI" "$DEBIT" -n 1 --no-progress --offload "$DEV:tso=off" "$U/debit/1000" >/dev/null 2>"$T_TMP/k.err"
+ip netns exec "$CLI" "$DEBIT" --min-bytes 0 -n 1 --no-progress --offload "$DEV:tso=off" "$U/debit/1000" >/dev/null 2>"$T_TMP/k.err"
 check_eq "after SIGKILL: next run, exit 0" 0 $?
 check_match "after SIGKILL: the next run restores the leftover first and says so" \
   "^debit: restored $DEV offloads left by pid $pid " "$(cat "$T_TMP/k.err")"
@@ -81,16 +81,16 @@ check_eq "after SIGKILL: everything back on, no state file" "on on " \
 
 # --delay on the same veth: the measured min RTT grows by the delay; removed afterwards.
 qd=$(ip netns exec "$CLI" tc qdisc show dev "$DEV")
-ip netns exec "$CLI" "$DEBIT" -q -n 2 --delay 10ms --delay-dev "$DEV" --format json "$U/debit/1000000" >"$T_TMP/d.json"
+ip netns exec "$CLI" "$DEBIT" --min-bytes 0 -q -n 2 --delay 10ms --delay-dev "$DEV" --format json "$U/debit/1000000" >"$T_TMP/d.json"
 check_eq "--delay: exit 0" 0 $?
 check_match "--delay: mechanism recorded" '^(netem|delayline) 10$' "$(jq -r '.client_settings.delay | "\(.mechanism) \(.rtt_ms)"' "$T_TMP/d.json")"
-ip netns exec "$CLI" "$DEBIT" -q -n 1 --delay 10ms --delay-dev "$DEV" --format markdown "$U/debit/1000" >"$T_TMP/d.md"
+ip netns exec "$CLI" "$DEBIT" --min-bytes 0 -q -n 1 --delay 10ms --delay-dev "$DEV" --format markdown "$U/debit/1000" >"$T_TMP/d.md"
 check_match "--delay: the Markdown says which mechanism ran" "^- every run: delay \\+10 ms .*on $DEV .*via (netem|delayline)" "$(cat "$T_TMP/d.md")"
 check_eq "--delay: min RTT between 10 and 11 ms" true "$(jq -r '[.runs[].min_rtt_ms] | min | . >= 10 and . < 11' "$T_TMP/d.json")"
 check_eq "--delay: qdisc as before, no NFQUEUE rule, no process left" "$qd||" \
   "$(ip netns exec "$CLI" tc qdisc show dev "$DEV")|$(ip netns exec "$CLI" iptables-save 2>/dev/null | grep NFQUEUE)|$(ip netns pids "$CLI")"
 
-ip netns exec "$CLI" "$DEBIT" -n 1 --offload "nosuch$T_ID:tso=off" "$U/debit/1000" >/dev/null 2>"$T_TMP/e.err"
+ip netns exec "$CLI" "$DEBIT" --min-bytes 0 -n 1 --offload "nosuch$T_ID:tso=off" "$U/debit/1000" >/dev/null 2>"$T_TMP/e.err"
 check_eq "unknown device: exit 2" 2 $?
 check_match "unknown device: message" "^debit: --offload: nosuch$T_ID: no such network interface" "$(cat "$T_TMP/e.err")"
 t_done

@@ -70,8 +70,12 @@ PY
 check_eq "closed stdout, every run ok: exit 0, nothing said" "0 0" "$(closed_pipe -q -n 1 A="$A" 2>"$T_TMP/p.err")"
 check_eq "closed stdout, --format json: exit 0, nothing said" "0 0" "$(closed_pipe -q -n 1 --format json A="$A" 2>>"$T_TMP/p.err")"
 check_eq "closed stdout, -w: exit 0, nothing said" "0 0" "$(closed_pipe -q -n 1 -w '%{server}\n' A="$A" 2>>"$T_TMP/p.err")"
-check_eq "closed stdout, a failed run: exit 1 (the measurement's), nothing said" "1 0" \
-  "$(closed_pipe -q -n 1 A="$A" dead="$DEAD" 2>>"$T_TMP/p.err")"
+# -q still says why a run failed (issue 12), and nothing about the closed pipe.
+check_eq "closed stdout, a failed run: exit 1 (the measurement's)" "1" \
+  "$(closed_pipe -q -n 1 A="$A" dead="$DEAD" 2>"$T_TMP/pf.err" | cut -d' ' -f1)"
+check_eq "... stderr: only the failed run's line" "debit: [2/2] dead run 1: FAILED: connect" \
+  "$(sed 's/: connect.*/: connect/' "$T_TMP/pf.err")"
+cat "$T_TMP/pf.err" >>"$T_TMP/p.err"
 check_nomatch "no 'Broken pipe' anywhere" 'Broken pipe|--output' "$(cat "$T_TMP/p.err")"
 # The issue's case: | head -1 on a report larger than the pipe's buffer (64 KiB): 30 runs
 # of JSON (~3 KiB each) fill it, head has gone by the time debit writes the rest.

@@ -11,7 +11,7 @@ J=$T_TMP/runs.jsonl
 
 # Existing content is kept: the journal is appended to.
 echo '{"previous":"line"}' >"$J"
-"$DEBIT" -n 20 --pause 0.3 --no-progress --jsonl "$J" --format json -o "$T_TMP/int.json" \
+"$DEBIT" --min-bytes 0 -n 20 --pause 0.3 --no-progress --jsonl "$J" --format json -o "$T_TMP/int.json" \
   A="$NGINX/files/1Mio.dat" B="$FAKE/slow/400000?rate=4000000" 2>"$T_TMP/int.err" &
 pid=$!
 t_track $pid
@@ -60,7 +60,7 @@ check_cmp "SIGINT during --pause 30: stops within 2 s" $((($(date +%s%N) - t0) /
 
 # SIGTERM: the same, exit 143 (128 + 15)
 rm -f "$J"
-"$DEBIT" -n 20 --pause 0.3 --no-progress --jsonl "$J" --format json -o "$T_TMP/term.json" \
+"$DEBIT" --min-bytes 0 -n 20 --pause 0.3 --no-progress --jsonl "$J" --format json -o "$T_TMP/term.json" \
   A="$NGINX/files/1Mio.dat" 2>/dev/null &
 pid=$!
 t_track $pid
@@ -86,7 +86,7 @@ fi
 "$DEBIT" -n 1 --progress --format json "S=$FAKE/slow/3000000?rate=3000000" >/dev/null 2>"$T_TMP/p.err"
 check_match "progress line: run, server, percent, rate, ETA" $'\r\e\\[K\\[run 1/1\\] S +[0-9]+% [0-9.]+ Mb/s  ETA [0-9]+s' "$(cat "$T_TMP/p.err")"
 check_match "progress line erased before the run's line" $'\r\e\\[Kdebit: \\[1/1\\] S run 1: ' "$(cat "$T_TMP/p.err")"
-"$DEBIT" -n 1 --format json "S=$FAKE/slow/1000000?rate=3000000" >/dev/null 2>"$T_TMP/np.err"
+"$DEBIT" --min-bytes 0 -n 1 --format json "S=$FAKE/slow/1000000?rate=3000000" >/dev/null 2>"$T_TMP/np.err"
 check_nomatch "no progress line when stderr is not a TTY" $'\r' "$(cat "$T_TMP/np.err")"
 # On a terminal (a pty from script(1)) the line is on by default, and -q turns it off.
 if command -v script >/dev/null; then

@@ -122,4 +122,38 @@ static inline void rb_seed_value(const struct settings *s, char *b, size_t l)
     snprintf(b, l, "%llu", (unsigned long long)s->seed);
 }
 
+/* Issue 12: streams, upload, time-bounded runs, the test-file check. */
+static inline void rb_parallel(const struct settings *s, char *b, size_t l)
+{
+    snprintf(b, l, "%u", s->dl.parallel);
+}
+static inline void rb_split(const struct settings *s, char *b, size_t l)
+{
+    snprintf(b, l, "%d", s->dl.split);
+}
+static inline void rb_upload(const struct settings *s, char *b, size_t l)
+{
+    snprintf(b, l, "%llu", (unsigned long long)s->dl.upload);
+}
+static inline void rb_upload_method(const struct settings *s, char *b, size_t l)
+{
+    snprintf(b, l, "%s", s->dl.upload_put ? "PUT" : "POST");
+}
+static inline void rb_duration(const struct settings *s, char *b, size_t l)
+{
+    snprintf(b, l, "%g", s->dl.duration_s);
+}
+static inline void rb_interval(const struct settings *s, char *b, size_t l)
+{
+    snprintf(b, l, "%g", s->dl.interval_s);
+}
+static inline void rb_min_bytes(const struct settings *s, char *b, size_t l)
+{
+    snprintf(b, l, "%llu", (unsigned long long)s->dl.min_bytes);
+}
+static inline void rb_server_upload(const struct settings *s, char *b, size_t l)
+{
+    snprintf(b, l, "%llu", s->nservers ? (unsigned long long)s->servers[s->nservers - 1].upload : 0ULL);
+}
+
 #endif

@@ -134,10 +134,11 @@ static void test_values(void **state)
     assert_true(s->quiet && s->progress == 0);
     assert_string_equal(s->dl.user_agent, "ua/1");
     assert_int_equal(s->nservers, 4);
-    /* NAME=URL; default names: host, then host:port, and '=' in a query is not a name. */
+    /* NAME=URL; default names: host:port for every server of a repeated host (not only
+     * the later ones), and "=" in a query is not a name. */
     assert_string_equal(s->servers[0].name, "OVH");
     assert_string_equal(s->servers[0].url, "http://proof.example/files/1Gio.dat");
-    assert_string_equal(s->servers[1].name, "m.test");
+    assert_string_equal(s->servers[1].name, "m.test:8080");
     assert_string_equal(s->servers[2].name, "m.test:8081");
     assert_string_equal(s->servers[3].name, "m.test:8082");
     assert_string_equal(s->servers[3].url, "http://m.test:8082/x?a=b");

@@ -109,6 +109,27 @@ static const struct row rows[] = {
     BAD(settings_set_delay_dev, rb_delay_dev, "..", "'..': not an interface name"),
     BAD(settings_set_delay_dev, rb_delay_dev, "eth0:1", "'eth0:1': an interface name has no"),
     BAD(settings_set_delay_dev, rb_delay_dev, "0123456789abcdef", "'0123456789abcdef': interface name longer than 15"),
+    GOOD(settings_set_parallel, rb_parallel, "4", "4"),
+    GOOD(settings_set_parallel, rb_parallel, "128", "128"),
+    BAD(settings_set_parallel, rb_parallel, "0", "'0': expected an integer from 1 to 128"),
+    BAD(settings_set_parallel, rb_parallel, "129", "'129': expected an integer from 1 to 128"),
+    GOOD(settings_set_split, rb_split, "on", "1"),
+    BAD(settings_set_split, rb_split, "yes", "'yes': expected on or off"),
+    GOOD(settings_set_upload, rb_upload, "100MiB", "104857600"),
+    GOOD(settings_set_upload, rb_upload, "0", "0"),
+    BAD(settings_set_upload, rb_upload, "1Mbit", "'1Mbit': "),
+    GOOD(settings_set_upload_method, rb_upload_method, "PUT", "PUT"),
+    GOOD(settings_set_upload_method, rb_upload_method, "POST", "POST"),
+    BAD(settings_set_upload_method, rb_upload_method, "put", "'put': expected POST or PUT"),
+    GOOD(settings_set_duration, rb_duration, "10s", "10"),
+    BAD(settings_set_duration, rb_duration, "0", "'0': must be more than 0"),
+    GOOD(settings_set_interval, rb_interval, "250ms", "0.25"),
+    BAD(settings_set_interval, rb_interval, "5ms", "'5ms': must be at least 10ms"),
+    BAD(settings_set_interval, rb_interval, "0", "'0': must be more than 0"),
+    GOOD(settings_set_min_bytes, rb_min_bytes, "0", "0"),
+    GOOD(settings_set_min_bytes, rb_min_bytes, "2MiB", "2097152"),
+    BAD(settings_set_min_bytes, rb_min_bytes, "lots", "'lots': "),
+    BAD(settings_set_server_upload, rb_server_upload, "8MiB", "no server to upload to"),
     GOOD(settings_add_server, rb_server, "OVH=http://proof.example/f", "1 OVH http://proof.example/f"),
     GOOD(settings_add_server, rb_server, "https://m.test:8443/x?a=b", "1 m.test https://m.test:8443/x?a=b"),
     BAD(settings_add_server, rb_server, "ftp://a/f", "'ftp://a/f': only http:// and https://"),
@@ -167,14 +188,19 @@ static void test_defaults_and_last_wins(void **state)
         assert_int_equal(settings_add_offload(s, "lo:gro=on", err, sizeof err), 0);
     assert_int_equal(settings_add_offload(s, "lo:gro=on", err, sizeof err), -1);
     assert_string_equal(err, "'lo:gro=on': too many --offload options");
-    /* Default names: host, host:port, host#3; a NAME given twice is refused. */
+    /* Default names: host, host:port, host:port/FILE when host and port repeat; a NAME
+     * given twice is refused. */
     assert_int_equal(settings_add_server(s, "http://m.test/a", err, sizeof err), 0);
     assert_int_equal(settings_add_server(s, "http://m.test:81/a", err, sizeof err), 0);
     assert_int_equal(settings_add_server(s, "http://m.test:81/b", err, sizeof err), 0);
-    assert_string_equal(s->servers[1].name, "m.test:81");
-    assert_string_equal(s->servers[2].name, "m.test#2");
+    assert_string_equal(s->servers[0].name, "m.test");
+    assert_string_equal(s->servers[1].name, "m.test:81/a");
+    assert_string_equal(s->servers[2].name, "m.test:81/b");
     assert_int_equal(settings_add_server(s, "m.test=http://x/", err, sizeof err), -1);
     assert_string_equal(err, "'m.test=http://x/': this NAME is already used by another server");
+    /* A per-server upload size goes to the last server added. */
+    assert_int_equal(settings_set_server_upload(s, "8MiB", err, sizeof err), 0);
+    assert_true(s->servers[2].upload == 8388608 && s->servers[1].upload == 0);
     settings_free(s);
 }
 
@@ -193,6 +219,9 @@ static void test_check(void **state)
         {{"delay", "0", "delay_dev", "lo"}, "--delay-dev: needs --delay"},
         {{"interface", "lo", "local_address", "127.0.0.1"}, "--local-address: cannot be combined with --interface"},
         {{"interface", "lo"}, NULL},
+        {{"split", "on"}, "--split: needs --parallel N with N >= 2"},
+        {{"split", "on", "parallel", "2"}, NULL},
+        {{"upload", "1MiB", "max_bytes", "1"}, "--max-bytes: downloads only (--upload SIZE is the upload's size)"},
     };
     static const struct {
         const char *name;
@@ -201,6 +230,8 @@ static void test_check(void **state)
         {"seed", settings_set_seed},           {"order", settings_set_order},
         {"delay", settings_set_delay},         {"delay_dev", settings_set_delay_dev},
         {"interface", settings_set_interface}, {"local_address", settings_set_local_address},
+        {"split", settings_set_split},         {"parallel", settings_set_parallel},
+        {"upload", settings_set_upload},       {"max_bytes", settings_set_max_bytes},
     };
     for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
         struct settings *s = settings_new();

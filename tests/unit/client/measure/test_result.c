@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -129,11 +130,43 @@ static void test_no_sample(void **state)
     result_free(r);
 }
 
+/* Issue 12's keys: direction and parallel always, streams and server_upload when set,
+ * the not_test_file kind, and a peak left null with the reason. */
+static void test_streams_and_direction(void **state)
+{
+    (void)state;
+    struct run_result *r = result_new();
+    json_t *o = result_to_json(r);
+    assert_string_equal(json_string_value(json_object_get(o, "direction")), "download");
+    assert_int_equal(json_integer_value(json_object_get(o, "parallel")), 1);
+    assert_null(json_object_get(o, "streams"));
+    assert_null(json_object_get(o, "server_upload"));
+    assert_false(json_is_true(json_object_get(o, "duration_reached")));
+    json_decref(o);
+    r->upload = 1;
+    r->parallel = 2;
+    r->streams = json_pack("[{s:i}, {s:i}]", "stream", 1, "stream", 2);
+    r->server_upload = json_pack("{s:i, s:b}", "bytes", 5, "bytes_match", 1);
+    r->peak_mbps = NAN;
+    r->figures_note = "fewer than 10 intervals";
+    result_fail(r, RESULT_ERR_NOT_TEST_FILE, "not a test file: x");
+    o = result_to_json(r);
+    assert_string_equal(json_string_value(json_object_get(o, "direction")), "upload");
+    assert_int_equal(json_array_size(json_object_get(o, "streams")), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "server_upload"), "bytes")), 5);
+    assert_string_equal(json_string_value(json_object_get(o, "error_kind")), "not_test_file");
+    assert_true(json_is_null(json_object_get(o, "peak_mbps")));
+    assert_string_equal(json_string_value(json_object_get(o, "figures_note")), "fewer than 10 intervals");
+    json_decref(o);
+    result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_vocabulary),
         cmocka_unit_test(test_no_sample),
+        cmocka_unit_test(test_streams_and_direction),
     };
     return cmocka_run_group_tests_name("result", tests, NULL, NULL);
 }

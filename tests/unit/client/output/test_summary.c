@@ -135,6 +135,51 @@ static void test_cells(void **state)
     result_set_clear(&rs);
 }
 
+/* n = 1 on a side: the ratio stays, the CI is not a number (JSON null with the reason,
+ * "[n/a]" with a footnote in the table); a slow start missing in every run is explained. */
+static void test_figures_without_meaning(void **state)
+{
+    (void)state;
+    static const struct run_row rows[] = {
+        {NULL, NULL, "A", 1, 100},
+        {NULL, NULL, "B", 1, 50},
+    };
+    struct result_set rs;
+    fill(&rs, rows, 2);
+    for (size_t i = 0; i < rs.n; i++)
+        rs.runs[i]->slow_start_s = -1; /* as dl_perform leaves a run under 10 intervals */
+    struct summary s;
+    assert_int_equal(summary_compute(&rs, NULL, 0, &s), 0);
+    assert_true(s.rows[1].has_comparison);
+    assert_true(fabs(s.rows[1].ratio - 0.5) < 1e-12);
+    assert_false(isfinite(s.rows[1].ci_lo));
+    assert_false(isfinite(s.rows[0].median_slow_start_s));
+    char notes[512];
+    assert_string_equal(summary_footnotes(&s, notes, sizeof notes), SUMMARY_CI_NOTE "\n" SUMMARY_SLOW_START_NOTE);
+    json_t *j = summary_to_json(&s);
+    json_t *b = json_array_get(j, 1);
+    assert_true(json_is_null(json_object_get(b, "ratio_ci95")));
+    assert_string_equal(json_string_value(json_object_get(b, "ratio_ci95_note")), SUMMARY_CI_NOTE);
+    json_decref(j);
+    char *t = render(REPORT_TABLE, &rs, &s, 1);
+    assert_non_null(strstr(t, "0.500 [n/a]"));
+    assert_non_null(strstr(t, "\n" SUMMARY_CI_NOTE "\n"));
+    assert_non_null(strstr(t, "\n" SUMMARY_SLOW_START_NOTE "\n"));
+    free(t);
+    summary_free(&s);
+    result_set_clear(&rs);
+    /* Two runs a side: a CI, no footnote for it. */
+    static const struct run_row rows2[] = {
+        {NULL, NULL, "A", 1, 100}, {NULL, NULL, "B", 1, 50}, {NULL, NULL, "A", 1, 110}, {NULL, NULL, "B", 1, 55},
+    };
+    fill(&rs, rows2, 4);
+    assert_int_equal(summary_compute(&rs, NULL, 0, &s), 0);
+    assert_true(isfinite(s.rows[1].ci_lo) && isfinite(s.rows[1].ci_hi));
+    assert_string_equal(summary_footnotes(&s, notes, sizeof notes), "");
+    summary_free(&s);
+    result_set_clear(&rs);
+}
+
 static void test_progress_line(void **state)
 {
     (void)state;
@@ -174,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_single_cell),
         cmocka_unit_test(test_cells),
         cmocka_unit_test(test_progress_line),
+        cmocka_unit_test(test_figures_without_meaning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
