@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "access_log.h"
 #include "log.h"
 #include "offload.h"
 #include "tcp_profile.h"
@@ -70,6 +71,7 @@ struct config {
     uint64_t body_min_rate;     /* request body bytes/s over DEADLINE_BODY_WINDOW_MS; 0 = none */
     enum log_level log_level;
     char *access_log; /* "-" = stderr, "off", or a file path (appended) */
+    enum access_format access_format; /* log.access_format: json (default) or combined */
     unsigned transfers_keep; /* ring size of /transfers/ID records */
     int http_strict;         /* http.strict: refuse ambiguous requests (docs/http-strictness.md) */
     struct offload_cfg offload;
@@ -106,6 +108,8 @@ int config_add_file(struct config *c, const char *path, uint64_t size, char *err
 int config_set_upload(struct config *c, const char *path, uint64_t max_size, char *err, size_t errlen);
 /* "error", "warn", "info" or "debug". */
 int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen);
+/* log.access_format: "json" or "combined". */
+int config_set_access_format(struct config *c, const char *name, char *err, size_t errlen);
 /* Worker threads per listener, 0 (one per CPU) to 1024. */
 int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen);
 /* limits.header_timeout: USEC microseconds, 0 (none) or 100 ms to 1 hour, whole ms. */

@@ -158,7 +158,7 @@ static int parse_limits(struct config *c, const config_setting_t *g, char *err, 
 
 static int parse_log(struct config *c, const config_setting_t *g, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"level", "access", NULL};
+    static const char *const keys[] = {"level", "access", "access_format", NULL};
     if (!need_type(g, CONFIG_TYPE_GROUP, "a group { level = \"info\"; access = \"-\"; }", err, errlen) ||
         cfg_check_keys(g, keys, err, errlen) < 0)
         return -1;
@@ -180,6 +180,10 @@ static int parse_log(struct config *c, const config_setting_t *g, char *err, siz
         free(c->access_log);
         c->access_log = copy;
     }
+    if ((r = cfg_get_string(g, "access_format", &s, err, errlen)) < 0)
+        return -1;
+    if (r && config_set_access_format(c, s, err, errlen) < 0)
+        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "access_format"));
     return 0;
 }
 
@@ -391,7 +395,8 @@ void config_print(const struct config *c, FILE *out)
     fprintf(out, "limits = { connections = %u; per_ip = %u; idle_timeout = %u; header_timeout = \"%llums\"; "
             "body_min_rate = \"%lluB/s\"; };\n", c->max_connections, c->per_ip, c->idle_timeout,
             (unsigned long long)c->header_timeout_ms, (unsigned long long)c->body_min_rate);
-    fprintf(out, "log = { level = \"%s\"; access = \"%s\"; };\n", log_level_name(c->log_level), c->access_log);
+    fprintf(out, "log = { level = \"%s\"; access = \"%s\"; access_format = \"%s\"; };\n", log_level_name(c->log_level),
+            c->access_log, access_log_format_name(c->access_format));
     fprintf(out, "transfers = %u;\n", c->transfers_keep);
     fprintf(out, "http = { strict = %s; };\n", c->http_strict ? "true" : "false");
     if (c->offload.interface) {

@@ -134,6 +134,7 @@ enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, cons
         free(b.p);
         return MHD_NO;
     }
+    http_log_body(b.len);
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
