@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "err.h"
+#include "sys.h"
 
 static const char *const format_names[] = {[ACCESS_FORMAT_JSON] = "json", [ACCESS_FORMAT_COMBINED] = "combined"};
 
@@ -70,18 +71,6 @@ static json_t *json_text(const char *s)
     return j;
 }
 
-/* "2026-11-30T03:14:29.918Z", as transfers' "started" */
-static void iso_time(double t, char *buf, size_t len)
-{
-    time_t sec = (time_t)t;
-    struct tm tm;
-    gmtime_r(&sec, &tm);
-    char base[32];
-    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-    int ms = (int)((t - (double)sec) * 1000);
-    snprintf(buf, len, "%s.%03dZ", base, ms < 0 ? 0 : ms > 999 ? 999 : ms);
-}
-
 static char *line_json(const struct access_entry *e)
 {
     /* a download keeps its transfer record's keys (id, state, path, status, bytes, first,
@@ -90,7 +79,7 @@ static char *line_json(const struct access_entry *e)
     if (!o)
         return NULL;
     char when[48], remote[80];
-    iso_time(e->time, when, sizeof when);
+    sys_iso_time(e->time, when, sizeof when); /* as transfers' "started" */
     const char *addr = e->addr ? e->addr : "";
     snprintf(remote, sizeof remote, strchr(addr, ':') ? "[%s]:%u" : "%s:%u", addr, e->port);
     json_object_set_new(o, "time", json_string(when));
