@@ -48,6 +48,7 @@ void config_free(struct config *c)
     free(c->offload.state_file);
     free(c->user);
     free(c->group);
+    acl_clear(&c->metrics.allow);
     memset(c, 0, sizeof *c);
 }
 
@@ -124,7 +125,7 @@ static int is_reserved(const char *p)
 {
     /* "/transfers" itself too: a file there would shadow the folder of the records */
     size_t n = strlen(WIRE_TRANSFERS_PATH) - 1;
-    return strcmp(p, WIRE_STATUS_PATH) == 0 || (strncmp(p, WIRE_TRANSFERS_PATH, n) == 0 && (p[n] == 0 || p[n] == '/'));
+    return strcmp(p, WIRE_STATUS_PATH) == 0 || strcmp(p, WIRE_METRICS_PATH) == 0 || (strncmp(p, WIRE_TRANSFERS_PATH, n) == 0 && (p[n] == 0 || p[n] == '/'));
 }
 
 /* a is a folder prefix of b: b = a + "/" + ... */
@@ -158,8 +159,8 @@ static int check_path_syntax(const char *path, char *err, size_t errlen)
                        : err_set(err, errlen, "\"%s\": character 0x%02x (a space or control character) is not allowed in a path",
                                  path, *p);
     if (is_reserved(path))
-        return err_set(err, errlen, "\"%s\" is reserved for debitd's own pages (%s, %s)", path, WIRE_STATUS_PATH,
-                       WIRE_TRANSFERS_PATH);
+        return err_set(err, errlen, "\"%s\" is reserved for debitd's own pages (%s, %s, %s)", path, WIRE_STATUS_PATH,
+                       WIRE_METRICS_PATH, WIRE_TRANSFERS_PATH);
     return 0;
 }
 
@@ -242,6 +243,27 @@ int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen)
     if (n > 1024)
         return err_set(err, errlen, "%llu threads is out of range [0, 1024] (0 = one per CPU)", (unsigned long long)n);
     c->threads = (unsigned)n;
+    return 0;
+}
+
+int config_set_quota(struct config *c, uint64_t bytes, uint64_t window_us, char *err, size_t errlen)
+{
+    if (window_us % 1000 != 0)
+        return err_set(err, errlen, "must be whole milliseconds");
+    if (window_us < 1000000ULL || window_us > 366ULL * 86400 * 1000000)
+        return err_set(err, errlen, "must be from 1s to 366d");
+    c->per_ip_bytes = bytes;
+    c->per_ip_window_ms = window_us / 1000;
+    return 0;
+}
+
+int config_set_drain_timeout(struct config *c, uint64_t usec, char *err, size_t errlen)
+{
+    if (usec % 1000 != 0)
+        return err_set(err, errlen, "must be whole milliseconds");
+    if (usec > 3600ULL * 1000000)
+        return err_set(err, errlen, "more than one hour");
+    c->drain_timeout_ms = (unsigned)(usec / 1000);
     return 0;
 }
 
@@ -347,6 +369,9 @@ int config_defaults(struct config *c, char *err, size_t errlen)
     c->max_connections = 10000;
     c->per_ip = 100; /* a public host: one address may not take every slot */
     c->idle_timeout = 30;
+    c->per_ip_window_ms = 86400000; /* "100GiB a day" is how hosts state a fair use */
+    c->drain_timeout_ms = 10000;
+    c->details = 1;
     c->header_timeout_ms = 5000;
     c->body_min_rate = 1000; /* 1kB/s */
     c->log_level = LOG_LEVEL_INFO;
@@ -363,7 +388,18 @@ int config_defaults(struct config *c, char *err, size_t errlen)
         config_add_file(c, "/files/1Gio.dat", 1ULL << 30, err, errlen) < 0 ||
         config_set_upload(c, "/upload", 10ULL << 30, err, errlen) < 0)
         return -1;
+    /* a public host: counters for the operator's own scraper, not for every visitor */
+    static const char *const loopback[] = {"127.0.0.1", "::1"};
+    c->metrics.enabled = 1;
+    for (size_t i = 0; i < ARRAY_SIZE(loopback); i++)
+        if (config_add_metrics_allow(c, loopback[i], err, errlen) < 0)
+            return -1;
     return 0;
+}
+
+int config_add_metrics_allow(struct config *c, const char *spec, char *err, size_t errlen)
+{
+    return acl_add(&c->metrics.allow, spec, err, errlen);
 }
 
 unsigned config_threads_effective(const struct config *c)

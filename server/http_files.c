@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "range.h"
+#include "sys.h"
 #include "wire.h"
 
 void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size_t len)
@@ -116,6 +117,9 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         len = rg.last - rg.first + 1;
         status = 206;
     }
+    char retry[24];
+    if (!head && http_quota_refused(l, conn, r, len, retry, sizeof retry))
+        return http_reply_text(l, conn, 429, MHD_HTTP_HEADER_RETRY_AFTER, retry);
     struct MHD_Response *resp = body_response(s, off, len);
     if (!resp)
         return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
@@ -130,11 +134,17 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         client_name(conn, remote, sizeof remote);
         r->kind = REQ_FILE;
         r->sock = conn_socket(conn);
-        struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status, r->sock};
+        struct peer owner;
+        int have_owner = http_peer(conn, &owner) == 0;
+        struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status, r->sock,
+                                    have_owner ? &owner : NULL};
         r->body_len = len;
+        r->file = (size_t)(f - s->cfg->files);
+        r->t0 = sys_mono_s();
         r->acked0 = http_tcp_bytes_acked(r->sock);
         r->seq = transfers_begin(s->transfers, &ts, id);
-        MHD_add_response_header(resp, WIRE_HDR_TRANSFER, id);
+        if (r->seq)
+            MHD_add_response_header(resp, WIRE_HDR_TRANSFER, id);
     }
     return http_reply(l, conn, status, resp);
 }

@@ -7,6 +7,8 @@
 #include <microhttpd.h>
 #include <stdint.h>
 
+#include "peer.h"
+#include "quota.h"
 #include "server.h"
 
 enum req_kind {
@@ -24,6 +26,10 @@ struct req {
     uint64_t body_len;  /* bytes the response body carries */
     uint64_t acked0;    /* tcpi_bytes_acked when the response started */
     int sock;           /* the connection's socket */
+    struct quota_receipt quota; /* what the response was charged (refunded in part if it ends early) */
+    int in_flight;              /* counted in server.in_flight (a download or upload under way) */
+    size_t file;        /* index in cfg->files, for the metrics */
+    double t0;          /* sys_mono_s when the response was queued */
     /* REQ_UPLOAD */
     uint64_t up_bytes;
     double up_t0;
@@ -47,6 +53,10 @@ enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsi
  * (NAME may be NULL). */
 enum MHD_Result http_reply_text(struct listener *l, struct MHD_Connection *conn, unsigned status,
                                 const char *name, const char *value);
+/* BODY (LEN bytes, malloc'd: stolen, freed even on failure) as Content-Type TYPE, with
+ * Server and Cache-Control: no-store. */
+enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *conn, unsigned status, char *body,
+                                  size_t len, const char *type);
 /* A JSON answer (J is stolen), Cache-Control: no-store. */
 enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j);
 /* Server header, on every response. */
@@ -66,10 +76,22 @@ enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn
                                  const struct file_cfg *f);
 enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, const char *folder);
 enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn);
+/* GET /metrics (http_metrics.c): 404 when metrics.enabled is off, 403 outside metrics.allow. */
+enum MHD_Result http_metrics(struct listener *l, struct MHD_Connection *conn);
 enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id);
 enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, struct req *r,
                             const char *upload_data, size_t *upload_data_size);
 
+/* What a request's client address decides (http_peer.c). */
+/* The client of CONN as a peer: 0, or -1 when MHD gives no IP address. */
+int http_peer(struct MHD_Connection *conn, struct peer *p);
+/* Charge a response of LEN bytes to its client's quota (r->quota keeps the receipt).
+ * Returns 0 to serve it, or 1 (nothing charged) when the address has used its budget:
+ * then RETRY (LEN bytes) holds the Retry-After value in seconds. */
+int http_quota_refused(struct listener *l, struct MHD_Connection *conn, struct req *r, uint64_t len,
+                       char *retry, size_t retrylen);
+/* Give back what a response charged but did not send (from http_completed). */
+void http_quota_settle(struct listener *l, struct req *r, uint64_t sent);
 /* A new request context (zeroed, no socket), or NULL. */
 struct req *http_req_new(void);
 /* Strict HTTP (http_guard.c, docs/http-strictness.md): on the first call of a request whose

@@ -47,12 +47,15 @@ void refusal_log_note(struct refusal_log *rl, enum refusal_reason reason, const 
         if (i == rl->n_addrs && i < REFUSAL_LOG_ADDRS) {
             snprintf(rl->addrs[i].addr, sizeof rl->addrs[i].addr, "%s", addr);
             rl->addrs[i].n = 0;
+            memset(rl->addrs[i].by, 0, sizeof rl->addrs[i].by);
             rl->n_addrs++;
         }
-        if (i < rl->n_addrs)
+        if (i < rl->n_addrs) {
             rl->addrs[i].n++;
-        else
+            rl->addrs[i].by[reason]++;
+        } else {
             rl->others++;
+        }
     }
     pthread_mutex_unlock(&rl->lock);
 }
@@ -114,8 +117,15 @@ int refusal_log_flush(struct refusal_log *rl, int64_t now_ms, int force, char *b
                     best = i;
             used[best] = 1;
             shown_n += rl->addrs[best].n;
-            put(buf, len, &at, "%s %s %llu", shown ? "," : "", rl->addrs[best].addr,
+            put(buf, len, &at, "%s %s %llu (", shown ? "," : "", rl->addrs[best].addr,
                 (unsigned long long)rl->addrs[best].n);
+            const char *rsep = "";
+            for (int r = 0; r < REFUSAL_N; r++)
+                if (rl->addrs[best].by[r]) {
+                    put(buf, len, &at, "%s%s %llu", rsep, names[r], (unsigned long long)rl->addrs[best].by[r]);
+                    rsep = ", ";
+                }
+            put(buf, len, &at, ")");
         }
         unsigned rest = rl->n_addrs - shown;
         if (rest || rl->others)

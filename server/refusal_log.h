@@ -1,10 +1,11 @@
 /* refusal_log: what debitd refuses or cuts, logged as one summary line per interval, never
  * a line per connection: an attacker who opens thousands of connections must not be able
- * to flood the log (nor the disk behind it). Counts by reason, and by address the top few
- * (the addresses debitd knows: libmicrohttpd refuses over-limit connections before debitd
- * sees them, so those are counted without one):
+ * to flood the log (nor the disk behind it). Counts by reason, and by address the top few,
+ * each with its reasons (refusals at limits.connections, which libmicrohttpd makes before
+ * debitd sees the peer, are counted without an address):
  *   refused or closed in the last 10.0 s: header_timeout 1200, limit 800; top addresses:
- *   127.0.0.2 100, 127.0.0.3 100, ... (+7 addresses, 700) */
+ *   127.0.0.26 900 (header_timeout 100, limit 800), 127.0.0.2 100 (header_timeout 100),
+ *   ... (+7 addresses, 700) */
 #ifndef DEBITD_REFUSAL_LOG_H
 #define DEBITD_REFUSAL_LOG_H
 
@@ -17,7 +18,8 @@
 enum refusal_reason {
     REFUSAL_HEADER_TIMEOUT = 0, /* closed: headers not complete within limits.header_timeout */
     REFUSAL_BODY_RATE,          /* closed: request body below limits.body_min_rate */
-    REFUSAL_LIMIT,              /* refused by libmicrohttpd: limits.connections or per_ip */
+    REFUSAL_LIMIT,              /* refused at accept: limits.per_ip (debitd, with the address)
+                                   or limits.connections (libmicrohttpd, without) */
     REFUSAL_INCOMPLETE,         /* libmicrohttpd: the connection ended mid-request */
     REFUSAL_N
 };
@@ -32,7 +34,8 @@ struct refusal_log {
     uint64_t count[REFUSAL_N];
     struct {
         char addr[INET6_ADDRSTRLEN];
-        uint64_t n;
+        uint64_t n;             /* all reasons */
+        uint64_t by[REFUSAL_N]; /* by reason */
     } addrs[REFUSAL_LOG_ADDRS];
     unsigned n_addrs;
     uint64_t others;                  /* events from addresses beyond the table */

@@ -65,23 +65,31 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         }
     }
     s->transfers = transfers_new(cfg->transfers_keep);
-    if (!s->transfers) {
+    s->quota = quota_new(0);
+    if (!s->transfers || !s->quota) {
         err_set(err, errlen, "out of memory");
         goto fail;
     }
     if (!(s->watchdog = watchdog_new(cfg, err, errlen)))
         goto fail;
+    if (!(s->metrics = metrics_new(cfg->n_listen, cfg->n_files))) {
+        err_set(err, errlen, "out of memory");
+        goto fail;
+    }
     s->listeners = calloc(cfg->n_listen, sizeof *s->listeners);
     if (!s->listeners) {
         err_set(err, errlen, "out of memory");
         goto fail;
     }
+    quota_set_limits(s->quota, cfg->per_ip_bytes, cfg->per_ip_window_ms, (uint64_t)sys_mono_ms());
     s->n_listeners = cfg->n_listen;
     for (size_t i = 0; i < cfg->n_listen; i++) {
         s->listeners[i].srv = s;
         s->listeners[i].cfg = &cfg->listen[i];
         s->listeners[i].fd = -1;
         listener_name(&cfg->listen[i], s->listeners[i].name, sizeof s->listeners[i].name);
+        if (!(s->listeners[i].per_ip = ip_limit_new(cfg->per_ip, cfg->max_connections, err, errlen)))
+            goto fail;
     }
     return s;
 fail:
@@ -145,6 +153,19 @@ static int digest_start(struct server *s, char *err, size_t errlen)
                            err, errlen);
     free(sizes);
     return s->digest ? 0 : -1;
+}
+
+/* libmicrohttpd's accept policy: limits.per_ip, enforced here rather than by libmicrohttpd
+ * so that the refusal log names the address. Called by the worker that accepted, after
+ * libmicrohttpd's own check of limits.connections; an admitted connection is released by
+ * http_connection at MHD_CONNECTION_NOTIFY_CLOSED. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    struct listener *l = cls;
+    if (ip_limit_acquire(l->per_ip, addr, addrlen) == 1)
+        return MHD_YES;
+    watchdog_refused(l->srv->watchdog, addr, addrlen);
+    return MHD_NO;
 }
 
 static int open_listener(struct listener *l, char *err, size_t errlen)
@@ -235,9 +256,10 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
              content_thp_setting(s->content));
     for (size_t i = 0; i < s->n_listeners; i++) {
         struct listener *l = &s->listeners[i];
-        /* suspend/resume: a .sha256 request waits for the hashing thread (digest.h) */
+        /* suspend/resume: a .sha256 request waits for the hashing thread (digest.h); ITC:
+         * what MHD_quiesce_daemon needs with internal threads (a graceful stop) */
         unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-                         MHD_ALLOW_SUSPEND_RESUME;
+                         MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
         if (l->cfg->sa.ss_family == AF_INET6)
             flags |= MHD_USE_IPv6;
         struct MHD_OptionItem opts[16];
@@ -247,8 +269,6 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
             opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, threads, NULL};
         if (cfg->max_connections)
             opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL};
-        if (cfg->per_ip)
-            opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->per_ip, NULL};
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout, NULL};
         /* Without this MHD may fall back from sendfile to pread+send, a copy per byte,
          * where it cannot suppress SIGPIPE per call; main() ignores SIGPIPE. */
@@ -259,7 +279,7 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
          * libmicrohttpd does not check (docs/http-strictness.md). */
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_STRICT_FOR_CLIENT, 0, NULL};
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-        l->mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_access, l,
+        l->mhd = MHD_start_daemon(flags, 0, accept_policy, l, http_access, l,
                                   MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, l,
                                   MHD_OPTION_ARRAY, opts,
                                   MHD_OPTION_NOTIFY_COMPLETED, http_completed, l,
@@ -302,11 +322,15 @@ void server_free(struct server *s)
     if (!s)
         return;
     server_stop(s);
+    for (size_t i = 0; s->listeners && i < s->n_listeners; i++)
+        ip_limit_free(s->listeners[i].per_ip);
     free(s->listeners);
     watchdog_free(s->watchdog);
+    metrics_free(s->metrics);
     digest_free(s->digest);
     content_free(s->content);
     transfers_free(s->transfers);
+    quota_free(s->quota);
     if (s->access && s->access != stderr)
         fclose(s->access);
     free(s);

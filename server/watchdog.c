@@ -183,6 +183,13 @@ int watchdog_mhd_message(struct watchdog *w, const char *msg)
     return 1;
 }
 
+void watchdog_refused(struct watchdog *w, const struct sockaddr *sa, socklen_t len)
+{
+    char addr[INET6_ADDRSTRLEN];
+    refusal_addr_format(sa, len, addr, sizeof addr);
+    refusal_log_note(&w->rl, REFUSAL_LIMIT, addr);
+}
+
 uint64_t watchdog_total(struct watchdog *w, enum refusal_reason reason)
 {
     return refusal_log_total(&w->rl, reason);

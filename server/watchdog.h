@@ -50,6 +50,9 @@ void watchdog_request_done(struct watchdog *w, struct MHD_Connection *conn);
 /* A libmicrohttpd log message: counted in the refusal log when it is one of its
  * once-per-connection messages. A lookup: 1 = counted (do not log it), 0 = log it. */
 int watchdog_mhd_message(struct watchdog *w, const char *msg);
+/* A connection from SA refused at accept (limits.per_ip): counted in the refusal log as
+ * "limit" with its address. */
+void watchdog_refused(struct watchdog *w, const struct sockaddr *sa, socklen_t len);
 /* Events of REASON since start (deadline closes, refusals). */
 uint64_t watchdog_total(struct watchdog *w, enum refusal_reason reason);
 

@@ -60,8 +60,10 @@ done:
     return out;
 }
 
-/* One GET. Returns the HTTP status (0 on a transport error) and the body in b. */
-static long get_once(const char *url, const struct dl_options *o, struct body *b, char *err, size_t errlen)
+/* One GET. Returns the HTTP status (0 on a transport error) and the body in b. REMOTE_IP
+ * is the address the download used (NULL if unknown). */
+static long get_once(const char *url, const struct dl_options *o, const char *remote_ip, struct body *b, char *err,
+                     size_t errlen)
 {
     CURL *h = curl_easy_init();
     if (!h)
@@ -74,6 +76,11 @@ static long get_once(const char *url, const struct dl_options *o, struct body *b
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, cb_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
     dl_setopt_network(h, o, iface, sizeof iface); /* the download's route; best effort, as every option here */
+    /* debitd gives a record only to the address that made the transfer: with a name that
+     * has both an IPv4 and an IPv6 address, stay on the download's family, so that the
+     * request leaves from the same local address */
+    if (!o->ip_version && remote_ip)
+        curl_easy_setopt(h, CURLOPT_IPRESOLVE, strchr(remote_ip, ':') ? (long)CURL_IPRESOLVE_V6 : (long)CURL_IPRESOLVE_V4);
     long code = 0;
     CURLcode rc = curl_easy_perform(h);
     if (rc == CURLE_OK)
@@ -111,7 +118,7 @@ int server_record_fetch(struct run_result *r, const struct dl_options *o, char *
     for (;;) {
         struct body b = {0};
         err[0] = 0;
-        long code = get_once(url, o, &b, err, errlen);
+        long code = get_once(url, o, r->remote_ip, &b, err, errlen);
         json_t *obj = NULL;
         int sending = 0;
         if (code == 200) {

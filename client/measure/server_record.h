@@ -23,7 +23,9 @@
 json_t *server_record_parse(const char *body, int *sending);
 
 /* If r came from a server that sent X-Debit-Transfer, fetch its record from the same
- * scheme://host:port (with o's --resolve/--connect-to/interface settings) and store the
+ * scheme://host:port (with o's --resolve/--connect-to/interface settings, and the IP
+ * family the download used: debitd serves a record only to the address that made the
+ * transfer, docs/server.md) and store the
  * object in r->server_record. Returns 1 when stored, 0 when r has no transfer ID, -1 when
  * the fetch failed (err says why; the run itself stays as it was). */
 int server_record_fetch(struct run_result *r, const struct dl_options *o, char *err, size_t errlen);

@@ -190,4 +190,11 @@ check_match "a summary counts the header deadline closes and names the top addre
   'refused or closed in the last [0-9.]+ s: header_timeout [0-9]+.*; top addresses: 127\.0\.0\.[0-9]+ [0-9]+' \
   "$(cat "$T_TMP/attack.log")"
 check_match "a summary counts the refusals at the per-address limit" 'limit [0-9]+' "$(cat "$T_TMP/attack.log")"
+check_match "a summary names 127.0.0.26 (150 connections over per_ip 100) for its refusals at the limit" \
+  'top addresses:.* 127\.0\.0\.26 [0-9]+ \([^)]*limit [0-9]+' "$(cat "$T_TMP/attack.log")"
+if grep -Eq ' 127\.0\.0\.([0-9]|1[0-9]|2[0-5]) [0-9]+ \([^)]*limit' "$T_TMP/attack.log"; then
+  t_fail "no other address refused at the limit" "$(grep -Eo ' 127\.0\.0\.[0-9]+ [0-9]+ \([^)]*limit[^)]*\)' "$T_TMP/attack.log" | head -3)"
+else
+  t_ok "no other address refused at the limit"
+fi
 t_done

@@ -46,7 +46,7 @@ static void test_bad(void **state)
         const char *msg; /* what follows "PATH:" */
     } rows[] = {
         {"bogus = 1;", "1: bogus: unknown setting (expected one of: listen, threads, seed, ram, files, upload, "
-                       "limits, log, transfers, offload, http, user, group, seccomp)"},
+                       "limits, log, transfers, privacy, offload, http, user, group, seccomp, metrics)"},
         {"listen = ( { address = \"::\"; port = 65536; } );", "1: listen[0].port: 65536 is out of range [1, 65535]"},
         {"listen = ();", "1: listen: at least one listener is needed"},
         {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp)"},
@@ -62,10 +62,31 @@ static void test_bad(void **state)
         {"files = ( { path = \"/a/\"; size = 1; } );", "1: files[0].path: \"/a/\" names a folder, not a file"},
         {"files = ( { path = \"/a b\"; size = 1; } );", "1: files[0].path: \"/a b\": character 0x20 (a space or control character) is not allowed in a path"},
         {"files = ( { path = \"/transfers/x\"; size = 1; } );",
-         "1: files[0].path: \"/transfers/x\" is reserved for debitd's own pages (/status, /transfers/)"},
+         "1: files[0].path: \"/transfers/x\" is reserved for debitd's own pages (/status, /metrics, /transfers/)"},
+        {"files = ( { path = \"/metrics\"; size = 1; } );",
+         "1: files[0].path: \"/metrics\" is reserved for debitd's own pages (/status, /metrics, /transfers/)"},
+        {"metrics = { enabled = 1; };", "1: metrics.enabled: expected true or false"},
+        {"metrics = { allow = ( \"127.0.0.1\",\n \"127.0.0.0/7\" ); };",
+         "2: metrics.allow[1]: \"127.0.0.0/7\": host bits set beyond the /7 prefix"},
+        {"metrics = { allow = ( \"example.org\" ); };",
+         "1: metrics.allow[0]: \"example.org\": not a numeric IPv4 or IPv6 address (names are not resolved)"},
+        {"metrics = { allow = ( 127 ); };", "1: metrics.allow[0]: expected a string such as \"127.0.0.1\" or \"10.0.0.0/8\""},
+        {"metrics = { allow = \"::1\"; };", "1: metrics.allow: expected a list of addresses: ( \"127.0.0.1\", \"10.0.0.0/8\" )"},
+        {"metrics = { port = 9100; };", "1: metrics.port: unknown setting (expected one of: enabled, allow)"},
         {"upload = { path = \"/u\"; max = 1; };", "1: upload.max: unknown setting (expected one of: path, max_size)"},
         {"limits = { connections = 0; };", "1: limits.connections: 0 is out of range [1, 1000000]"},
         {"limits = { idle_timeout = \"2 weeks\"; };", "1: limits.idle_timeout: \"2 weeks\": unknown unit (example: \"10ms\")"},
+        {"limits = { per_ip_bytes = \"lots\"; };", "1: limits.per_ip_bytes: \"lots\": not a number (example: \"1GiB\")"},
+        {"limits = { per_ip_bytes = \"1GiB\";\n per_ip_window = \"500ms\"; };",
+         "2: limits.per_ip_window: must be from 1s to 366d"},
+        {"limits = { per_ip_window = \"400d\"; };", "1: limits.per_ip_window: must be from 1s to 366d"},
+        {"limits = { per_ip_window = \"1.0005s\"; };", "1: limits.per_ip_window: must be whole milliseconds"},
+        {"limits = {\n drain_timeout = \"2h\"; };", "2: limits.drain_timeout: more than one hour"},
+        {"limits = { drain_timeout = \"1.5ms\"; };", "1: limits.drain_timeout: must be whole milliseconds"},
+        {"privacy = { details = \"no\"; };", "1: privacy.details: expected true or false"},
+        {"privacy = { public = true; };",
+         "1: privacy.public: unknown setting (expected one of: details, public_transfers)"},
+        {"privacy = true;", "1: privacy: expected a group { details = false; public_transfers = false; }"},
         {"limits = { header_timeout = \"50ms\"; };",
          "1: limits.header_timeout: 50 ms is out of range (0 = none, or 100ms to 1 hour)"},
         {"limits = {\n header_timeout = \"1.0005s\"; };", "2: limits.header_timeout: must be whole milliseconds"},
@@ -119,7 +140,9 @@ static void test_good(void **state)
                                 "files = ( { path = \"/x/a.dat\"; size = \"10MiB\"; }, { path = \"/b\"; size = 5; } );\n"
                                 "upload = { max_size = \"1kB\"; };\n"
                                 "limits = { connections = 5; per_ip = 2; idle_timeout = \"1min\";\n"
-                                "  header_timeout = \"2.5s\"; body_min_rate = \"8kbit\"; };\n"
+                                "  header_timeout = \"2.5s\"; body_min_rate = \"8kbit\";\n"
+                                "  per_ip_bytes = \"100GiB\"; per_ip_window = \"12h\"; drain_timeout = \"2.5s\"; };\n"
+                                "privacy = { details = false; public_transfers = true; };\n"
                                 "log = { level = \"debug\"; access = \"off\"; access_format = \"combined\"; };\n"
                                 "transfers = 7;\n"
                                 "http = { strict = false; };\n"
@@ -141,6 +164,11 @@ static void test_good(void **state)
     assert_int_equal(c.max_connections, 5);
     assert_int_equal(c.per_ip, 2);
     assert_int_equal(c.idle_timeout, 60);
+    assert_int_equal(c.per_ip_bytes, 100ULL << 30);
+    assert_int_equal(c.per_ip_window_ms, 12 * 3600 * 1000);
+    assert_int_equal(c.drain_timeout_ms, 2500);
+    assert_int_equal(c.details, 0);
+    assert_int_equal(c.public_transfers, 1);
     assert_int_equal(c.header_timeout_ms, 2500);
     assert_int_equal(c.body_min_rate, 1000);
     assert_int_equal(c.log_level, LOG_LEVEL_DEBUG);
@@ -156,6 +184,14 @@ static void test_good(void **state)
     assert_int_equal(c.offload.restore, 1);
     assert_null(c.user);
     assert_int_equal(c.seccomp, CONFIG_SECCOMP_EPERM);
+    assert_int_equal(c.metrics.enabled, 1); /* default: on, loopback only */
+    assert_int_equal(c.metrics.allow.n, 2);
+    assert_string_equal(c.metrics.allow.e[1].spec, "::1");
+    assert_int_equal(write_conf("metrics = { enabled = false; allow = ( \"10.0.0.0/8\", \"fd00::/8\", \"192.0.2.1\" ); };\n"), 0);
+    assert_int_equal(config_load_file(&c, path, err, sizeof err), 0);
+    assert_int_equal(c.metrics.enabled, 0);
+    assert_int_equal(c.metrics.allow.n, 3); /* the file's list replaces the default */
+    assert_string_equal(c.metrics.allow.e[0].spec, "10.0.0.0/8");
     /* user and group: resolved; group overrides the user's primary group in either order */
     assert_int_equal(write_conf("group = \"root\";\nuser = \"nobody\";\nseccomp = \"log\";\n"), 0);
     assert_int_equal(config_load_file(&c, path, err, sizeof err), 0);
@@ -188,6 +224,11 @@ static void test_defaults(void **state)
     assert_string_equal(c.files[0].path, "/ram/1GiB.dat");
     assert_string_equal(c.files[1].path, "/files/1Gio.dat");
     assert_int_equal(config_region_size(&c), 1 << 30);
+    assert_int_equal(c.per_ip_bytes, 0); /* no quota */
+    assert_int_equal(c.per_ip_window_ms, 86400000);
+    assert_int_equal(c.drain_timeout_ms, 10000);
+    assert_int_equal(c.details, 1);
+    assert_int_equal(c.public_transfers, 0);
     /* a public host's defaults: a header deadline, a body rate floor, a per-address cap */
     assert_int_equal(c.header_timeout_ms, 5000);
     assert_int_equal(c.body_min_rate, 1000);

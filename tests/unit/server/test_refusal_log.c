@@ -1,5 +1,6 @@
 /* Unit tests for server/refusal_log.c: one summary line per interval with the counts by
- * reason and the top addresses (largest first, the rest summed), nothing on a quiet
+ * reason and the top addresses (largest first, each with its reasons, the rest summed),
+ * nothing on a quiet
  * interval, totals that survive the flushes; libmicrohttpd's once-per-connection messages
  * classified, any other message left to its own line; addresses as text. */
 #include <stdarg.h>
@@ -21,7 +22,8 @@ static void test_summary(void **state)
     char err[128], line[1024];
     assert_int_equal(refusal_log_init(&rl, 10000, 0, err, sizeof err), 0);
     assert_int_equal(refusal_log_flush(&rl, 20000, 0, line, sizeof line), 0); /* nothing yet */
-    /* 7 addresses: .2 x7, .3 x6, ... .8 x1; and 4 limit refusals without an address */
+    /* 7 addresses: .2 x7, .3 x6, ... .8 x1; 3 per_ip refusals of .2 (with its address);
+     * and 4 limit refusals without an address (limits.connections) */
     for (int a = 2; a <= 8; a++)
         for (int i = 0; i < 9 - a; i++) {
             char addr[32];
@@ -29,21 +31,26 @@ static void test_summary(void **state)
             refusal_log_note(&rl, REFUSAL_HEADER_TIMEOUT, addr);
         }
     refusal_log_note(&rl, REFUSAL_BODY_RATE, "::1");
+    for (int i = 0; i < 3; i++)
+        refusal_log_note(&rl, REFUSAL_LIMIT, "127.0.0.2");
     for (int i = 0; i < 4; i++)
         refusal_log_note(&rl, REFUSAL_LIMIT, NULL);
     refusal_log_note(&rl, REFUSAL_N, "x"); /* not a reason: ignored */
     assert_int_equal(refusal_log_flush(&rl, 29999, 0, line, sizeof line), 0); /* interval not over */
     assert_int_equal(refusal_log_flush(&rl, 30000, 0, line, sizeof line), 1);
-    assert_string_equal(line, "refused or closed in the last 10.0 s: header_timeout 28, body_min_rate 1, limit 4; "
-                              "top addresses: 127.0.0.2 7, 127.0.0.3 6, 127.0.0.4 5, 127.0.0.5 4, 127.0.0.6 3 "
-                              "(+3 addresses, 4)");
+    assert_string_equal(line, "refused or closed in the last 10.0 s: header_timeout 28, body_min_rate 1, limit 7; "
+                              "top addresses: 127.0.0.2 10 (header_timeout 7, limit 3), 127.0.0.3 6 (header_timeout 6), "
+                              "127.0.0.4 5 (header_timeout 5), 127.0.0.5 4 (header_timeout 4), "
+                              "127.0.0.6 3 (header_timeout 3) (+3 addresses, 4)");
     /* a new interval, from the flush */
     assert_int_equal(refusal_log_flush(&rl, 50000, 0, line, sizeof line), 0);
     refusal_log_note(&rl, REFUSAL_INCOMPLETE, NULL);
+    refusal_log_note(&rl, REFUSAL_LIMIT, "127.0.0.2"); /* its counts by reason start again */
     assert_int_equal(refusal_log_flush(&rl, 55000, 1, line, sizeof line), 1); /* forced (at stop) */
-    assert_string_equal(line, "refused or closed in the last 5.0 s: incomplete_request 1");
+    assert_string_equal(line, "refused or closed in the last 5.0 s: limit 1, incomplete_request 1; "
+                              "top addresses: 127.0.0.2 1 (limit 1)");
     assert_int_equal(refusal_log_total(&rl, REFUSAL_HEADER_TIMEOUT), 28);
-    assert_int_equal(refusal_log_total(&rl, REFUSAL_LIMIT), 4);
+    assert_int_equal(refusal_log_total(&rl, REFUSAL_LIMIT), 8);
     assert_int_equal(refusal_log_total(&rl, REFUSAL_INCOMPLETE), 1);
     refusal_log_destroy(&rl);
 }
@@ -64,7 +71,7 @@ static void test_many_addresses(void **state)
                 refusal_log_note(&rl, REFUSAL_HEADER_TIMEOUT, addr);
     }
     assert_int_equal(refusal_log_flush(&rl, 10000, 0, line, sizeof line), 1);
-    assert_non_null(strstr(line, "header_timeout 110; top addresses: 198.18.0.5 11, "));
+    assert_non_null(strstr(line, "header_timeout 110; top addresses: 198.18.0.5 11 (header_timeout 11), "));
     assert_non_null(strstr(line, "(+59 or more addresses, 95)"));
     /* a short buffer truncates, terminated */
     refusal_log_note(&rl, REFUSAL_LIMIT, NULL);
