@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,6 +43,17 @@ double sys_wall_s(void)
 {
     struct timespec ts = clock_now(CLOCK_REALTIME);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void sys_iso_time(double t, char *buf, size_t len)
+{
+    time_t sec = (time_t)t;
+    struct tm tm;
+    gmtime_r(&sec, &tm);
+    char base[32];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    int ms = (int)((t - (double)sec) * 1000);
+    snprintf(buf, len, "%s.%03dZ", base, ms < 0 ? 0 : ms > 999 ? 999 : ms);
 }
 
 void sys_sleep_ms(long ms)

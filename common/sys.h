@@ -16,6 +16,9 @@ uint64_t sys_mono_ns(void);
 int64_t sys_mono_ms(void);
 /* CLOCK_REALTIME in seconds since the epoch: for timestamps a reader sees. */
 double sys_wall_s(void);
+/* T (sys_wall_s) as ISO 8601 UTC with milliseconds, "2026-11-30T03:14:29.918Z", into BUF
+ * (32 bytes are enough): a JSON real would lose digits in compact output. */
+void sys_iso_time(double t, char *buf, size_t len);
 /* Sleep ms milliseconds, resuming after signals. Async-signal-safe. */
 void sys_sleep_ms(long ms);
 

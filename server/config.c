@@ -224,6 +224,11 @@ int config_set_upload(struct config *c, const char *path, uint64_t max_size, cha
     return 0;
 }
 
+int config_set_access_format(struct config *c, const char *name, char *err, size_t errlen)
+{
+    return access_log_parse_format(name, &c->access_format, err, errlen);
+}
+
 int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen)
 {
     enum log_level l;

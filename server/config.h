@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "access_log.h"
 #include "acl.h"
 #include "log.h"
 #include "offload.h"
@@ -72,6 +73,7 @@ struct config {
     unsigned drain_timeout_ms; /* limits.drain_timeout: SIGTERM lets downloads run this long */
     enum log_level log_level;
     char *access_log; /* "-" = stderr, "off", or a file path (appended) */
+    enum access_format access_format; /* log.access_format: json (default) or combined */
     unsigned transfers_keep; /* ring size of /transfers/ID records */
     /* privacy = { details; public_transfers; } (docs/server.md, "Visitors' privacy") */
     int details;          /* /status and X-Debit-* name the kernel, interfaces, limits, pid */
@@ -117,6 +119,8 @@ int config_add_file(struct config *c, const char *path, uint64_t size, char *err
 int config_set_upload(struct config *c, const char *path, uint64_t max_size, char *err, size_t errlen);
 /* "error", "warn", "info" or "debug". */
 int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen);
+/* log.access_format: "json" or "combined". */
+int config_set_access_format(struct config *c, const char *name, char *err, size_t errlen);
 /* Worker threads per listener, 0 (one per CPU) to 1024. */
 int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen);
 /* Per-address quota: BYTES (0 = none) per WINDOW_US, which must be whole milliseconds

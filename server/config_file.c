@@ -183,7 +183,7 @@ static int parse_privacy(struct config *c, const config_setting_t *g, char *err,
 
 static int parse_log(struct config *c, const config_setting_t *g, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"level", "access", NULL};
+    static const char *const keys[] = {"level", "access", "access_format", NULL};
     if (!need_type(g, CONFIG_TYPE_GROUP, "a group { level = \"info\"; access = \"-\"; }", err, errlen) ||
         cfg_check_keys(g, keys, err, errlen) < 0)
         return -1;
@@ -205,6 +205,10 @@ static int parse_log(struct config *c, const config_setting_t *g, char *err, siz
         free(c->access_log);
         c->access_log = copy;
     }
+    if ((r = cfg_get_string(g, "access_format", &s, err, errlen)) < 0)
+        return -1;
+    if (r && config_set_access_format(c, s, err, errlen) < 0)
+        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "access_format"));
     return 0;
 }
 
@@ -464,7 +468,8 @@ void config_print(const struct config *c, FILE *out)
     fprintf(out, " per_ip_bytes = %s; per_ip_window = %s; drain_timeout = %s; };%s\n",
             fmt_size(c->per_ip_bytes, b1, sizeof b1), fmt_ms(c->per_ip_window_ms, b2, sizeof b2),
             fmt_ms(c->drain_timeout_ms, b3, sizeof b3), c->per_ip_bytes ? "" : " # no per-address quota");
-    fprintf(out, "log = { level = \"%s\"; access = \"%s\"; };\n", log_level_name(c->log_level), c->access_log);
+    fprintf(out, "log = { level = \"%s\"; access = \"%s\"; access_format = \"%s\"; };\n", log_level_name(c->log_level),
+            c->access_log, access_log_format_name(c->access_format));
     fprintf(out, "transfers = %u;\n", c->transfers_keep);
     fprintf(out, "privacy = { details = %s; public_transfers = %s; };\n", c->details ? "true" : "false",
             c->public_transfers ? "true" : "false");

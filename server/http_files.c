@@ -172,6 +172,7 @@ static enum MHD_Result sha256_answer(struct listener *l, struct MHD_Connection *
     struct MHD_Response *resp = MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
+    http_log_body((size_t)n);
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store, no-transform");

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "sys.h"
 
 /* Headers beyond this many are refused rather than checked: libmicrohttpd's memory pool
  * (32 KiB by default) holds fewer short lines than that anyway. */
@@ -31,6 +32,10 @@ void *http_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
     struct listener *l = cls;
     (void)conn;
     struct req *r = http_req_new();
+    if (r) { /* the target as sent, for the access log; the clock starts at the request line */
+        r->log_t0 = sys_mono_s();
+        r->log_target = uri ? strdup(uri) : NULL;
+    }
     if (!r || !l->srv->cfg->http_strict)
         return r; /* NULL: http_access allocates (and fails) as before */
     if (uri && http_strict_check_target(uri, strlen(uri), r->target_why, sizeof r->target_why) != HTTP_STRICT_OK)
@@ -97,6 +102,7 @@ static enum MHD_Result refuse(struct listener *l, struct MHD_Connection *conn, u
                                         MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
+    http_log_body(n > 0 && (size_t)n < sizeof body ? (size_t)n : strlen(body));
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");

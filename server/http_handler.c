@@ -54,6 +54,7 @@ enum MHD_Result http_reply_text(struct listener *l, struct MHD_Connection *conn,
     struct MHD_Response *resp = MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
+    http_log_body((size_t)n);
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
@@ -70,6 +71,7 @@ enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *con
         free(body);
         return MHD_NO;
     }
+    http_log_body(len);
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
@@ -94,6 +96,7 @@ enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn,
         free(body);
         return MHD_NO;
     }
+    http_log_body(n + 1);
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
@@ -182,9 +185,9 @@ static enum MHD_Result in_flight(struct listener *l, struct req *r, enum MHD_Res
     return res;
 }
 
-enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
-                            const char *version, const char *upload_data, size_t *upload_data_size,
-                            void **req_cls)
+static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                                      const char *version, const char *upload_data, size_t *upload_data_size,
+                                      void **req_cls)
 {
     struct listener *l = cls;
     const struct config *c = l->srv->cfg;
@@ -198,6 +201,7 @@ enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *
         *req_cls = r;
         r->begun = 1;
         l->srv->requests++;
+        http_log_begin(r, conn, url, method, version);
         enum MHD_Result refused;
         if (http_guard(l, conn, r, version, &refused))
             return refused;
@@ -220,6 +224,16 @@ enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *
     return in_flight(l, r, route(l, conn, url, method, r, upload_data, upload_data_size));
 }
 
+enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                            const char *version, const char *upload_data, size_t *upload_data_size,
+                            void **req_cls)
+{
+    http_log_current(req_cls); /* replies note their body size for the access log */
+    enum MHD_Result res = access_request(cls, conn, url, method, version, upload_data, upload_data_size, req_cls);
+    http_log_current(NULL);
+    return res;
+}
+
 void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe)
 {
     struct listener *l = cls;
@@ -228,6 +242,8 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
     if (!r)
         return;
     *req_cls = NULL;
+    json_t *entry = NULL;
+    uint64_t sent = r->resp_bytes;
     if (r->in_flight)
         l->srv->in_flight--;
     if (r->kind == REQ_FILE) {
@@ -246,13 +262,13 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
             struct tcp_info_sample last;
             char err[128];
             int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
-            json_t *entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes,
-                                          have ? &last : NULL);
-            server_access_log(l->srv, entry);
-            json_decref(entry);
+            entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL);
         }
+        sent = bytes;
     }
-    free(r);
+    http_log_end(l, conn, r, entry, sent);
+    json_decref(entry);
+    http_req_free(r);
 }
 
 void http_connection(void *cls, struct MHD_Connection *conn, void **socket_context,

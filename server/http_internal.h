@@ -40,6 +40,10 @@ struct req {
     int begun;              /* http_access has seen the request */
     unsigned target_status; /* 400 if the raw target failed http_strict_check_target */
     char target_why[80];
+    /* http_log.c: the access-log line's fields, copied when the request arrives */
+    double log_wall, log_t0;
+    char *log_target, *log_path, *log_method, *log_version, *log_ua, *log_referer;
+    uint64_t resp_bytes; /* body bytes of a small answer (http_log_body) */
 };
 
 /* Queue RESP with STATUS and release our reference; counts the status class. */
@@ -95,6 +99,19 @@ struct req *http_req_new(void);
  * store the MHD result in *OUT and return 1; return 0 for a request that passes. */
 int http_guard(struct listener *l, struct MHD_Connection *conn, struct req *r, const char *version,
                enum MHD_Result *out);
+
+/* Access log (http_log.c). The handler's slot for this thread's request (NULL after it
+ * returns), so that replies can note their body size with http_log_body. */
+void http_log_current(void **req_cls);
+void http_log_body(uint64_t n);
+/* Copy what the request said (method, path, version, User-Agent, Referer), on the first call. */
+void http_log_begin(struct req *r, struct MHD_Connection *conn, const char *url, const char *method,
+                    const char *version);
+/* Write R's access-log line: TRANSFER is the download's record (borrowed) or NULL, BYTES the
+ * body bytes sent. Nothing when the log is off or the handler never saw the request. */
+void http_log_end(struct listener *l, struct MHD_Connection *conn, struct req *r, json_t *transfer, uint64_t bytes);
+/* Free R and what it owns. NULL is fine. */
+void http_req_free(struct req *r);
 
 /* Sender-side tcpi_bytes_acked of SOCK (http_headers.c); 0 if unreadable. */
 uint64_t http_tcp_bytes_acked(int sock);

@@ -336,25 +336,13 @@ void server_free(struct server *s)
     free(s);
 }
 
-void server_access_log(struct server *s, json_t *line)
+void server_access_log(struct server *s, const char *line)
 {
     if (!s->access || !line)
         return;
-    char *text = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(9));
-    if (!text)
-        return;
-    size_t n = strlen(text);
-    char *buf = realloc(text, n + 2);
-    if (!buf) {
-        free(text);
-        return;
-    }
-    buf[n] = '\n';
-    buf[n + 1] = 0;
     /* one write per line: concurrent workers never interleave (O_APPEND for files) */
-    ssize_t w = write(fileno(s->access), buf, n + 1);
+    ssize_t w = write(fileno(s->access), line, strlen(line));
     (void)w;
-    free(buf);
 }
 
 int server_reopen_logs(struct server *s, char *err, size_t errlen)

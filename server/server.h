@@ -82,8 +82,9 @@ void server_free(struct server *s);
 
 /* Seconds since start (monotonic). */
 double server_uptime(const struct server *s);
-/* Write one access-log line (JSON, newline added) with a single write. */
-void server_access_log(struct server *s, json_t *line);
+/* Write one access-log line (newline-terminated, access_log_line's) with a single write;
+ * NULL is ignored. */
+void server_access_log(struct server *s, const char *line);
 /* Reopen the access log file by name (SIGUSR1, after logrotate renamed it): the lines
  * that follow go to a new file of that name. A no-op when it is "-" or "off". Returns 0,
  * or -1 with err (the old file stays in use). */

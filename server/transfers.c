@@ -192,22 +192,11 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     return seq;
 }
 
-/* "2026-11-30T03:14:29.918Z": a real would lose digits in compact JSON */
-static void iso_time(double t, char *buf, size_t len)
-{
-    time_t sec = (time_t)t;
-    struct tm tm;
-    gmtime_r(&sec, &tm);
-    char base[32];
-    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf, len, "%s.%03dZ", base, (int)((t - (double)sec) * 1000));
-}
-
 /* Caller holds the lock. */
 static json_t *entry_json(const struct entry *e)
 {
     char started[48];
-    iso_time(e->wall_start, started, sizeof started);
+    sys_iso_time(e->wall_start, started, sizeof started);
     int sending = strcmp(e->state, "sending") == 0;
     double duration = sending ? sys_mono_s() - e->t0_mono : e->duration;
     json_t *tcp = e->have_tcp ? tcp_info_to_json(&e->tcp) : json_object();

@@ -66,7 +66,10 @@ check_eq "... the right bytes" "$(curl -s "http://127.0.0.1:$port/f.dat.sha256" 
   "$(sha256sum <"$T_TMP/f.dat" | cut -d' ' -f1)"
 check_match "... read the edited /etc/debit/debitd.conf" 'configuration: /etc/debit/debitd.conf' "$(cat "$T_TMP/debitd.log")"
 wait_for 50 test -s /var/log/debit/access.log
-check_eq "access log in /var/log/debit" 1 "$(grep -c . /var/log/debit/access.log 2>/dev/null)"
+wait_for 50 grep -q '"path":"/f.dat.sha256"' /var/log/debit/access.log
+# one line per request: the download, its .sha256, and wait_http's /status probe
+check_eq "access log in /var/log/debit: the download and its .sha256" "1 1" \
+  "$(grep -c '"path":"/f.dat","status":200' /var/log/debit/access.log 2>/dev/null) $(grep -c '"path":"/f.dat.sha256"' /var/log/debit/access.log 2>/dev/null)"
 
 # logrotate with the packaged snippet (its postrotate needs systemd, absent here: the
 # signal logrotate would have sent is sent by hand)

@@ -98,6 +98,9 @@ static void test_bad(void **state)
          "1: limits.body_min_rate: expected a string such as \"1kB/s\", or 0 for no floor"},
         {"log = { level = \"verbose\"; };", "1: log.level: unknown level \"verbose\" (expected error, warn, info or debug)"},
         {"log = { access = \"\"; };", "1: log.access: empty (use \"-\" for stderr, \"off\", or a file path)"},
+        {"log = {\n access_format = \"clf\"; };",
+         "2: log.access_format: unknown format \"clf\" (expected json or combined)"},
+        {"log = { access_format = 1; };", "1: log.access_format: expected a string in double quotes"},
         {"seed = -1;", "1: seed: -1 is out of range [0, 9223372036854775807]"},
         {"transfers = 0;", "1: transfers: 0 is out of range [1, 1000000]"},
         {"offload = { interface = \"a/b\"; };", "1: offload.interface: \"a/b\" is not a valid interface name"},
@@ -140,7 +143,7 @@ static void test_good(void **state)
                                 "  header_timeout = \"2.5s\"; body_min_rate = \"8kbit\";\n"
                                 "  per_ip_bytes = \"100GiB\"; per_ip_window = \"12h\"; drain_timeout = \"2.5s\"; };\n"
                                 "privacy = { details = false; public_transfers = true; };\n"
-                                "log = { level = \"debug\"; access = \"off\"; };\n"
+                                "log = { level = \"debug\"; access = \"off\"; access_format = \"combined\"; };\n"
                                 "transfers = 7;\n"
                                 "http = { strict = false; };\n"
                                 "offload = { interface = \"lo\"; tso = false; gro = true; required = false; };\n"),
@@ -170,6 +173,7 @@ static void test_good(void **state)
     assert_int_equal(c.body_min_rate, 1000);
     assert_int_equal(c.log_level, LOG_LEVEL_DEBUG);
     assert_string_equal(c.access_log, "off");
+    assert_int_equal(c.access_format, ACCESS_FORMAT_COMBINED);
     assert_int_equal(c.transfers_keep, 7);
     assert_int_equal(c.http_strict, 0);
     assert_string_equal(c.offload.interface, "lo");

@@ -1,0 +1,102 @@
+/* http_log: the access-log line of every request (access_log.h formats it). What the request
+ * said is copied on the handler's first call, the body size of a small answer is noted when
+ * it is queued, and the line is written from the completion callback, when the status and
+ * the bytes are final. */
+#include "http_internal.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "access_log.h"
+#include "sys.h"
+
+/* The request the access handler is running on this thread (its req_cls slot): replies are
+ * queued only from inside the handler, so this is where their body size is noted. */
+static __thread void **current;
+
+void http_log_current(void **req_cls)
+{
+    current = req_cls;
+}
+
+void http_log_body(uint64_t n)
+{
+    struct req *r = current ? *current : NULL;
+    if (r)
+        r->resp_bytes = n;
+}
+
+static char *dup_header(struct MHD_Connection *conn, const char *name)
+{
+    const char *v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+    return v ? strdup(v) : NULL;
+}
+
+void http_log_begin(struct req *r, struct MHD_Connection *conn, const char *url, const char *method,
+                    const char *version)
+{
+    r->log_wall = sys_wall_s();
+    if (!r->log_t0)
+        r->log_t0 = sys_mono_s();
+    r->log_path = url ? strdup(url) : NULL;
+    r->log_method = method ? strdup(method) : NULL;
+    r->log_version = version ? strdup(version) : NULL;
+    r->log_ua = dup_header(conn, MHD_HTTP_HEADER_USER_AGENT);
+    r->log_referer = dup_header(conn, MHD_HTTP_HEADER_REFERER);
+}
+
+void http_log_end(struct listener *l, struct MHD_Connection *conn, struct req *r, json_t *transfer, uint64_t bytes)
+{
+    struct server *s = l->srv;
+    if (!s->access || !r->begun)
+        return;
+    char addr[INET6_ADDRSTRLEN] = "";
+    unsigned port = 0;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)ci->client_addr;
+        inet_ntop(AF_INET, &a->sin_addr, addr, sizeof addr);
+        port = ntohs(a->sin_port);
+    } else if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ci->client_addr;
+        inet_ntop(AF_INET6, &a->sin6_addr, addr, sizeof addr);
+        port = ntohs(a->sin6_port);
+    }
+    const union MHD_ConnectionInfo *st = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_HTTP_STATUS);
+    int head = r->log_method && strcmp(r->log_method, MHD_HTTP_METHOD_HEAD) == 0;
+    struct access_entry e = {
+        .time = r->log_wall,
+        .addr = addr,
+        .port = port,
+        .listener = l->name,
+        .method = r->log_method,
+        .target = r->log_target ? r->log_target : r->log_path,
+        .path = r->log_path,
+        .version = r->log_version,
+        .status = st ? st->http_status : 0,
+        .bytes = head ? 0 : bytes, /* no body goes with a HEAD answer */
+        .received = r->up_bytes,
+        .duration_s = sys_mono_s() - r->log_t0,
+        .user_agent = r->log_ua,
+        .referer = r->log_referer,
+        .transfer = transfer,
+    };
+    char *line = access_log_line(s->cfg->access_format, &e);
+    server_access_log(s, line);
+    free(line);
+}
+
+void http_req_free(struct req *r)
+{
+    if (!r)
+        return;
+    free(r->log_target);
+    free(r->log_path);
+    free(r->log_method);
+    free(r->log_version);
+    free(r->log_ua);
+    free(r->log_referer);
+    free(r);
+}
