@@ -85,7 +85,7 @@ check_eq "details = false: the kernel release appears in no header" 0 "$(grep -c
 # --- debit against a details = false host, from its own and from another local address -------
 for from in "" 127.0.0.2; do
   f=$T_TMP/debit-${from:-default}.json
-  "$DEBIT" -q -n 1 --format json -o "$f" ${from:+--local-address "$from"} debitd="$BASE/f.dat"
+  "$DEBIT" -q -n 1 --min-bytes 0 --format json -o "$f" ${from:+--local-address "$from"} debitd="$BASE/f.dat"
   check_eq "debit ${from:+--local-address $from }exit 0" 0 $?
   check_eq "debit ${from:+--local-address $from }gets its own record (done, 64 KiB, TCP_INFO)" "done 65536 object" \
     "$(jq -r '.runs[0].server_record | "\(.state) \(.bytes) \(.tcp | type)"' "$f")"
@@ -95,10 +95,10 @@ for from in "" 127.0.0.2; do
     "false false true true" \
     "$(jq -r '.runs[0].server_config | "\(has("X-Debit-Kernel")) \(has("X-Debit-Interface")) \(has("X-Debit-Offload")) \(has("X-Debit-Tcp"))"' "$f")"
 done
-"$DEBIT" -q -n 1 --format table debitd="$BASE/f.dat" >"$T_TMP/table" 2>&1
+"$DEBIT" -q -n 1 --min-bytes 0 --format table debitd="$BASE/f.dat" >"$T_TMP/table" 2>&1
 check_eq "debit's table from a details = false host: exit 0" 0 $?
 check_match "debit's table has the debitd row" 'debitd' "$(cat "$T_TMP/table")"
-"$DEBIT" -q -n 1 --format markdown debitd="$BASE/f.dat" >"$T_TMP/md" 2>&1
+"$DEBIT" -q -n 1 --min-bytes 0 --format markdown debitd="$BASE/f.dat" >"$T_TMP/md" 2>&1
 check_eq "debit's markdown from a details = false host: exit 0" 0 $?
 srv_stop
 t_done
