@@ -51,12 +51,20 @@ static struct MHD_Response *iovec_response(const struct content *c, uint64_t off
     return resp;
 }
 
-static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64_t len)
+/* The body of [off, off+len) and, in *path, how it is sent: "sendfile" (zero-copy from the
+ * memfd: libmicrohttpd sends an fd response with sendfile when it has the feature, no TLS and
+ * SIGPIPE handled, which debitd sets), "iovec" (a range crossing the region's end or a file
+ * repeating it: sendmsg copies every byte) or "buffer" (an empty body). */
+static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64_t len, const char **path)
 {
+    *path = "buffer";
     if (len == 0)
         return MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    *path = "iovec";
     if (off + len > content_region_size(s->content))
         return iovec_response(s->content, off, len);
+    /* without sendfile in this libmicrohttpd build, an fd response is pread + send: a copy */
+    *path = MHD_is_feature_supported(MHD_FEATURE_SENDFILE) == MHD_YES ? "sendfile" : "pread";
     /* One fd per response: MHD serialises responses that share an fd on a mutex. */
     int fd = dup(content_fd(s->content));
     if (fd < 0) {
@@ -116,7 +124,8 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         len = rg.last - rg.first + 1;
         status = 206;
     }
-    struct MHD_Response *resp = body_response(s, off, len);
+    const char *send_path;
+    struct MHD_Response *resp = body_response(s, off, len, &send_path);
     if (!resp)
         return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     http_headers_file(l, conn, resp, etag);
@@ -130,7 +139,11 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         client_name(conn, remote, sizeof remote);
         r->kind = REQ_FILE;
         r->sock = conn_socket(conn);
-        struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status, r->sock};
+        struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status, r->sock, send_path};
+        if (strcmp(send_path, "sendfile") == 0)
+            l->zero_copy_transfers++;
+        else
+            l->copy_transfers++;
         r->body_len = len;
         r->acked0 = http_tcp_bytes_acked(r->sock);
         r->seq = transfers_begin(s->transfers, &ts, id);

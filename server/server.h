@@ -22,6 +22,7 @@ struct listener {
     int fd;        /* listening socket, owned until handed to MHD */
     struct MHD_Daemon *mhd;
     _Atomic unsigned tcp_warned;
+    _Atomic uint64_t zero_copy_transfers, copy_transfers; /* file bodies by send path (/status) */
 };
 
 struct server {

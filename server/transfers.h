@@ -26,6 +26,7 @@ struct transfer_start {
     uint64_t length;      /* body bytes the response carries */
     int status;           /* HTTP status (200, 206) */
     int sock;             /* the connection's socket, sampled while sending; -1 = none */
+    const char *send_path; /* "sendfile" (zero-copy), "iovec", "pread" or "buffer" (static) */
 };
 
 /* A ring of KEEP entries (>= 1). The caller owns the result (transfers_free). */

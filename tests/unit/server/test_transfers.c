@@ -26,7 +26,7 @@ static void test_life_cycle(void **state)
     struct transfers *t = transfers_new(4);
     assert_non_null(t);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1};
+    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1, "sendfile"};
     uint64_t seq = transfers_begin(t, &s, id);
     json_t *j = transfers_get(t, id);
     assert_non_null(j);
@@ -36,6 +36,8 @@ static void test_life_cycle(void **state)
     assert_int_equal(json_integer_value(json_object_get(j, "bytes")), 0);
     assert_true(json_is_real(json_object_get(j, "duration_s")));
     assert_true(json_is_object(json_object_get(j, "tcp")));
+    assert_string_equal(str(j, "send_path"), "sendfile");
+    assert_true(json_is_true(json_object_get(j, "zero_copy")));
     json_decref(j);
     struct tcp_info_sample last = {.have = TCP_INFO_HAVE_BASE, .rtt_us = 500, .snd_cwnd = 10};
     json_t *done = transfers_end(t, seq, "done", 1000, &last);
@@ -57,7 +59,7 @@ static void test_unknown_and_evicted(void **state)
     (void)state;
     struct transfers *t = transfers_new(2);
     char ids[3][TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1};
+    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, "iovec"};
     uint64_t seq[3];
     for (int i = 0; i < 3; i++)
         seq[i] = transfers_begin(t, &s, ids[i]);
@@ -66,6 +68,8 @@ static void test_unknown_and_evicted(void **state)
     assert_null(transfers_end(t, seq[0], "done", 1, NULL));
     json_t *j = transfers_get(t, ids[2]);
     assert_non_null(j);
+    assert_string_equal(str(j, "send_path"), "iovec");
+    assert_true(json_is_false(json_object_get(j, "zero_copy")));
     json_decref(j);
     char other[TRANSFER_ID_LEN];
     snprintf(other, sizeof other, "%s", ids[2]);
@@ -94,7 +98,7 @@ static void test_track_samples(void **state)
     testlib_loopback_pair(&cfd, &sfd);
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, "sendfile"};
     uint64_t seq = transfers_begin(t, &s, id);
     assert_int_equal(transfers_sample(t), 1);
     json_t *j = transfers_get(t, id); /* a sending record shows the samples so far */
@@ -128,8 +132,8 @@ static void test_sample_sockets(void **state)
 
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd};
-    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, "sendfile"};
+    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1, "sendfile"};
     assert_int_equal(transfers_sample(t), 0); /* nothing sending */
     uint64_t seq = transfers_begin(t, &s, id);
     transfers_begin(t, &none, id2);
