@@ -182,7 +182,8 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         "version", DEBIT_VERSION, "pid", (int)getpid(), "uptime_s", server_uptime(s), "started", started,
         "kernel", s->kernel, "threads_per_listener", (int)s->threads,
         "content", "seed", (json_int_t)c->seed, "region_bytes", (json_int_t)region, "ram_cap",
-        (json_int_t)c->ram, "generated_in_s", content_gen_seconds(s->content), "backing", "memfd",
+        (json_int_t)c->ram, "generated_in_s", content_gen_seconds(s->content), "backing",
+        content_backing(s->content),
         "listeners", listeners, "files", files,
         "upload", c->upload_path ? json_pack("{s:s, s:I}", "path", c->upload_path, "max_size",
                                              (json_int_t)c->upload_max)

@@ -11,6 +11,11 @@ srv_conf "$T_TMP/d.conf" 'ram = "16MiB";' \
   'files = ( { path = "/ram/16MiB.dat"; size = "16MiB"; }, { path = "/files/32Mio.dat"; size = "32Mio"; } );'
 srv_start "$T_TMP/d.conf"
 hdr=$(wire_get WIRE_HDR_TRANSFER)
+if [ "$(id -u)" = 0 ]; then # root: the region is on a private huge tmpfs, and sendfile works from it
+  check_eq "/status: content backing (root)" tmpfs-huge "$(curl -s "$BASE/status" | jq -r .content.backing)"
+else
+  check_match "/status: content backing (not root)" '^memfd \(no private huge tmpfs: ' "$(curl -s "$BASE/status" | jq -r .content.backing)"
+fi
 
 # get URL [curl args...]: downloads to $T_TMP/body; prints the transfer's record once done
 get() {
