@@ -51,10 +51,16 @@ static struct MHD_Response *iovec_response(const struct content *c, uint64_t off
     return resp;
 }
 
+/* Bodies up to this size go out as a buffer over the mapped region: libmicrohttpd then sends
+ * headers and body in one sendmsg, where an fd response costs a send() for the headers and a
+ * sendfile() for the body, two segments and two pushes (docs/server.md, "Many clients"). */
+#define SMALL_BODY (64u << 10)
+
 /* The body of [off, off+len) and, in *path, how it is sent: "sendfile" (zero-copy from the
  * memfd: libmicrohttpd sends an fd response with sendfile when it has the feature, no TLS and
  * SIGPIPE handled, which debitd sets), "iovec" (a range crossing the region's end or a file
- * repeating it: sendmsg copies every byte) or "buffer" (an empty body). */
+ * repeating it: sendmsg copies every byte) or "buffer" (an empty or small body: one copy, in
+ * the same sendmsg as the headers). */
 static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64_t len, const char **path)
 {
     *path = "buffer";
@@ -63,6 +69,10 @@ static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64
     *path = "iovec";
     if (off + len > content_region_size(s->content))
         return iovec_response(s->content, off, len);
+    *path = "buffer";
+    if (len <= SMALL_BODY) /* the region outlives every response */
+        return MHD_create_response_from_buffer((size_t)len, (void *)(content_map(s->content) + off),
+                                               MHD_RESPMEM_PERSISTENT);
     /* without sendfile in this libmicrohttpd build, an fd response is pread + send: a copy */
     *path = MHD_is_feature_supported(MHD_FEATURE_SENDFILE) == MHD_YES ? "sendfile" : "pread";
     /* One fd per response: MHD serialises responses that share an fd on a mutex. */

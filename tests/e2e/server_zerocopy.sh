@@ -2,7 +2,8 @@
 # debitd says which send path each transfer used: a file (or range) within the content region
 # goes out by sendfile from the memfd ("zero_copy": true in /transfers/ID, counted per
 # listener in /status), a file larger than `ram` repeats the region as an iovec response (a
-# copy: "zero_copy": false). strace of the server proves the system calls behind each claim;
+# copy: "zero_copy": false), and so does a body of at most 64 KiB (a buffer sent with the
+# headers in one sendmsg: "buffer"). strace of the server proves the system calls behind each claim;
 # debit keeps the flag in its run record (server_record).
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/server_lib.bash"
@@ -37,14 +38,19 @@ check_eq "file larger than ram: iovec, zero_copy false, all bytes" "iovec false 
   "$(jq -r '"\(.send_path) \(.zero_copy) \(.bytes)"' <<<"$r")"
 check_eq "its body is the region twice" "$(curl -s "$BASE/files/32Mio.dat.sha256" | cut -d' ' -f1)" \
   "$(sha256sum <"$T_TMP/body" | cut -d' ' -f1)"
-r=$(get "$BASE/files/32Mio.dat" -r 1000-1999)
-check_eq "a range of the large file inside the region: sendfile" "206 sendfile true 1000" \
+r=$(get "$BASE/files/32Mio.dat" -r 1000-1049575)
+check_eq "a 1 MiB range of the large file inside the region: sendfile" "206 sendfile true 1048576" \
   "$(jq -r '"\(.status) \(.send_path) \(.zero_copy) \(.bytes)"' <<<"$r")"
+r=$(get "$BASE/ram/16MiB.dat" -r 1000-1999)
+check_eq "a small body (<= 64 KiB): one buffer with the headers, not zero-copy" "206 buffer false 1000" \
+  "$(jq -r '"\(.status) \(.send_path) \(.zero_copy) \(.bytes)"' <<<"$r")"
+check_eq "... and its bytes are the region's" "$(curl -s "$BASE/ram/16MiB.dat" | head -c 2000 | tail -c 1000 | sha256sum)" \
+  "$(sha256sum <"$T_TMP/body")"
 r=$(get "$BASE/files/32Mio.dat" -r 16777000-16778000)
 check_eq "a range across the region's end: iovec" "206 iovec false 1001" \
   "$(jq -r '"\(.status) \(.send_path) \(.zero_copy) \(.bytes)"' <<<"$r")"
 check_eq "HEAD makes no transfer" "" "$(curl -s -I "$BASE/ram/16MiB.dat" | tr -d '\r' | grep -i "^$hdr:")"
-check_eq "/status per listener: 2 zero-copy transfers, 2 copies, sendfile available" "true 2 2" \
+check_eq "/status per listener: 3 zero-copy transfers, 3 copies, sendfile available" "true 3 3" \
   "$(curl -s "$BASE/status" | jq -r '.listeners[0].zero_copy | "\(.sendfile_available) \(.transfers) \(.copy_transfers)"')"
 
 # the system calls: sendfile for the region file, none for the repeated one (sendmsg/writev)
