@@ -12,6 +12,7 @@
 #    per server, each piped into sha256sum: every digest must equal the file's.
 #   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 bench/many.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
+. "$(dirname "$0")/lib.bash"
 need_cmd curl nginx wrk sha256sum
 WORKERS=${WORKERS:-$(nproc)}
 CONNS=${CONNS:-1000}
@@ -67,8 +68,6 @@ for f in 4KiB 1MiB 64MiB; do
 done
 SHA64=$(curl -s "http://127.0.0.1:$port_d/ram/64MiB.dat" | sha256sum | cut -d' ' -f1)
 
-median() { sort -g | awk '{a[NR]=$1} END{ if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
-minmax() { sort -g | awk 'NR==1{lo=$1} {hi=$1} END{printf "%s-%s", lo, hi}'; }
 # ratio WHAT NAME OP DEBITD_VALUES NGINX_VALUES (one per round, in round order): the ratio of
 # the medians, and the min-max of the per-round ratios (round i: debitd_i / nginx_i)
 ratio() {

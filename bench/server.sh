@@ -17,6 +17,7 @@
 # over nginx's i-th, which ran next to it). Issue 12 asks for RUNS=10, pinned and unpinned.
 #   RUNS=10 STARTS=5 PIN=0 bench/server.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
+. "$(dirname "$0")/lib.bash"
 need_cmd curl nginx
 RUNS=${RUNS:-10}
 STARTS=${STARTS:-5}
@@ -28,15 +29,8 @@ if [ "$PIN" = 1 ]; then need_cmd taskset; cli_pin=(taskset -c 1); fi
 
 # THP=advise (root): let debitd's memfd get 2 MiB pages during its starts only (debitd
 # never changes this machine-wide setting itself); the previous value is put back at once.
-thp_file=/sys/kernel/mm/transparent_hugepage/shmem_enabled
-thp_orig=$(grep -o '\[[a-z_]*\]' "$thp_file" 2>/dev/null | tr -d '[]')
-if [ -n "${THP:-}" ]; then
-  [ "$(id -u)" = 0 ] && [ -w "$thp_file" ] || { echo "THP=$THP needs root and $thp_file"; exit 1; }
-  t_on_exit "echo '$thp_orig' >'$thp_file'"
-  echo "$THP" >"$thp_file"
-fi
-thp=$(grep -o '\[[a-z_]*\]' /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null | tr -d '[]')
-echo "machine: $(nproc) CPUs, kernel $(uname -r), shmem THP ${thp:-unknown}${THP:+ (set for the debitd starts only, was $thp_orig)}, load $(cut -d' ' -f1-3 /proc/loadavg), pinning: $([ "$PIN" = 1 ] && echo 'servers CPU 0, curl CPU 1' || echo none)"
+bench_thp
+echo "machine: $(nproc) CPUs, kernel $(uname -r), shmem THP ${THP_NOW:-unknown}${THP:+ (set for the debitd starts only, was $THP_ORIG)}, load $(cut -d' ' -f1-3 /proc/loadavg), pinning: $([ "$PIN" = 1 ] && echo 'servers CPU 0, curl CPU 1' || echo none)"
 
 # tmpfs for nginx's copy: /dev/shm is tmpfs on Debian
 root=$(mktemp -d /dev/shm/debit-bench.XXXXXX)
@@ -53,8 +47,6 @@ files = ( { path = "/ram/1GiB.dat"; size = "1GiB"; }, { path = "/files/100Mio.da
 log = { access = "off"; level = "info"; };
 CONF
 
-median() { sort -g | awk '{a[NR]=$1} END{ if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
-minmax() { sort -g | awk 'NR==1{lo=$1} {hi=$1} END{printf "%s-%s", lo, hi}'; }
 
 # start-up to first byte, each on a fresh process (a range of one byte: listening starts only
 # once the whole region is generated, so this is also when a whole-file GET gets its first byte)
@@ -81,7 +73,7 @@ for i in $(seq "$STARTS"); do
   if [ "$i" -lt "$STARTS" ]; then kill -TERM "$DEBITD_PID"; wait "$DEBITD_PID" 2>/dev/null; fi
 done
 
-[ -n "${THP:-}" ] && echo "$thp_orig" >"$thp_file"
+bench_thp_restore
 
 curl -s -o "$root/ram/1GiB.dat" "http://127.0.0.1:$port_d/ram/1GiB.dat"
 nginx_spawn "$root" "$port_n"

@@ -12,24 +12,16 @@
 # THP=advise (root) sets the shmem THP policy for the duration of the run and puts it back.
 #   STARTS=5 SIZES="1GiB 4GiB" GAP=3 bench/startup.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
+. "$(dirname "$0")/lib.bash"
 need_cmd curl
 STARTS=${STARTS:-5}
 SIZES=${SIZES:-1GiB 4GiB}
 GAP=${GAP:-3}
 command -v "$DEBITD" >/dev/null || { echo "build debitd first (make)"; exit 1; }
 
-thp_file=/sys/kernel/mm/transparent_hugepage/shmem_enabled
-thp_orig=$(grep -o '\[[a-z_]*\]' "$thp_file" 2>/dev/null | tr -d '[]')
-if [ -n "${THP:-}" ]; then
-  [ "$(id -u)" = 0 ] && [ -w "$thp_file" ] || { echo "THP=$THP needs root and $thp_file"; exit 1; }
-  t_on_exit "echo '$thp_orig' >'$thp_file'"
-  echo "$THP" >"$thp_file"
-fi
-thp=$(grep -o '\[[a-z_]*\]' "$thp_file" 2>/dev/null | tr -d '[]')
-echo "machine: $(nproc) CPUs, kernel $(uname -r), shmem THP ${thp:-unknown}${THP:+ (set for this run, was $thp_orig)}, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+bench_thp
+echo "machine: $(nproc) CPUs, kernel $(uname -r), shmem THP ${THP_NOW:-unknown}${THP:+ (set for this run, was $THP_ORIG)}, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 
-median() { sort -g | awk '{a[NR]=$1} END{ if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
-minmax() { sort -g | awk 'NR==1{lo=$1} {hi=$1} END{printf "%s-%s", lo, hi}'; }
 gib() { awk -v s="$1" 'BEGIN{n = s + 0; u = s; sub(/^[0-9.]+/, "", u);
   f = (u == "GiB") ? 1 : (u == "MiB") ? 1 / 1024 : (u == "Gio") ? 1 : -1; print n * f}'; }
 
