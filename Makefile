@@ -7,6 +7,8 @@
 #   make            build build/debitd, build/debit, build/debit-delayline, build/debit-netctl
 #   make test       install missing Debian packages (as root), build, run unit + e2e tests
 #   make check-asan the same suite, built with ASan + UBSan into build/asan
+#   make fuzz       build every fuzz/fuzz_*.c with clang's libFuzzer (+ASan+UBSan) into
+#                   build/fuzz and run each FUZZ_SECONDS (30) on fuzz/corpus/NAME (docs/fuzzing.md)
 #   make bench      benchmarks in bench/ (ratios against nginx, curl, wget, iperf3)
 #   make demo       the main job on the embedded default (see README.md)
 #   make install    PREFIX=/usr/local DESTDIR= (make uninstall the same); docs/deploy.md
@@ -28,7 +30,7 @@ CC        ?= cc
 PKG_CONFIG?= pkg-config
 
 PKGS_COMMON := libconfig jansson
-PKGS_SERVER := libmicrohttpd libcrypto libsystemd
+PKGS_SERVER := libmicrohttpd libcrypto libsystemd libcap libseccomp
 PKGS_CLIENT := libcurl
 PKGS_NETCTL := libnl-route-3.0 libnl-3.0
 PKGS_DELAY  := libnetfilter_queue libmnl
@@ -60,6 +62,7 @@ INC_client/output  := -Icommon -Iclient/measure -Iclient/output
 INC_client         := -Icommon -Inetctl -Iclient/measure -Iclient/output -Iclient
 INC_server         := -Icommon -Iserver
 INC_lab/delayline  := -Icommon -Ilab/delayline
+INC_fuzz           := -Ifuzz -Icommon -Iserver -Inetctl -Iclient/measure -Iclient/output -Iclient
 INC_TESTS          := -Itests/unit -Icommon -Iserver -Inetctl -Iclient/measure -Iclient/output -Iclient -Ilab/delayline
 
 COMMON_SRC := $(sort $(wildcard common/*.c))
@@ -68,6 +71,7 @@ NETCTL_SRC := $(sort $(wildcard netctl/*.c))
 CLIENT_SRC := $(sort $(wildcard client/*.c client/measure/*.c client/output/*.c))
 DELAY_SRC  := $(sort $(wildcard lab/delayline/*.c))
 UNIT_SRC   := $(sort $(shell find tests/unit -name 'test_*.c'))
+FUZZ_SRC   := $(sort $(wildcard fuzz/fuzz_*.c))
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -88,8 +92,9 @@ ifneq ($(wildcard netctl/main.c),)
 PROGS += $(BUILD)/debit-netctl
 endif
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/%,$(FUZZ_SRC))
 
-.PHONY: all test check-asan bench demo deps install uninstall deb clean unit-bins
+.PHONY: all test check-asan bench demo deps install uninstall deb clean unit-bins fuzz fuzz-bins
 all: $(PROGS)
 
 PC_common         := $(PKGS_COMMON)
@@ -99,6 +104,7 @@ PC_client/output  := $(PKGS_COMMON) libcurl
 PC_client         := $(PKGS_COMMON) $(PKGS_CLIENT) $(PKGS_NETCTL)
 PC_server         := $(PKGS_COMMON) $(PKGS_SERVER)
 PC_lab/delayline  := $(PKGS_COMMON) $(PKGS_DELAY)
+PC_fuzz           := $(PKGS_ALL)
 
 # The folder of a source file, without the trailing slash: "client/measure".
 srcdir = $(patsubst %/,%,$(dir $(1)))
@@ -149,6 +155,21 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBSERVER) $(LIBCLIENT) $(LIBNETCTL)
 	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_ALL) cmocka) -lm
 
 unit-bins: $(UNIT_BINS)
+
+# Fuzzing (docs/fuzzing.md). Every fuzz/fuzz_NAME.c is a libFuzzer harness linked with the
+# programs' libraries, all built by clang with the fuzzer's coverage, ASan and UBSan into
+# build/fuzz; fuzz/run runs each FUZZ_SECONDS on its seed corpus fuzz/corpus/NAME/ and
+# fails on any crash, leak, UB or timeout (the input is kept in build/fuzz/crashes/).
+FUZZ_SECONDS ?= 30
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+$(BUILD)/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(LIBSERVER) $(LIBCLIENT) $(LIBNETCTL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(call pc_libs,$(PKGS_ALL)) -lm
+
+fuzz-bins: $(FUZZ_BINS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT=-O1 SAN_FLAGS="$(FUZZ_SAN)" fuzz-bins
+	@fuzz/run build/fuzz $(FUZZ_SECONDS)
 
 # tools/deps installs what is missing (only as root; elsewhere it checks and explains).
 deps:

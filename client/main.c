@@ -1,6 +1,7 @@
 /* debit: the measurement client. main() only wires the modules together: options, the
  * plan (measurement loop), the journal, progress, outputs, and the exit status. */
 #include <curl/curl.h>
+#include <errno.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "jsonl.h"
 #include "log.h"
 #include "netcfg.h"
@@ -23,6 +25,7 @@
 #include "settings.h"
 #include "summary.h"
 #include "units.h"
+#include "writeout.h"
 
 static volatile sig_atomic_t g_stop;
 
@@ -83,24 +86,32 @@ static void on_run_done(const struct plan *p, const struct run_result *r, size_t
     }
     if (c->quiet)
         return;
-    char cell[256] = "";
+    /* Server names, cells and above all the error (a reason phrase, a redirect target:
+     * the server's own text) reach the terminal escaped (escape.h). */
+    char cell[256] = "", srv[1100], *why = r->ok ? NULL : escape_dup(r->error);
     if (r->scenario || r->variant)
         snprintf(cell, sizeof cell, " (%s / %s)", r->scenario ? r->scenario : "-", r->variant ? r->variant : "-");
+    char ecell[sizeof cell * 4];
+    escape_text(ecell, sizeof ecell, cell);
+    escape_text(srv, sizeof srv, r->server);
     if (r->ok) {
         char rate[32];
         units_format_mbps(r->avg_mbps, rate, sizeof rate);
-        fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: %s Mb/s, %llu bytes in %.3f s\n", step + 1, total, cell,
-                r->server, r->run, rate, (unsigned long long)r->bytes, r->body_s);
+        fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: %s Mb/s, %llu bytes in %.3f s\n", step + 1, total, ecell,
+                srv, r->run, rate, (unsigned long long)r->bytes, r->body_s);
     } else {
-        fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: FAILED: %s\n", step + 1, total, cell, r->server, r->run,
-                r->error);
+        fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: FAILED: %s\n", step + 1, total, ecell, srv, r->run,
+                why ? why : "(out of memory)");
     }
+    free(why);
 }
 
 static void on_note(const char *msg, void *ud)
 {
     (void)ud;
-    fprintf(stderr, "debit: %s\n", msg);
+    fputs("debit: ", stderr);
+    escape_fputs(msg, stderr);
+    fputc('\n', stderr);
 }
 
 static void on_cell_start(const char *latency, const char *variant, const char *settings, void *ud)
@@ -109,8 +120,10 @@ static void on_cell_start(const char *latency, const char *variant, const char *
     if (c->quiet)
         return;
     /* Same "(latency / variant)" form as each run's line, so a reader can grep a cell. */
-    fprintf(stderr, "debit: cell (%s / %s)%s%s\n", latency ? latency : "-", variant ? variant : "-",
-            settings && *settings ? ": " : "", settings ? settings : "");
+    char line[2048];
+    snprintf(line, sizeof line, "cell (%s / %s)%s%s", latency ? latency : "-", variant ? variant : "-",
+             settings && *settings ? ": " : "", settings ? settings : "");
+    on_note(line, ud);
 }
 
 static const char *if_warning(const char *dev)
@@ -129,9 +142,11 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
     if (s->dl.max_bytes)
         printf(", max-bytes %llu", (unsigned long long)s->dl.max_bytes);
     if (s->dl.stall_s > 0)
-        printf(", stall %g s", s->dl.stall_s);
+        printf(", stall %g s below %g B/s", s->dl.stall_s, s->dl.stall_rate_Bps);
     if (s->dl.max_time_s > 0)
         printf(", max-time %g s", s->dl.max_time_s);
+    else
+        printf(", no max-time");
     printf("\n");
     size_t cells = 1;
     if (scn) {
@@ -161,6 +176,8 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
     }
     if (s->delay_dev)
         printf("delay: +%g ms on %s%s\n", s->delay_us / 1000.0, s->delay_dev, if_warning(s->delay_dev));
+    if (s->write_out)
+        printf("write-out: %s\n", s->write_out);
     printf("downloads: %zu (%zu cell%s x %zu server%s x %u runs)\n", cells * s->nservers * s->runs, cells,
            cells == 1 ? "" : "s", s->nservers, s->nservers == 1 ? "" : "s", s->runs);
 }
@@ -207,6 +224,27 @@ static int load_settings(const struct client_opts *o, struct settings *s, struct
     return 0;
 }
 
+/* -w FORMAT on stdout (parsed again: opts checked it). Returns 0, or -1 after printing
+ * a write error other than EPIPE. */
+static int write_out(const char *fmt, const struct result_set *rs, const struct summary *sum,
+                     const struct report_meta *meta)
+{
+    char err[1024];
+    struct writeout *w = writeout_parse(fmt, err, sizeof err);
+    if (!w) {
+        fprintf(stderr, "debit: --write-out: %s\n", err);
+        return -1;
+    }
+    int rc = writeout_print(stdout, w, rs, sum, meta);
+    int e = errno;
+    writeout_free(w);
+    if (rc != 0 && e != EPIPE) {
+        fprintf(stderr, "debit: --write-out: stdout: %s\n", strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
 /* One note per cell that changed something: which delay mechanism ran, offloads. */
 static char **cell_notes(const struct scenario_cells *cells, size_t *nnotes)
 {
@@ -223,6 +261,33 @@ static char **cell_notes(const struct scenario_cells *cells, size_t *nnotes)
     return notes;
 }
 
+/* -V/--version, as curl -V: debit's and libcurl's versions, then what this libcurl
+ * can do (its protocols and features), which decides what a URL or option may ask. */
+static void print_version(void)
+{
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    printf("debit %s (%s)\n", DEBIT_VERSION, curl_version());
+    printf("libcurl %s%s%s\n", v->version, v->ssl_version ? ", TLS " : "", v->ssl_version ? v->ssl_version : "");
+    printf("Protocols:");
+    for (const char *const *p = v->protocols; p && *p; p++)
+        printf(" %s", *p);
+    printf("\nFeatures:");
+#if LIBCURL_VERSION_NUM >= 0x075700 /* 7.87.0: feature_names */
+    for (const char *const *f = v->feature_names; f && *f; f++)
+        printf(" %s", *f);
+#else
+    static const struct {
+        int bit;
+        const char *name;
+    } bits[] = {{CURL_VERSION_IPV6, "IPv6"}, {CURL_VERSION_SSL, "SSL"}, {CURL_VERSION_LIBZ, "libz"},
+                {CURL_VERSION_HTTP2, "HTTP2"}, {CURL_VERSION_ASYNCHDNS, "AsynchDNS"}, {CURL_VERSION_LARGEFILE, "Largefile"}};
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+        if (v->features & bits[i].bit)
+            printf(" %s", bits[i].name);
+#endif
+    printf("\n");
+}
+
 /* The command line and what it names: --help, --version and -t end here. Returns the
  * exit status, or -1 when the measurement should run with s (and *scn). */
 static int front_end(int argc, char **argv, struct settings *s, struct scenario **scn)
@@ -236,7 +301,7 @@ static int front_end(int argc, char **argv, struct settings *s, struct scenario 
         code = 0;
         break;
     case OPTS_VERSION:
-        printf("debit %s (%s)\n", DEBIT_VERSION, curl_version());
+        print_version();
         code = 0;
         break;
     case OPTS_ERROR:
@@ -409,10 +474,17 @@ int main(int argc, char **argv)
             .notes = (const char *const *)notes,
             .nnotes = nnotes,
         };
-        if (report_write_file(s->output ? s->output : "-", s->format, &rs, &sum, &meta, err, sizeof err) != 0) {
+        /* -w replaces the report on stdout (as a cron line); -o still gets it. A reader
+         * of stdout that went away (`| head -1`) is not a failed measurement: the exit
+         * status stays the runs' own, and nothing is said. */
+        if ((s->output || !s->write_out) &&
+            report_write_file(s->output ? s->output : "-", s->format, &rs, &sum, &meta, err, sizeof err) != 0 &&
+            (s->output || errno != EPIPE)) {
             fprintf(stderr, "debit: --output: %s\n", err);
             rc = 1;
         }
+        if (s->write_out && write_out(s->write_out, &rs, &sum, &meta) != 0)
+            rc = 1;
         if (s->output && !s->quiet)
             report_write(stderr, scn ? REPORT_MARKDOWN : REPORT_TABLE, &rs, &sum, &meta);
         if (s->plot && plot_write(s->plot, &rs, &sum, err, sizeof err) != 0) {

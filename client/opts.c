@@ -34,8 +34,11 @@ void opts_usage(FILE *out)
           "      --seed N              seed of the random order (default: from the clock, printed)\n"
           "      --pause SECONDS       pause between downloads (default 0)\n"
           "      --max-bytes SIZE      stop each download after SIZE bytes (Range request, else abort)\n"
-          "      --stall SECONDS       fail a download that receives nothing for that long\n"
-          "      --max-time SECONDS    fail a download that lasts longer\n"
+          "      --stall SECONDS       fail a download that receives less than --stall-rate\n"
+          "                            over the last SECONDS (default: no stall check)\n"
+          "      --stall-rate RATE     minimum rate for --stall, e.g. 1kB/s (default), 64kbit;\n"
+          "                            0: only a complete stop\n"
+          "      --max-time SECONDS    fail a download that lasts longer (default 600; 0: no limit)\n"
           "      --timeout SECONDS     connect timeout\n"
           "Network:\n"
           "  -4, -6                    IPv4 or IPv6 only\n"
@@ -56,6 +59,8 @@ void opts_usage(FILE *out)
           "      --plot FILE           plot medians and throughput over time (.png or .svg, gnuplot)\n"
           "      --progress, --no-progress   live progress line on stderr (default: if a TTY)\n"
           "  -q, --quiet               no progress line and no messages but errors\n"
+          "  -w, --write-out FORMAT    print FORMAT per server instead of the report, as curl -w:\n"
+          "                            %{server} %{median_mbps} %{runs_ok} %{runs_failed} %{json} ... \\n\n"
           "Experiments:\n"
           "      --scenario FILE       run a scenario file (servers x latency x client offloads)\n"
           "  -t, --check               validate the options (and scenario file), print the plan, exit\n"
@@ -73,6 +78,7 @@ enum {
     OPT_PAUSE,
     OPT_MAX_BYTES,
     OPT_STALL,
+    OPT_STALL_RATE,
     OPT_MAX_TIME,
     OPT_TIMEOUT,
     OPT_RESOLVE,
@@ -99,6 +105,7 @@ static const struct option long_opts[] = {
     {"pause", required_argument, NULL, OPT_PAUSE},
     {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
     {"stall", required_argument, NULL, OPT_STALL},
+    {"stall-rate", required_argument, NULL, OPT_STALL_RATE},
     {"max-time", required_argument, NULL, OPT_MAX_TIME},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"resolve", required_argument, NULL, OPT_RESOLVE},
@@ -113,6 +120,7 @@ static const struct option long_opts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"quiet", no_argument, NULL, 'q'},
+    {"write-out", required_argument, NULL, 'w'},
     {"offload", required_argument, NULL, OPT_OFFLOAD},
     {"scenario", required_argument, NULL, OPT_SCENARIO},
     {"plot", required_argument, NULL, OPT_PLOT},
@@ -136,6 +144,7 @@ static const struct {
     {OPT_PAUSE, settings_set_pause, NULL},
     {OPT_MAX_BYTES, settings_set_max_bytes, NULL},
     {OPT_STALL, settings_set_stall, NULL},
+    {OPT_STALL_RATE, settings_set_stall_rate, NULL},
     {OPT_MAX_TIME, settings_set_max_time, NULL},
     {OPT_TIMEOUT, settings_set_timeout, NULL},
     {OPT_RESOLVE, settings_add_resolve, NULL},
@@ -152,6 +161,7 @@ static const struct {
     {OPT_PROGRESS, settings_set_progress, "on"},
     {OPT_NO_PROGRESS, settings_set_progress, "off"},
     {'q', settings_set_quiet, "on"},
+    {'w', settings_set_write_out, NULL},
     {OPT_OFFLOAD, settings_add_offload, NULL},
     {OPT_PLOT, settings_set_plot, NULL},
     {OPT_DELAY, settings_set_delay, NULL},
@@ -211,7 +221,7 @@ static enum opts_result parse_argv(struct client_opts *o, struct settings *scrat
     int c, li;
     for (;;) {
         li = -1;
-        c = getopt_long(argc, argv, ":n:o:q46thV", long_opts, &li);
+        c = getopt_long(argc, argv, ":n:o:qw:46thV", long_opts, &li);
         if (c == -1)
             break;
         char nb[48];

@@ -239,7 +239,7 @@ static const struct {
 } file_settings[] = {
     {"runs", settings_set_runs},       {"order", settings_set_order},         {"seed", settings_set_seed},
     {"pause", settings_set_pause},     {"stall", settings_set_stall},         {"max_time", settings_set_max_time},
-    {"timeout", settings_set_timeout}, {"max_bytes", settings_set_max_bytes},
+    {"timeout", settings_set_timeout}, {"max_bytes", settings_set_max_bytes}, {"stall_rate", settings_set_stall_rate},
 };
 
 struct scenario *scenario_load(const char *path, struct settings *st, char *err, size_t errlen)

@@ -4,13 +4,13 @@
  *
  *   servers = ( { name = "OVH"; url = "http://proof.ovh.net/files/1Gio.dat"; }, ... );
  *   runs = 5;  order = "alternate";  pause = 0;      # optional: seed, max_bytes, stall,
- *                                                    #   max_time, timeout
+ *                                                    #   stall_rate, max_time, timeout
  *   latency = ( { name = "natural"; delay = 0; },
  *               { name = "+10 ms"; delay = "10ms"; device = "eth0"; } );
  *   client_offload = ( { name = "TSO/GSO on"; device = "eth0"; tso = true; gso = true; },
  *                      { name = "TSO/GSO off"; device = "eth0"; tso = false; gso = false; } );
  *
- * The measurement settings (servers, runs, order, seed, pause, stall, max_time, timeout,
+ * The measurement settings (servers, runs, order, seed, pause, stall, stall_rate, max_time, timeout,
  * max_bytes) go through the same settings.h setters as the command line's options.
  * Both axes are optional (one unnamed cell). Rows of the result table are latency
  * scenarios, columns server × client variant, as in the seed's table. */

@@ -10,6 +10,7 @@
 
 #include "err.h"
 #include "units.h"
+#include "writeout.h"
 
 struct settings *settings_new(void)
 {
@@ -41,6 +42,7 @@ void settings_free(struct settings *s)
     free(s->jsonl);
     free(s->plot);
     free(s->delay_dev);
+    free(s->write_out);
     free(s);
 }
 
@@ -213,9 +215,19 @@ int settings_set_stall(struct settings *s, const char *value, char *err, size_t 
     return parse_seconds(value, 1, &s->dl.stall_s, err, errlen);
 }
 
+int settings_set_stall_rate(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    uint64_t bits;
+    enum units_err e = units_parse_rate(value, &bits);
+    if (e != UNITS_OK)
+        return units_bad(e, value, "expected a rate such as 1kB/s or 64kbit, 0: only a complete stop", err, errlen);
+    s->dl.stall_rate_Bps = bits / 8.0;
+    return 0;
+}
+
 int settings_set_max_time(struct settings *s, const char *value, char *err, size_t errlen)
 {
-    return parse_seconds(value, 1, &s->dl.max_time_s, err, errlen);
+    return parse_seconds(value, 0, &s->dl.max_time_s, err, errlen); /* 0: no limit */
 }
 
 int settings_set_timeout(struct settings *s, const char *value, char *err, size_t errlen)
@@ -401,6 +413,15 @@ int settings_set_delay_dev(struct settings *s, const char *value, char *err, siz
     if (settings_check_ifname(value, err, errlen) != 0)
         return -1;
     return set_string(&s->delay_dev, value, err, errlen);
+}
+
+int settings_set_write_out(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    struct writeout *w = writeout_parse(value, err, errlen);
+    if (!w)
+        return -1;
+    writeout_free(w);
+    return set_string(&s->write_out, value, err, errlen);
 }
 
 int settings_check(const struct settings *s, char *err, size_t errlen)

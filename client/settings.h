@@ -50,6 +50,7 @@ struct settings {
     size_t noffloads;
     uint64_t delay_us;  /* --delay; 0: none */
     char *delay_dev;
+    char *write_out;    /* -w FORMAT (checked by writeout_parse), NULL: none */
 };
 
 /* A new settings struct holding the defaults (5 runs, alternate, table, progress auto,
@@ -67,7 +68,8 @@ int settings_add_server(struct settings *s, const char *value, char *err, size_t
 /* What each setter accepts (the option of the same name in --help):
  *   runs 1..100000                   order alternate|sequential|random
  *   seed unsigned 64-bit             pause a duration, 0 allowed
- *   stall, max_time, timeout a duration > 0
+ *   stall, timeout a duration > 0    max_time a duration, 0: no limit
+ *   stall_rate a rate (units_parse_rate: 1kB/s, 8kbit), 0: only a complete stop
  *   max_bytes a size >= 1 B          rcvbuf a size in 4KiB..1GiB
  *   ip_version "4" or "6"            resolve HOST:PORT:ADDR, connect_to H:P:H2:P2 (appended)
  *   interface, local_address as curl (no white space; "if!DEV" needs a valid DEV)
@@ -80,6 +82,7 @@ int settings_set_order(struct settings *s, const char *value, char *err, size_t 
 int settings_set_seed(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_pause(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_stall(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_stall_rate(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_max_time(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_timeout(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_max_bytes(struct settings *s, const char *value, char *err, size_t errlen);
@@ -99,6 +102,8 @@ int settings_set_quiet(struct settings *s, const char *value, char *err, size_t 
 int settings_add_offload(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_delay(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_delay_dev(struct settings *s, const char *value, char *err, size_t errlen);
+/* -w/--write-out FORMAT: a writeout.h template (unknown variable, escape: an error). */
+int settings_set_write_out(struct settings *s, const char *value, char *err, size_t errlen);
 
 /* What no single setter can see, checked once everything is applied: --seed needs
  * --order random, --delay and --delay-dev go together, --interface excludes

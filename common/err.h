@@ -9,8 +9,9 @@
  *   - an action ("apply", "load", "write"): 0 done, -1 failed (err filled);
  *   - a lookup that may legitimately find nothing ("get this setting", "fetch the
  *     server's record"): 1 found, 0 absent (not an error; err untouched), -1 failed;
- *   - anything with more outcomes returns a named enum (MODULE_OK = 0, ...) with one
- *     MODULE_strerror() or MODULE_status_name() for it; never a bare 1 or -2.
+ *   - anything with more outcomes returns a named enum (MODULE_OK = 0, ...), never a
+ *     bare 1 or -2; where its values reach a message, one MODULE_strerror() names them
+ *     (an enum only a main() maps to exit codes needs none).
  * Constructors return a new object or NULL (err filled).
  *
  * Context is added by the caller that has it, in front: err_prefix(err, len, "--offload")

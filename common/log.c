@@ -1,6 +1,8 @@
 /* log: see log.h. */
 #include "log.h"
 
+#include "escape.h"
+
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -58,17 +60,21 @@ void log_msg(enum log_level level, const char *fmt, ...)
                      tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
                      tm.tm_sec, (long)(tv.tv_usec / 1000), log_prog, (int)getpid(),
                      log_level_name(level));
+    char text[sizeof line];
     va_list ap;
     va_start(ap, fmt);
-    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    int m = vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
-    if (len > sizeof line - 2)
-        len = sizeof line - 2;
-    /* One message, one line: a newline inside the text would break log parsers. */
-    for (size_t i = (size_t)n; i < len; i++)
-        if (line[i] == '\n' || line[i] == '\r')
-            line[i] = ' ';
+    if (m < 0)
+        text[0] = 0;
+    /* One message, one line: a newline inside the text would break log parsers. Other
+     * control bytes (a client's request path, a server's header) are escaped, as nginx
+     * does in its logs, so that a log read on a terminal cannot drive it (escape.h). */
+    for (char *p = text; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    escape_text(line + n, sizeof line - (size_t)n - 1, text);
+    size_t len = strlen(line);
     line[len++] = '\n';
     ssize_t w = write(STDERR_FILENO, line, len);
     (void)w;

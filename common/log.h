@@ -19,7 +19,8 @@ int log_level_parse(const char *name, enum log_level *level);
 const char *log_level_name(enum log_level level);
 
 /* One line at LEVEL to stderr (dropped when above log_set_level's); newlines in the text
- * become spaces. Thread-safe. */
+ * become spaces, other control bytes and invalid UTF-8 are escaped (escape.h: \x1b, \\).
+ * Thread-safe. */
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_error(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)

@@ -39,7 +39,7 @@ static const struct unit rate_units[] = {
 
 static const struct unit duration_units[] = {
     {"", 1e6, 0}, {"s", 1e6, 0}, {"sec", 1e6, 0}, {"ms", 1e3, 0}, {"us", 1, 0},
-    {"min", 60e6, 0}, {NULL, 0, 0},
+    {"min", 60e6, 0}, {"h", 3600e6, 0}, {"d", 86400e6, 0}, {NULL, 0, 0},
 };
 
 const char *units_strerror(enum units_err e)

@@ -4,7 +4,7 @@
  * decimal kB MB GB TB (powers of 10); bare K M G T are binary, as in dd and curl.
  * Rates (bit/s): k M G T are powers of 10, as the seed's "Mb/s": 500M, 500Mbit, 500Mb/s,
  * 500Mbps, 0.5Gbit/s; byte rates with a capital B: 100MB/s = 800 Mbit/s.
- * Durations: us, ms, s, min; a bare number is seconds (as curl's --max-time).
+ * Durations: us, ms, s, min, h, d; a bare number is seconds (as curl's --max-time).
  * Numbers may carry a decimal fraction ("1.5GiB"); nothing may trail the unit. */
 #ifndef DEBIT_UNITS_H
 #define DEBIT_UNITS_H

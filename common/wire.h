@@ -7,6 +7,9 @@
  *   X-Debit-Tcp        the listener's TCP profile ("cc=cubic pacing=unlimited sndbuf=auto")
  *   X-Debit-Kernel     the server's kernel release (uname -r)
  *   X-Debit-Transfer   the ID of this transfer's record, served at WIRE_TRANSFERS_PATH ID
+ *                      (32 hex digits, 128 random bits)
+ * X-Debit-Interface and X-Debit-Kernel are left out when debitd runs with
+ * privacy.details = false: a client must do without them.
  *
  * The shell side (lab/lab.sh, tests/lib) reads the string values below out of this file
  * (tests/lib/common.sh: wire_get NAME), so keep each on one line as `#define NAME "value"`. */
@@ -21,9 +24,12 @@
 #define WIRE_HDR_TRANSFER "X-Debit-Transfer"
 
 /* GET WIRE_TRANSFERS_PATH ID: 200 with a JSON object whose "state" is "sending", "done" or
- * "aborted"; 404 until the record exists or after it left the ring. */
+ * "aborted"; 404 until the record exists, after it left the ring, and to any address but
+ * the one that made the transfer (unless privacy.public_transfers). */
 #define WIRE_TRANSFERS_PATH "/transfers/"
 #define WIRE_STATUS_PATH "/status"
+/* Prometheus text format 0.0.4 (docs/server.md "Metrics"); 403 outside metrics.allow. */
+#define WIRE_METRICS_PATH "/metrics"
 
 /* The first word of the line a delay program (debit-delayline, debit-netctl) prints on
  * stdout once packets are being delayed; whoever started it waits for it (bounded). */

@@ -3,11 +3,14 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <grp.h>
 #include <libconfig.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "cfg.h"
 #include "err.h"
 #include "units.h"
@@ -43,6 +46,9 @@ void config_free(struct config *c)
     free(c->access_log);
     free(c->offload.interface);
     free(c->offload.state_file);
+    free(c->user);
+    free(c->group);
+    acl_clear(&c->metrics.allow);
     memset(c, 0, sizeof *c);
 }
 
@@ -119,7 +125,7 @@ static int is_reserved(const char *p)
 {
     /* "/transfers" itself too: a file there would shadow the folder of the records */
     size_t n = strlen(WIRE_TRANSFERS_PATH) - 1;
-    return strcmp(p, WIRE_STATUS_PATH) == 0 || (strncmp(p, WIRE_TRANSFERS_PATH, n) == 0 && (p[n] == 0 || p[n] == '/'));
+    return strcmp(p, WIRE_STATUS_PATH) == 0 || strcmp(p, WIRE_METRICS_PATH) == 0 || (strncmp(p, WIRE_TRANSFERS_PATH, n) == 0 && (p[n] == 0 || p[n] == '/'));
 }
 
 /* a is a folder prefix of b: b = a + "/" + ... */
@@ -153,8 +159,8 @@ static int check_path_syntax(const char *path, char *err, size_t errlen)
                        : err_set(err, errlen, "\"%s\": character 0x%02x (a space or control character) is not allowed in a path",
                                  path, *p);
     if (is_reserved(path))
-        return err_set(err, errlen, "\"%s\" is reserved for debitd's own pages (%s, %s)", path, WIRE_STATUS_PATH,
-                       WIRE_TRANSFERS_PATH);
+        return err_set(err, errlen, "\"%s\" is reserved for debitd's own pages (%s, %s, %s)", path, WIRE_STATUS_PATH,
+                       WIRE_METRICS_PATH, WIRE_TRANSFERS_PATH);
     return 0;
 }
 
@@ -235,6 +241,120 @@ int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen)
     return 0;
 }
 
+int config_set_quota(struct config *c, uint64_t bytes, uint64_t window_us, char *err, size_t errlen)
+{
+    if (window_us % 1000 != 0)
+        return err_set(err, errlen, "must be whole milliseconds");
+    if (window_us < 1000000ULL || window_us > 366ULL * 86400 * 1000000)
+        return err_set(err, errlen, "must be from 1s to 366d");
+    c->per_ip_bytes = bytes;
+    c->per_ip_window_ms = window_us / 1000;
+    return 0;
+}
+
+int config_set_drain_timeout(struct config *c, uint64_t usec, char *err, size_t errlen)
+{
+    if (usec % 1000 != 0)
+        return err_set(err, errlen, "must be whole milliseconds");
+    if (usec > 3600ULL * 1000000)
+        return err_set(err, errlen, "more than one hour");
+    c->drain_timeout_ms = (unsigned)(usec / 1000);
+    return 0;
+}
+
+/* A user or group name as useradd(8) accepts it: nothing that could be a path or an option. */
+static int check_id_name(const char *what, const char *name, char *err, size_t errlen)
+{
+    if (!name[0] || strlen(name) > 64 || name[0] == '-')
+        return err_set(err, errlen, "\"%s\" is not a valid %s name", name, what);
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (*p <= ' ' || *p == ':' || *p == '/' || *p == 0x7f)
+            return err_set(err, errlen, "\"%s\" is not a valid %s name", name, what);
+    return 0;
+}
+
+int config_set_user(struct config *c, const char *name, char *err, size_t errlen)
+{
+    if (check_id_name("user", name, err, errlen) < 0)
+        return -1;
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    int e = getpwnam_r(name, &pw, buf, sizeof buf, &res);
+    if (!res)
+        return e ? err_set(err, errlen, "cannot look up user \"%s\": %s", name, strerror(e))
+                 : err_set(err, errlen, "user \"%s\" does not exist", name);
+    char *copy = strdup(name);
+    if (!copy)
+        return err_set(err, errlen, "out of memory");
+    free(c->user);
+    c->user = copy;
+    c->uid = pw.pw_uid;
+    if (!c->group)
+        c->gid = pw.pw_gid;
+    return 0;
+}
+
+int config_set_group(struct config *c, const char *name, char *err, size_t errlen)
+{
+    if (check_id_name("group", name, err, errlen) < 0)
+        return -1;
+    struct group gr, *res = NULL;
+    char buf[4096];
+    int e = getgrnam_r(name, &gr, buf, sizeof buf, &res);
+    if (!res)
+        return e ? err_set(err, errlen, "cannot look up group \"%s\": %s", name, strerror(e))
+                 : err_set(err, errlen, "group \"%s\" does not exist", name);
+    char *copy = strdup(name);
+    if (!copy)
+        return err_set(err, errlen, "out of memory");
+    free(c->group);
+    c->group = copy;
+    c->gid = gr.gr_gid;
+    return 0;
+}
+
+static const char *const seccomp_names[] = {"eperm", "kill", "log", "off"};
+
+int config_set_seccomp(struct config *c, const char *name, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(seccomp_names); i++)
+        if (strcmp(name, seccomp_names[i]) == 0) {
+            c->seccomp = (enum config_seccomp)i;
+            return 0;
+        }
+    return err_set(err, errlen, "unknown mode \"%s\" (expected eperm, kill, log or off)", name);
+}
+
+const char *config_seccomp_name(enum config_seccomp m)
+{
+    return (size_t)m < ARRAY_SIZE(seccomp_names) ? seccomp_names[m] : "?";
+}
+
+int config_set_header_timeout(struct config *c, uint64_t usec, char *err, size_t errlen)
+{
+    if (usec % 1000 != 0)
+        return err_set(err, errlen, "must be whole milliseconds");
+    if (usec != 0 && (usec < 100000 || usec > 3600000000ULL))
+        return err_set(err, errlen, "%llu ms is out of range (0 = none, or 100ms to 1 hour)",
+                       (unsigned long long)(usec / 1000));
+    c->header_timeout_ms = usec / 1000;
+    return 0;
+}
+
+int config_set_body_min_rate(struct config *c, const char *rate, char *err, size_t errlen)
+{
+    uint64_t bps;
+    enum units_err e = units_parse_rate(rate, &bps);
+    if (e != UNITS_OK)
+        return err_set(err, errlen, "\"%s\": %s (example: \"1kB/s\"; \"0\" = no floor)", rate, units_strerror(e));
+    if (bps != 0 && bps < 8)
+        return err_set(err, errlen, "\"%s\" is below 1 byte/s (\"0\" = no floor)", rate);
+    if (bps > 8000000000ULL)
+        return err_set(err, errlen, "\"%s\" is above 1GB/s: a floor that high would cut honest uploads", rate);
+    c->body_min_rate = bps / 8;
+    return 0;
+}
+
 int config_defaults(struct config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
@@ -242,10 +362,17 @@ int config_defaults(struct config *c, char *err, size_t errlen)
     c->seed = 1;
     c->upload_max = 10ULL << 30;
     c->max_connections = 10000;
+    c->per_ip = 100; /* a public host: one address may not take every slot */
     c->idle_timeout = 30;
+    c->per_ip_window_ms = 86400000; /* "100GiB a day" is how hosts state a fair use */
+    c->drain_timeout_ms = 10000;
+    c->details = 1;
+    c->header_timeout_ms = 5000;
+    c->body_min_rate = 1000; /* 1kB/s */
     c->log_level = LOG_LEVEL_INFO;
     c->access_log = strdup("-");
     c->transfers_keep = 1024;
+    c->http_strict = 1;
     c->offload.restore = 1;
     c->offload.required = 1;
     c->offload.state_file = strdup(CONFIG_OFFLOAD_STATE_FILE);
@@ -256,7 +383,18 @@ int config_defaults(struct config *c, char *err, size_t errlen)
         config_add_file(c, "/files/1Gio.dat", 1ULL << 30, err, errlen) < 0 ||
         config_set_upload(c, "/upload", 10ULL << 30, err, errlen) < 0)
         return -1;
+    /* a public host: counters for the operator's own scraper, not for every visitor */
+    static const char *const loopback[] = {"127.0.0.1", "::1"};
+    c->metrics.enabled = 1;
+    for (size_t i = 0; i < ARRAY_SIZE(loopback); i++)
+        if (config_add_metrics_allow(c, loopback[i], err, errlen) < 0)
+            return -1;
     return 0;
+}
+
+int config_add_metrics_allow(struct config *c, const char *spec, char *err, size_t errlen)
+{
+    return acl_add(&c->metrics.allow, spec, err, errlen);
 }
 
 unsigned config_threads_effective(const struct config *c)
@@ -280,6 +418,9 @@ int config_validate(const struct config *c, char *err, size_t errlen)
 {
     if (c->n_listen == 0)
         return err_set(err, errlen, "%s: listen: at least one listener is needed", c->source);
+    if (c->group && !c->user)
+        return err_set(err, errlen, "%s: group: \"%s\" without a user (set user too: debitd changes the group "
+                       "only when it changes the user)", c->source, c->group);
     uint64_t region = config_region_size(c);
     for (size_t i = 0; i < c->n_files; i++)
         if (region && c->files[i].size / region > 65536)

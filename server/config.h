@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
+#include "acl.h"
 #include "log.h"
 #include "offload.h"
 #include "tcp_profile.h"
@@ -43,6 +45,14 @@ struct offload_cfg {
     char *state_file;         /* crash-recovery record of the original state */
 };
 
+/* What the seccomp filter does with a system call outside debitd's list (privdrop.h). */
+enum config_seccomp {
+    CONFIG_SECCOMP_EPERM = 0, /* fail it with EPERM, logged by the kernel (the default) */
+    CONFIG_SECCOMP_KILL,      /* kill the process (logged by the kernel) */
+    CONFIG_SECCOMP_LOG,       /* allow it, logged by the kernel: for finding a missing one */
+    CONFIG_SECCOMP_OFF,       /* no filter */
+};
+
 struct config {
     char *source; /* file the settings came from, or "(defaults)" */
     struct listen_cfg *listen;
@@ -57,10 +67,28 @@ struct config {
     unsigned max_connections; /* per listener, 0 = MHD's default (FD_SETSIZE-bound) */
     unsigned per_ip;          /* 0 = unlimited */
     unsigned idle_timeout;    /* seconds, 0 = never */
+    uint64_t per_ip_bytes;     /* limits.per_ip_bytes: file bytes per address per window, 0 = no quota */
+    uint64_t per_ip_window_ms; /* limits.per_ip_window */
+    unsigned drain_timeout_ms; /* limits.drain_timeout: SIGTERM lets downloads run this long */
     enum log_level log_level;
     char *access_log; /* "-" = stderr, "off", or a file path (appended) */
     unsigned transfers_keep; /* ring size of /transfers/ID records */
+    /* privacy = { details; public_transfers; } (docs/server.md, "Visitors' privacy") */
+    int details;          /* /status and X-Debit-* name the kernel, interfaces, limits, pid */
+    int public_transfers; /* /transfers/ID to any address, not only the transfer's own */
+    uint64_t header_timeout_ms; /* accept (or end of a response) to end of headers; 0 = none */
+    uint64_t body_min_rate;     /* request body bytes/s over DEADLINE_BODY_WINDOW_MS; 0 = none */
+    int http_strict;         /* http.strict: refuse ambiguous requests (docs/http-strictness.md) */
     struct offload_cfg offload;
+    /* least privilege (privdrop.h): user = NULL: keep the identity debitd was started with */
+    char *user, *group; /* names as configured; group NULL = the user's primary group */
+    uid_t uid;          /* resolved when set: the user's uid and primary (or group's) gid */
+    gid_t gid;
+    enum config_seccomp seccomp;
+    struct { /* metrics = { enabled; allow = ( ... ); }: GET /metrics */
+        int enabled;      /* 0: /metrics is a 404 */
+        struct acl allow; /* clients that may read it (others get a 403); default loopback */
+    } metrics;
 };
 
 /* Fill *c with the built-in defaults (one listener [::]:8080, the seed's two files). */
@@ -91,6 +119,30 @@ int config_set_upload(struct config *c, const char *path, uint64_t max_size, cha
 int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen);
 /* Worker threads per listener, 0 (one per CPU) to 1024. */
 int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen);
+/* Per-address quota: BYTES (0 = none) per WINDOW_US, which must be whole milliseconds
+ * from 1 s to 366 days (the error is about the window: BYTES is never wrong). */
+int config_set_quota(struct config *c, uint64_t bytes, uint64_t window_us, char *err, size_t errlen);
+/* How long SIGTERM lets running requests finish: 0 to 1 hour, whole milliseconds. */
+int config_set_drain_timeout(struct config *c, uint64_t usec, char *err, size_t errlen);
+/* limits.header_timeout: USEC microseconds, 0 (none) or 100 ms to 1 hour, whole ms. */
+int config_set_header_timeout(struct config *c, uint64_t usec, char *err, size_t errlen);
+/* limits.body_min_rate: a rate as units.h spells it ("1kB/s", "8kbit"), "0" = none; at
+ * most 1GB/s (a floor, not a target). */
+int config_set_body_min_rate(struct config *c, const char *rate, char *err, size_t errlen);
+
+/* user = NAME: must exist (getpwnam); sets uid, and gid to its primary group unless a
+ * group was set. */
+int config_set_user(struct config *c, const char *name, char *err, size_t errlen);
+/* group = NAME: must exist (getgrnam); needs a user (checked by config_validate). */
+int config_set_group(struct config *c, const char *name, char *err, size_t errlen);
+/* seccomp = "eperm" | "kill" | "log" | "off". */
+int config_set_seccomp(struct config *c, const char *name, char *err, size_t errlen);
+/* The configured name of a seccomp mode ("eperm"...). */
+const char *config_seccomp_name(enum config_seccomp m);
+
+/* metrics.allow: add a client address or network (acl.h: "127.0.0.1", "10.0.0.0/8");
+ * acl_clear(&c->metrics.allow) empties the list first (a file's list replaces the default). */
+int config_add_metrics_allow(struct config *c, const char *spec, char *err, size_t errlen);
 
 /* Cross-checks that need the whole configuration (paths that collide with each other or
  * with /status, /transfers/, the upload path, NAME.sha256, a file that is also a folder).

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cfg.h"
 #include "err.h"
 #include "units.h"
@@ -112,8 +113,9 @@ static int parse_upload(struct config *c, const config_setting_t *g, char *err, 
 
 static int parse_limits(struct config *c, const config_setting_t *g, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"connections", "per_ip", "idle_timeout", NULL};
-    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { connections = 10000; per_ip = 0; idle_timeout = 30; }", err, errlen) ||
+    static const char *const keys[] = {"connections", "per_ip", "idle_timeout", "header_timeout", "body_min_rate",
+                                       "per_ip_bytes", "per_ip_window", "drain_timeout", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { connections = 10000; per_ip = 100; idle_timeout = 30; }", err, errlen) ||
         cfg_check_keys(g, keys, err, errlen) < 0)
         return -1;
     uint64_t v;
@@ -136,6 +138,46 @@ static int parse_limits(struct config *c, const config_setting_t *g, char *err, 
             return cfg_error(err, errlen, s, "more than one day");
         c->idle_timeout = (unsigned)(v / 1000000);
     }
+    if ((r = cfg_get_duration(g, "header_timeout", &v, err, errlen)) < 0)
+        return -1;
+    if (r && config_set_header_timeout(c, v, err, errlen) < 0)
+        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "header_timeout"));
+    const config_setting_t *rate = config_setting_get_member(g, "body_min_rate");
+    if (rate) {
+        char text[64];
+        if (config_setting_type(rate) == CONFIG_TYPE_STRING)
+            snprintf(text, sizeof text, "%s", config_setting_get_string(rate));
+        else if (config_setting_type(rate) == CONFIG_TYPE_INT && config_setting_get_int(rate) == 0)
+            snprintf(text, sizeof text, "0");
+        else
+            return cfg_error(err, errlen, rate, "expected a string such as \"1kB/s\", or 0 for no floor");
+        if (config_set_body_min_rate(c, text, err, errlen) < 0)
+            return cfg_error_prefix(err, errlen, rate);
+    }
+    uint64_t bytes = c->per_ip_bytes, window = c->per_ip_window_ms * 1000;
+    if (cfg_get_size(g, "per_ip_bytes", &bytes, err, errlen) < 0 ||
+        cfg_get_duration(g, "per_ip_window", &window, err, errlen) < 0)
+        return -1;
+    if (config_set_quota(c, bytes, window, err, errlen) < 0) {
+        const config_setting_t *w = config_setting_get_member(g, "per_ip_window");
+        return cfg_error_prefix(err, errlen, w ? w : g);
+    }
+    if ((r = cfg_get_duration(g, "drain_timeout", &v, err, errlen)) < 0)
+        return -1;
+    if (r && config_set_drain_timeout(c, v, err, errlen) < 0)
+        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "drain_timeout"));
+    return 0;
+}
+
+static int parse_privacy(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"details", "public_transfers", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { details = false; public_transfers = false; }", err, errlen) ||
+        cfg_check_keys(g, keys, err, errlen) < 0)
+        return -1;
+    if (cfg_get_bool(g, "details", &c->details, err, errlen) < 0 ||
+        cfg_get_bool(g, "public_transfers", &c->public_transfers, err, errlen) < 0)
+        return -1;
     return 0;
 }
 
@@ -162,6 +204,39 @@ static int parse_log(struct config *c, const config_setting_t *g, char *err, siz
             return cfg_error(err, errlen, config_setting_get_member(g, "access"), "out of memory");
         free(c->access_log);
         c->access_log = copy;
+    }
+    return 0;
+}
+
+static int parse_http(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"strict", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { strict = true; }", err, errlen) ||
+        cfg_check_keys(g, keys, err, errlen) < 0)
+        return -1;
+    return cfg_get_bool(g, "strict", &c->http_strict, err, errlen) < 0 ? -1 : 0;
+}
+
+static int parse_metrics(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"enabled", "allow", NULL};
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { enabled = true; allow = ( \"127.0.0.1\", \"::1\" ); }", err,
+                   errlen) ||
+        cfg_check_keys(g, keys, err, errlen) < 0 || cfg_get_bool(g, "enabled", &c->metrics.enabled, err, errlen) < 0)
+        return -1;
+    const config_setting_t *list = config_setting_get_member(g, "allow");
+    if (!list)
+        return 0;
+    if (!config_setting_is_aggregate(list) || config_setting_is_group(list))
+        return cfg_error(err, errlen, list, "expected a list of addresses: ( \"127.0.0.1\", \"10.0.0.0/8\" )");
+    acl_clear(&c->metrics.allow); /* an empty list: nobody (enabled but unreachable) */
+    for (int i = 0; i < config_setting_length(list); i++) {
+        const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
+        const char *spec = config_setting_get_string(e);
+        if (!spec)
+            return cfg_error(err, errlen, e, "expected a string such as \"127.0.0.1\" or \"10.0.0.0/8\"");
+        if (config_add_metrics_allow(c, spec, err, errlen) < 0)
+            return cfg_error_prefix(err, errlen, e);
     }
     return 0;
 }
@@ -210,6 +285,25 @@ static int parse_offload(struct config *c, const config_setting_t *g, char *err,
     return 0;
 }
 
+/* user, group, seccomp (top level): group first, so that it overrides the user's primary
+ * group whatever the order in the file. */
+static int parse_privilege(struct config *c, const config_setting_t *root, char *err, size_t errlen)
+{
+    static const struct {
+        const char *key;
+        int (*set)(struct config *, const char *, char *, size_t);
+    } keys[] = {{"group", config_set_group}, {"user", config_set_user}, {"seccomp", config_set_seccomp}};
+    for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+        const char *v;
+        int r = cfg_get_string(root, keys[i].key, &v, err, errlen);
+        if (r < 0)
+            return -1;
+        if (r && keys[i].set(c, v, err, errlen) < 0)
+            return cfg_error_prefix(err, errlen, config_setting_get_member(root, keys[i].key));
+    }
+    return 0;
+}
+
 int config_load_file(struct config *c, const char *path, char *err, size_t errlen)
 {
     config_t lc;
@@ -219,7 +313,8 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
         goto out;
     const config_setting_t *root = config_root_setting(&lc);
     static const char *const keys[] = {"listen", "threads", "seed", "ram", "files", "upload",
-                                       "limits", "log", "transfers", "offload", NULL};
+                                       "limits", "log", "transfers", "privacy", "offload", "http", "user", "group",
+                                       "seccomp", "metrics", NULL};
     if (cfg_check_keys(root, keys, err, errlen) < 0)
         goto out;
     char *source = strdup(path);
@@ -272,6 +367,14 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
         goto out;
     if ((s = config_setting_get_member(root, "offload")) && parse_offload(c, s, err, errlen) < 0)
         goto out;
+    if ((s = config_setting_get_member(root, "privacy")) && parse_privacy(c, s, err, errlen) < 0)
+        goto out;
+    if ((s = config_setting_get_member(root, "http")) && parse_http(c, s, err, errlen) < 0)
+        goto out;
+    if ((s = config_setting_get_member(root, "metrics")) && parse_metrics(c, s, err, errlen) < 0)
+        goto out;
+    if (parse_privilege(c, root, err, errlen) < 0)
+        goto out;
     ret = 0;
 out:
     config_destroy(&lc);
@@ -291,6 +394,22 @@ static const char *fmt_size(uint64_t v, char *buf, size_t len)
         }
     }
     snprintf(buf, len, "%llu%s", (unsigned long long)v, v > INT32_MAX ? "L" : "");
+    return buf;
+}
+
+/* Milliseconds in the largest unit that keeps them whole ("1d", "90min", "1500ms"). */
+static const char *fmt_ms(uint64_t ms, char *buf, size_t len)
+{
+    static const struct {
+        uint64_t ms;
+        const char *unit;
+    } u[] = {{86400000, "d"}, {3600000, "h"}, {60000, "min"}, {1000, "s"}};
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        if (ms && ms % u[i].ms == 0) {
+            snprintf(buf, len, "\"%llu%s\"", (unsigned long long)(ms / u[i].ms), u[i].unit);
+            return buf;
+        }
+    snprintf(buf, len, "\"%llums\"", (unsigned long long)ms);
     return buf;
 }
 
@@ -338,10 +457,22 @@ void config_print(const struct config *c, FILE *out)
                 fmt_size(c->upload_max, b1, sizeof b1));
     else /* spelled out: without an upload group, a re-read would get the default sink back */
         fprintf(out, "upload = { path = \"\"; }; # no upload sink\n");
-    fprintf(out, "limits = { connections = %u; per_ip = %u; idle_timeout = %u; };\n", c->max_connections,
-            c->per_ip, c->idle_timeout);
+    fprintf(out, "limits = { connections = %u; per_ip = %u; idle_timeout = %u; header_timeout = \"%llums\"; "
+            "body_min_rate = \"%lluB/s\";", c->max_connections, c->per_ip, c->idle_timeout,
+            (unsigned long long)c->header_timeout_ms, (unsigned long long)c->body_min_rate);
+    char b2[32], b3[32];
+    fprintf(out, " per_ip_bytes = %s; per_ip_window = %s; drain_timeout = %s; };%s\n",
+            fmt_size(c->per_ip_bytes, b1, sizeof b1), fmt_ms(c->per_ip_window_ms, b2, sizeof b2),
+            fmt_ms(c->drain_timeout_ms, b3, sizeof b3), c->per_ip_bytes ? "" : " # no per-address quota");
     fprintf(out, "log = { level = \"%s\"; access = \"%s\"; };\n", log_level_name(c->log_level), c->access_log);
     fprintf(out, "transfers = %u;\n", c->transfers_keep);
+    fprintf(out, "privacy = { details = %s; public_transfers = %s; };\n", c->details ? "true" : "false",
+            c->public_transfers ? "true" : "false");
+    fprintf(out, "http = { strict = %s; };\n", c->http_strict ? "true" : "false");
+    fprintf(out, "metrics = { enabled = %s; allow = (", c->metrics.enabled ? "true" : "false");
+    for (size_t i = 0; i < c->metrics.allow.n; i++)
+        fprintf(out, "%s \"%s\"", i ? "," : "", c->metrics.allow.e[i].spec);
+    fprintf(out, " ); };\n");
     if (c->offload.interface) {
         static const char *const v[] = {"", "true", "false"};
         fprintf(out, "offload = { interface = \"%s\";", c->offload.interface);
@@ -354,4 +485,13 @@ void config_print(const struct config *c, FILE *out)
     } else {
         fprintf(out, "# offload: not managed (no offload.interface)\n");
     }
+    if (c->user)
+        fprintf(out, "user = \"%s\"; # uid %u\n", c->user, (unsigned)c->uid);
+    else
+        fprintf(out, "# user: not set (debitd keeps the identity it was started with)\n");
+    if (c->group)
+        fprintf(out, "group = \"%s\"; # gid %u\n", c->group, (unsigned)c->gid);
+    else if (c->user)
+        fprintf(out, "# group: the user's primary group, gid %u\n", (unsigned)c->gid);
+    fprintf(out, "seccomp = \"%s\";\n", config_seccomp_name(c->seccomp));
 }

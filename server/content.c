@@ -248,10 +248,35 @@ static int fallocate_all(int fd, uint64_t size, char *err, size_t errlen)
     return 0;
 }
 
+int content_backing_open(uint64_t size, char *why, size_t len)
+{
+    char setting[32];
+    thp_shmem_usable(setting, sizeof setting);
+    if (size < (2u << 20)) {
+        snprintf(why, len, "region under 2 MiB");
+        return -1;
+    }
+    if (strcmp(setting, "deny") == 0) {
+        snprintf(why, len, "shmem_enabled=deny");
+        return -1;
+    }
+    return huge_tmpfs_open(size, why, len);
+}
+
 struct content *content_new(uint64_t seed, uint64_t size, unsigned threads, char *err, size_t errlen)
+{
+    char why[96] = "";
+    int fd = content_backing_open(size, why, sizeof why);
+    return content_new_in(fd, why, seed, size, threads, err, errlen);
+}
+
+struct content *content_new_in(int fd, const char *why, uint64_t seed, uint64_t size, unsigned threads,
+                               char *err, size_t errlen)
 {
     struct content *c = calloc(1, sizeof *c);
     if (!c) {
+        if (fd >= 0)
+            close(fd);
         err_set(err, errlen, "out of memory");
         return NULL;
     }
@@ -263,11 +288,7 @@ struct content *content_new(uint64_t seed, uint64_t size, unsigned threads, char
     /* 2 MiB pages make the fill about 4 times faster (docs/server.md, "Start-up"): a private
      * huge tmpfs gets them without touching the machine's setting; otherwise the memfd,
      * which gets them only where shmem_enabled allows. */
-    char why[96] = "";
-    if (size >= (2u << 20) && strcmp(c->thp_setting, "deny") != 0)
-        c->fd = huge_tmpfs_open(size, why, sizeof why);
-    else
-        snprintf(why, sizeof why, "%s", size < (2u << 20) ? "region under 2 MiB" : "shmem_enabled=deny");
+    c->fd = fd;
     if (c->fd >= 0) {
         usable = 1;
         snprintf(c->backing, sizeof c->backing, "tmpfs-huge");

@@ -16,6 +16,15 @@ struct content;
 /* Build a region of SIZE bytes from SEED with up to THREADS threads (0 = one per CPU).
  * Returns NULL with a reason in err. The caller owns the result (content_free). */
 struct content *content_new(uint64_t seed, uint64_t size, unsigned threads, char *err, size_t errlen);
+
+/* The file a region of SIZE bytes will live in when it can be a private huge tmpfs (see
+ * content_backing): opened while debitd still has the privilege to mount one, before it
+ * drops it. Returns the descriptor, or -1 with the reason in why (then the memfd is used). */
+int content_backing_open(uint64_t size, char *why, size_t len);
+/* content_new over FD from content_backing_open (-1: the memfd, WHY saying why not), which
+ * the result owns (closed on failure too). */
+struct content *content_new_in(int fd, const char *why, uint64_t seed, uint64_t size, unsigned threads,
+                               char *err, size_t errlen);
 /* Unmap and close the region. NULL is fine. */
 void content_free(struct content *c);
 

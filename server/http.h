@@ -15,5 +15,9 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
 void http_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
                      enum MHD_ConnectionNotificationCode toe);
 void http_mhd_log(void *cls, const char *fmt, va_list ap);
+/* MHD_OPTION_URI_LOG_CALLBACK (http_guard.c): the request target as sent, before
+ * libmicrohttpd decodes it; returns the request's context (struct req) with the verdict of
+ * the strict target check. */
+void *http_uri_log(void *cls, const char *uri, struct MHD_Connection *conn);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "range.h"
+#include "sys.h"
 #include "wire.h"
 
 void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size_t len)
@@ -134,6 +135,9 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         len = rg.last - rg.first + 1;
         status = 206;
     }
+    char retry[24];
+    if (!head && http_quota_refused(l, conn, r, len, retry, sizeof retry))
+        return http_reply_text(l, conn, 429, MHD_HTTP_HEADER_RETRY_AFTER, retry);
     const char *send_path;
     struct MHD_Response *resp = body_response(s, off, len, &send_path);
     if (!resp)
@@ -149,15 +153,21 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         client_name(conn, remote, sizeof remote);
         r->kind = REQ_FILE;
         r->sock = conn_socket(conn);
-        struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status, r->sock, send_path};
+        struct peer owner;
+        int have_owner = http_peer(conn, &owner) == 0;
+        struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status, r->sock,
+                                    have_owner ? &owner : NULL, send_path};
         if (strcmp(send_path, "sendfile") == 0)
             l->zero_copy_transfers++;
         else
             l->copy_transfers++;
         r->body_len = len;
+        r->file = (size_t)(f - s->cfg->files);
+        r->t0 = sys_mono_s();
         r->acked0 = http_tcp_bytes_acked(r->sock);
         r->seq = transfers_begin(s->transfers, &ts, id);
-        MHD_add_response_header(resp, WIRE_HDR_TRANSFER, id);
+        if (r->seq)
+            MHD_add_response_header(resp, WIRE_HDR_TRANSFER, id);
     }
     return http_reply(l, conn, status, resp);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "sys.h"
 #include "tcp_info.h"
 #include "tcp_profile.h"
 #include "wire.h"
@@ -25,6 +26,9 @@ enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsi
     if (!resp)
         return MHD_NO;
     struct server *s = l->srv;
+    if (s->draining) /* a graceful stop: no further request on this connection */
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    metrics_status(s->metrics, status);
     if (status < 300)
         s->status_2xx++;
     else if (status >= 400 && status < 500)
@@ -55,6 +59,20 @@ enum MHD_Result http_reply_text(struct listener *l, struct MHD_Connection *conn,
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     if (name)
         MHD_add_response_header(resp, name, value);
+    return http_reply(l, conn, status, resp);
+}
+
+enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *conn, unsigned status, char *body,
+                                  size_t len, const char *type)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(body);
+        return MHD_NO;
+    }
+    http_headers_common(resp);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     return http_reply(l, conn, status, resp);
 }
 
@@ -123,6 +141,8 @@ static enum MHD_Result route(struct listener *l, struct MHD_Connection *conn, co
     if (!f && ulen > 7 && strcmp(url + ulen - 7, ".sha256") == 0)
         sha = find_file(c, url, ulen - 7);
     int status_page = strcmp(url, WIRE_STATUS_PATH) == 0;
+    if (strcmp(url, WIRE_METRICS_PATH) == 0)
+        return is_get_or_head(method) ? http_metrics(l, conn) : http_reply_text(l, conn, 405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
     int transfer = strncmp(url, WIRE_TRANSFERS_PATH, strlen(WIRE_TRANSFERS_PATH)) == 0;
     int folder = url[ulen - 1] == '/' && is_folder(c, url);
     char slash[1100];
@@ -150,49 +170,67 @@ static enum MHD_Result route(struct listener *l, struct MHD_Connection *conn, co
     return http_reply_text(l, conn, 301, MHD_HTTP_HEADER_LOCATION, slash);
 }
 
+/* A download or an upload now under way is what a graceful stop waits for (until
+ * http_completed); the other answers are short, or (a .sha256 being hashed) not worth
+ * holding a stop for. Returns RES. */
+static enum MHD_Result in_flight(struct listener *l, struct req *r, enum MHD_Result res)
+{
+    if (!r->in_flight && (r->kind == REQ_FILE || r->kind == REQ_UPLOAD)) {
+        r->in_flight = 1;
+        l->srv->in_flight++;
+    }
+    return res;
+}
+
 enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                             const char *version, const char *upload_data, size_t *upload_data_size,
                             void **req_cls)
 {
     struct listener *l = cls;
     const struct config *c = l->srv->cfg;
-    (void)version;
-    struct req *r = *req_cls;
-    if (!r) {
-        r = calloc(1, sizeof *r);
-        if (!r)
+    struct req *r = *req_cls; /* from http_uri_log, on its first call here too */
+    int first = !r || !r->begun;
+    /* the header deadline ends with the first call, the body's rate is watched until the last */
+    watchdog_request(l->srv->watchdog, conn, first, first ? 0 : *upload_data_size);
+    if (first) {
+        if (!r && !(r = http_req_new()))
             return MHD_NO;
-        r->sock = -1;
         *req_cls = r;
+        r->begun = 1;
         l->srv->requests++;
+        enum MHD_Result refused;
+        if (http_guard(l, conn, r, version, &refused))
+            return refused;
         /* Answer on the next call: MHD closes the connection after a response queued in the
          * first one (it cannot know whether a body follows). Only the upload sink answers at
          * once, to refuse an announced body that is too large before it is sent. */
         if (c->upload_path && url && strcmp(url, c->upload_path) == 0 &&
             (strcmp(method, MHD_HTTP_METHOD_POST) == 0 || strcmp(method, MHD_HTTP_METHOD_PUT) == 0))
-            return http_upload(l, conn, r, upload_data, upload_data_size);
+            return in_flight(l, r, http_upload(l, conn, r, upload_data, upload_data_size));
         return MHD_YES;
     }
     if (r->kind == REQ_UPLOAD)
-        return http_upload(l, conn, r, upload_data, upload_data_size);
+        return in_flight(l, r, http_upload(l, conn, r, upload_data, upload_data_size));
     if (*upload_data_size) { /* a body sent where none is expected: drop it, answer at the end */
         *upload_data_size = 0;
         return MHD_YES;
     }
     if (!url || url[0] != '/')
         return http_reply_text(l, conn, 400, NULL, NULL);
-    return route(l, conn, url, method, r, upload_data, upload_data_size);
+    return in_flight(l, r, route(l, conn, url, method, r, upload_data, upload_data_size));
 }
 
 void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe)
 {
     struct listener *l = cls;
     struct req *r = *req_cls;
-    (void)conn;
+    watchdog_request_done(l->srv->watchdog, conn); /* keep-alive: the next headers' deadline */
     if (!r)
         return;
     *req_cls = NULL;
-    if (r->kind == REQ_FILE && r->seq) {
+    if (r->in_flight)
+        l->srv->in_flight--;
+    if (r->kind == REQ_FILE) {
         int ok = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK;
         uint64_t bytes = r->body_len;
         if (!ok) { /* what the peer acknowledged, headers included: an upper bound */
@@ -202,12 +240,17 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
             bytes = acked < bytes ? acked : bytes;
         }
         l->srv->bytes_sent += bytes;
-        struct tcp_info_sample last;
-        char err[128];
-        int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
-        json_t *entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL);
-        server_access_log(l->srv, entry);
-        json_decref(entry);
+        http_quota_settle(l, r, bytes);
+        metrics_transfer(l->srv->metrics, (size_t)(l - l->srv->listeners), r->file, bytes, sys_mono_s() - r->t0);
+        if (r->seq) { /* the record (none when no ID could be drawn) */
+            struct tcp_info_sample last;
+            char err[128];
+            int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
+            json_t *entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes,
+                                          have ? &last : NULL);
+            server_access_log(l->srv, entry);
+            json_decref(entry);
+        }
     }
     free(r);
 }
@@ -216,8 +259,8 @@ void http_connection(void *cls, struct MHD_Connection *conn, void **socket_conte
                      enum MHD_ConnectionNotificationCode toe)
 {
     struct listener *l = cls;
-    (void)socket_context;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        watchdog_conn_started(l->srv->watchdog, conn, socket_context);
         l->srv->active++;
         l->srv->connections++;
         if (!tcp_profile_is_default(&l->cfg->tcp)) {
@@ -228,6 +271,11 @@ void http_connection(void *cls, struct MHD_Connection *conn, void **socket_conte
                 log_warn("%s: TCP profile not applied on an accepted socket: %s", l->name, err);
         }
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        watchdog_conn_closed(l->srv->watchdog, socket_context);
+        const union MHD_ConnectionInfo *ad = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const struct sockaddr *sa = ad ? ad->client_addr : NULL;
+        socklen_t len = !sa ? 0 : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+        ip_limit_release(l->per_ip, sa, len); /* admitted by server.c's accept_policy */
         l->srv->active--;
     }
 }
@@ -240,5 +288,7 @@ void http_mhd_log(void *cls, const char *fmt, va_list ap)
     size_t n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
         msg[--n] = 0;
+    if (watchdog_mhd_message(l->srv->watchdog, msg))
+        return; /* once per connection: summarised by the refusal log, never a line each */
     log_warn("%s: libmicrohttpd: %s", l->name, msg);
 }

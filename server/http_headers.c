@@ -175,13 +175,15 @@ void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct M
     offload_header(s, sock, buf, sizeof buf, ifname, sizeof ifname);
     if (buf[0]) {
         MHD_add_response_header(resp, WIRE_HDR_OFFLOAD, buf);
-        MHD_add_response_header(resp, WIRE_HDR_INTERFACE, ifname);
+        if (s->cfg->details)
+            MHD_add_response_header(resp, WIRE_HDR_INTERFACE, ifname);
     }
     struct tcp_profile p;
     live_profile(l, sock, &p);
     tcp_profile_format(&p, buf, sizeof buf);
     MHD_add_response_header(resp, WIRE_HDR_TCP, buf);
-    MHD_add_response_header(resp, WIRE_HDR_KERNEL, s->kernel);
+    if (s->cfg->details)
+        MHD_add_response_header(resp, WIRE_HDR_KERNEL, s->kernel);
 }
 
 json_t *http_listener_json(struct listener *l)
@@ -206,7 +208,8 @@ json_t *http_listener_json(struct listener *l)
         snprintf(ifname, sizeof ifname, "%s", s->cfg->offload.interface);
     else /* a listener on one address serves through that address's interface */
         interface_of(&l->cfg->sa, ifname, sizeof ifname);
-    json_object_set_new(o, "interface", ifname[0] ? json_string(ifname) : json_null());
+    if (s->cfg->details)
+        json_object_set_new(o, "interface", ifname[0] ? json_string(ifname) : json_null());
     struct offload_state st;
     enum offload_err e = ifname[0] ? offload_get(ifname, &st, err, sizeof err) : OFFLOAD_ERR_ARG;
     if (e == OFFLOAD_OK) {

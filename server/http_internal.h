@@ -7,6 +7,8 @@
 #include <microhttpd.h>
 #include <stdint.h>
 
+#include "peer.h"
+#include "quota.h"
 #include "server.h"
 
 enum req_kind {
@@ -24,12 +26,20 @@ struct req {
     uint64_t body_len;  /* bytes the response body carries */
     uint64_t acked0;    /* tcpi_bytes_acked when the response started */
     int sock;           /* the connection's socket */
+    struct quota_receipt quota; /* what the response was charged (refunded in part if it ends early) */
+    int in_flight;              /* counted in server.in_flight (a download or upload under way) */
+    size_t file;        /* index in cfg->files, for the metrics */
+    double t0;          /* sys_mono_s when the response was queued */
     /* REQ_UPLOAD */
     uint64_t up_bytes;
     double up_t0;
     int up_rejected;
     /* REQ_DIGEST: parked in the digest's list while the connection is suspended */
     struct digest_waiter dw;
+    /* http_guard.c: set when the request line arrives, before the headers */
+    int begun;              /* http_access has seen the request */
+    unsigned target_status; /* 400 if the raw target failed http_strict_check_target */
+    char target_why[80];
 };
 
 /* Queue RESP with STATUS and release our reference; counts the status class. */
@@ -39,6 +49,10 @@ enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsi
  * (NAME may be NULL). */
 enum MHD_Result http_reply_text(struct listener *l, struct MHD_Connection *conn, unsigned status,
                                 const char *name, const char *value);
+/* BODY (LEN bytes, malloc'd: stolen, freed even on failure) as Content-Type TYPE, with
+ * Server and Cache-Control: no-store. */
+enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *conn, unsigned status, char *body,
+                                  size_t len, const char *type);
 /* A JSON answer (J is stolen), Cache-Control: no-store. */
 enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j);
 /* Server header, on every response. */
@@ -58,9 +72,29 @@ enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn
                                  const struct file_cfg *f);
 enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, const char *folder);
 enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn);
+/* GET /metrics (http_metrics.c): 404 when metrics.enabled is off, 403 outside metrics.allow. */
+enum MHD_Result http_metrics(struct listener *l, struct MHD_Connection *conn);
 enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id);
 enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, struct req *r,
                             const char *upload_data, size_t *upload_data_size);
+
+/* What a request's client address decides (http_peer.c). */
+/* The client of CONN as a peer: 0, or -1 when MHD gives no IP address. */
+int http_peer(struct MHD_Connection *conn, struct peer *p);
+/* Charge a response of LEN bytes to its client's quota (r->quota keeps the receipt).
+ * Returns 0 to serve it, or 1 (nothing charged) when the address has used its budget:
+ * then RETRY (LEN bytes) holds the Retry-After value in seconds. */
+int http_quota_refused(struct listener *l, struct MHD_Connection *conn, struct req *r, uint64_t len,
+                       char *retry, size_t retrylen);
+/* Give back what a response charged but did not send (from http_completed). */
+void http_quota_settle(struct listener *l, struct req *r, uint64_t sent);
+/* A new request context (zeroed, no socket), or NULL. */
+struct req *http_req_new(void);
+/* Strict HTTP (http_guard.c, docs/http-strictness.md): on the first call of a request whose
+ * target or headers fail http_strict.h's checks, queue a 400/501 with Connection: close,
+ * store the MHD result in *OUT and return 1; return 0 for a request that passes. */
+int http_guard(struct listener *l, struct MHD_Connection *conn, struct req *r, const char *version,
+               enum MHD_Result *out);
 
 /* Sender-side tcpi_bytes_acked of SOCK (http_headers.c); 0 if unreadable. */
 uint64_t http_tcp_bytes_acked(int sock);

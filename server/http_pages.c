@@ -129,15 +129,7 @@ enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, cons
         free(b.p);
         return MHD_NO;
     }
-    struct MHD_Response *resp = MHD_create_response_from_buffer(b.len, b.p, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(b.p);
-        return MHD_NO;
-    }
-    http_headers_common(resp);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    return http_reply(l, conn, 200, resp);
+    return http_reply_buffer(l, conn, 200, b.p, b.len, "text/html; charset=utf-8");
 }
 
 enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
@@ -177,8 +169,8 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         "{s:s, s:i, s:f, s:s, s:s, s:i,"
         " s:{s:I, s:I, s:I, s:f, s:s},"
         " s:o, s:o, s:o,"
-        " s:{s:I, s:i, s:i},"
-        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
+        " s:{s:I, s:i, s:i, s:I, s:f, s:f},"
+        " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
         "version", DEBIT_VERSION, "pid", (int)getpid(), "uptime_s", server_uptime(s), "started", started,
         "kernel", s->kernel, "threads_per_listener", (int)s->threads,
         "content", "seed", (json_int_t)c->seed, "region_bytes", (json_int_t)region, "ram_cap",
@@ -189,19 +181,40 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
                                              (json_int_t)c->upload_max)
                                  : json_null(),
         "limits", "connections", (json_int_t)c->max_connections, "per_ip", (int)c->per_ip, "idle_timeout_s",
-        (int)c->idle_timeout,
+        (int)c->idle_timeout, "per_ip_bytes", (json_int_t)c->per_ip_bytes, "per_ip_window_s",
+        (double)c->per_ip_window_ms / 1000, "drain_timeout_s", (double)c->drain_timeout_ms / 1000,
         "counters", "requests", (json_int_t)s->requests, "bytes_sent", (json_int_t)s->bytes_sent,
         "active_connections", (json_int_t)s->active, "connections", (json_int_t)s->connections,
         "transfers", (json_int_t)transfers_count(s->transfers), "uploads", (json_int_t)s->uploads,
         "upload_bytes", (json_int_t)s->upload_bytes, "responses_2xx", (json_int_t)s->status_2xx,
-        "responses_4xx", (json_int_t)s->status_4xx, "responses_5xx", (json_int_t)s->status_5xx);
+        "responses_4xx", (json_int_t)s->status_4xx, "responses_5xx", (json_int_t)s->status_5xx,
+        "quota_refused", (json_int_t)s->quota_refused);
+    /* Connections closed or refused since start, by reason (the refusal log's totals). */
+    json_t *refusals = json_object();
+    for (int r = 0; r < REFUSAL_N; r++)
+        json_object_set_new(refusals, refusal_reason_name((enum refusal_reason)r),
+                            json_integer((json_int_t)watchdog_total(s->watchdog, (enum refusal_reason)r)));
+    json_object_set_new(json_object_get(j, "counters"), "refusals", refusals);
+    if (j && !c->details) { /* privacy.details = false: what fingerprints the host (docs/server.md) */
+        json_object_del(j, "pid");
+        json_object_del(j, "kernel");
+        json_object_del(j, "limits");
+    }
     return http_reply_json(l, conn, 200, j);
 }
 
+/* A record is its owner's (the address that made the transfer) unless
+ * privacy.public_transfers: anyone else gets the same 404 as for an unknown ID, so that an
+ * ID cannot even be confirmed to exist. */
 enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id)
 {
-    json_t *j = transfers_get(l->srv->transfers, id);
+    struct peer reader;
+    int anyone = l->srv->cfg->public_transfers;
+    json_t *j = NULL;
+    if (anyone || http_peer(conn, &reader) == 0)
+        j = transfers_get(l->srv->transfers, id, anyone ? NULL : &reader);
     if (!j)
-        return http_reply_json(l, conn, 404, json_pack("{s:s, s:s}", "id", id, "error", "unknown or evicted transfer"));
+        return http_reply_json(l, conn, 404, json_pack("{s:s, s:s}", "id", id, "error",
+                                                       "unknown transfer (or evicted, or made from another address)"));
     return http_reply_json(l, conn, 200, j);
 }

@@ -9,12 +9,15 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
+#include "drain.h"
 #include "err.h"
 #include "log.h"
 #include "notify.h"
 #include "offload_ctl.h"
+#include "privdrop.h"
 #include "server.h"
 
 /* Where debitd looks without -c (the Makefile sets it from SYSCONFDIR). */
@@ -42,7 +45,9 @@ static void usage(FILE *out)
             "\n"
             "Without -c, debitd reads " DEBITD_DEFAULT_CONFIG " if it exists; else\n"
             "it serves /ram/1GiB.dat and /files/1Gio.dat on [::]:8080 (the built-in defaults).\n"
-            "SIGINT/SIGTERM stop debitd, SIGUSR1 reopens the access log, SIGHUP is ignored.\n"
+            "SIGTERM stops gracefully: no new connections, running downloads may finish for up to\n"
+            "limits.drain_timeout (10 s by default); SIGINT or a second SIGTERM stops at once.\n"
+            "SIGUSR1 reopens the access log, SIGHUP is ignored.\n"
             "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 on a usage or\n"
             "configuration error (including an address that cannot be bound).\n");
 }
@@ -59,6 +64,28 @@ static int check_access_log(const struct config *cfg, char *err, size_t errlen)
                        strerror(errno));
     fclose(f);
     return 0;
+}
+
+/* libmicrohttpd aborts the process on what it takes for an internal error (MHD_PANIC),
+ * and one of them is a known race of MHD_quiesce_daemon with an epoll worker (an
+ * EPOLL_CTL_DEL answered ENOENT; still in 1.0.1) that a graceful stop can meet. The process
+ * cannot go on after a panic, but it can put the offloads back first: then exit 0 if it
+ * was stopping anyway (the stop the operator asked for happened), 1 otherwise. */
+static struct {
+    struct offload_ctl *off;
+    struct server *srv;
+} panic_ctx;
+
+static void on_mhd_panic(void *cls, const char *file, unsigned int line, const char *reason)
+{
+    (void)cls;
+    char err[1200];
+    int stopping = panic_ctx.srv && panic_ctx.srv->draining;
+    log_error("libmicrohttpd internal error at %s:%u: %s%s", file ? file : "?", line, reason ? reason : "",
+              stopping ? " (while stopping)" : "");
+    if (panic_ctx.off && offload_ctl_stop(panic_ctx.off, err, sizeof err) < 0)
+        log_error("%s", err);
+    _exit(stopping ? 0 : 1);
 }
 
 /* Without -c: the installed configuration if there is one (as nginx reads its
@@ -116,7 +143,7 @@ int main(int argc, char **argv)
     }
 
     struct config cfg;
-    char err[1200];
+    char err[1200], note[1200];
     int rc = 2;
     struct server *srv = NULL;
     struct offload_ctl off = {0};
@@ -155,7 +182,6 @@ int main(int argc, char **argv)
     }
 
     if (restore_only) {
-        char note[1200];
         /* The configuration was valid: a failed restore is a runtime failure (exit 1). */
         if (offload_ctl_recover(&cfg, note, sizeof note, err, sizeof err) < 0) {
             log_error("%s", err);
@@ -184,6 +210,16 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    if (geteuid() == 0 && !cfg.user)
+        log_warn("running as root with no user setting: set user = \"NAME\"; to drop root after start-up "
+                 "(docs/server.md, \"Least privilege\")");
+    if (privdrop_prepare_state_dir(&cfg, note, sizeof note, err, sizeof err) < 0)
+        goto fail;
+    if (note[0])
+        log_info("%s", note);
+    if (cfg.user && geteuid() != 0 && geteuid() != cfg.uid)
+        log_warn("user = \"%s\" needs debitd to start as root; ignored (running as uid %u)", cfg.user,
+                 (unsigned)geteuid());
     /* the interface's offloads before anything is served: every response reports them */
     switch (offload_ctl_start(&off, &cfg, err, sizeof err)) {
     case OFFLOAD_CTL_OK: break;
@@ -206,7 +242,23 @@ int main(int argc, char **argv)
         rc = 1;
         goto fail;
     }
-    enum server_start_err st = server_start(srv, err, sizeof err);
+    panic_ctx.off = &off;
+    panic_ctx.srv = srv;
+    MHD_set_panic_func(on_mhd_panic, NULL);
+    /* what needs root is done (listeners bound, offloads applied): drop it before any
+     * thread starts, so that every thread inherits the drop */
+    enum server_start_err st = server_bind(srv, err, sizeof err);
+    if (st == SERVER_START_OK) {
+        struct privdrop_plan plan;
+        privdrop_plan_make(&cfg, geteuid(), off.session != NULL, privdrop_profiles_need_net_admin(&cfg), &plan);
+        if (privdrop_apply(&plan, note, sizeof note, err, sizeof err) < 0) {
+            err_prefix(err, sizeof err, "privilege drop");
+            rc = 1;
+            goto fail;
+        }
+        log_info("%s", note);
+        st = server_start(srv, err, sizeof err);
+    }
     if (st != SERVER_START_OK) {
         rc = st == SERVER_START_CONFIG ? 2 : 1; /* bind errors are configuration errors: exit 2 */
         goto fail;
@@ -233,8 +285,32 @@ int main(int argc, char **argv)
     }
     if (notify_send(NOTIFY_STOPPING, NULL, err, sizeof err) < 0)
         log_warn("%s", err);
-    log_info("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    if (sig == SIGTERM && cfg.drain_timeout_ms) {
+        /* graceful: refuse new connections, let running requests end; SIGINT or a second
+         * SIGTERM stops at once */
+        server_quiesce(srv);
+        log_info("SIGTERM: stopping: no new connections; %llu request(s) running may take up to %.3g s "
+                 "(SIGTERM again: stop now)", (unsigned long long)srv->in_flight, cfg.drain_timeout_ms / 1000.0);
+        sigset_t stop;
+        sigemptyset(&stop);
+        sigaddset(&stop, SIGINT);
+        sigaddset(&stop, SIGTERM);
+        int again = 0;
+        switch (server_drain(srv, cfg.drain_timeout_ms, &stop, &again)) {
+        case SERVER_DRAIN_DONE: log_info("drained: no request left"); break;
+        case SERVER_DRAIN_TIMEOUT:
+            log_info("drain timeout: closing %llu request(s) still running", (unsigned long long)srv->in_flight);
+            break;
+        case SERVER_DRAIN_SIGNAL:
+            log_info("%s: stopping now (%llu request(s) still running)", again == SIGINT ? "SIGINT" : "SIGTERM",
+                     (unsigned long long)srv->in_flight);
+            break;
+        }
+    } else {
+        log_info("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    }
     server_free(srv);
+    panic_ctx.srv = NULL;
     if (offload_ctl_stop(&off, err, sizeof err) < 0) {
         log_error("%s", err);
         rc = 1;

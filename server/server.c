@@ -43,6 +43,7 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
     }
     s->cfg = cfg;
     s->sampler_wake = -1;
+    s->backing_fd = -1;
     s->start_mono = sys_mono_s();
     s->start_wall = sys_wall_s();
     struct utsname u;
@@ -65,7 +66,14 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         }
     }
     s->transfers = transfers_new(cfg->transfers_keep);
-    if (!s->transfers) {
+    s->quota = quota_new(0);
+    if (!s->transfers || !s->quota) {
+        err_set(err, errlen, "out of memory");
+        goto fail;
+    }
+    if (!(s->watchdog = watchdog_new(cfg, err, errlen)))
+        goto fail;
+    if (!(s->metrics = metrics_new(cfg->n_listen, cfg->n_files))) {
         err_set(err, errlen, "out of memory");
         goto fail;
     }
@@ -74,12 +82,15 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         err_set(err, errlen, "out of memory");
         goto fail;
     }
+    quota_set_limits(s->quota, cfg->per_ip_bytes, cfg->per_ip_window_ms, (uint64_t)sys_mono_ms());
     s->n_listeners = cfg->n_listen;
     for (size_t i = 0; i < cfg->n_listen; i++) {
         s->listeners[i].srv = s;
         s->listeners[i].cfg = &cfg->listen[i];
         s->listeners[i].fd = -1;
         listener_name(&cfg->listen[i], s->listeners[i].name, sizeof s->listeners[i].name);
+        if (!(s->listeners[i].per_ip = ip_limit_new(cfg->per_ip, cfg->max_connections, err, errlen)))
+            goto fail;
     }
     return s;
 fail:
@@ -145,6 +156,19 @@ static int digest_start(struct server *s, char *err, size_t errlen)
     return s->digest ? 0 : -1;
 }
 
+/* libmicrohttpd's accept policy: limits.per_ip, enforced here rather than by libmicrohttpd
+ * so that the refusal log names the address. Called by the worker that accepted, after
+ * libmicrohttpd's own check of limits.connections; an admitted connection is released by
+ * http_connection at MHD_CONNECTION_NOTIFY_CLOSED. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    struct listener *l = cls;
+    if (ip_limit_acquire(l->per_ip, addr, addrlen) == 1)
+        return MHD_YES;
+    watchdog_refused(l->srv->watchdog, addr, addrlen);
+    return MHD_NO;
+}
+
 static int open_listener(struct listener *l, char *err, size_t errlen)
 {
     const struct listen_cfg *c = l->cfg;
@@ -183,14 +207,11 @@ static int open_listener(struct listener *l, char *err, size_t errlen)
     return 0;
 }
 
-enum server_start_err server_start(struct server *s, char *err, size_t errlen)
+enum server_start_err server_bind(struct server *s, char *err, size_t errlen)
 {
     const struct config *cfg = s->cfg;
-    unsigned threads = config_threads_effective(cfg);
-    /* libmicrohttpd gives each worker connections/threads: never fewer than one */
-    if (cfg->max_connections && threads > cfg->max_connections)
-        threads = cfg->max_connections;
-    s->threads = threads;
+    if (s->bound)
+        return SERVER_START_OK;
     /* bind everything first, so that a port in use fails before anything is served; and
      * check each TCP profile on a scratch socket (an algorithm EPERM, a clamped buffer) */
     for (size_t i = 0; i < s->n_listeners; i++) {
@@ -206,10 +227,30 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
         tcp_profile_format(&l->cfg->tcp, prof, sizeof prof);
         log_info("listen %s: TCP profile %s", l->name, prof);
     }
+    /* the content's private huge tmpfs needs CAP_SYS_ADMIN, which the privilege drop after
+     * this function takes away: open its file now, fill it in server_start */
+    s->backing_fd = content_backing_open(config_region_size(cfg), s->backing_why, sizeof s->backing_why);
+    s->bound = 1;
+    return SERVER_START_OK;
+}
+
+enum server_start_err server_start(struct server *s, char *err, size_t errlen)
+{
+    const struct config *cfg = s->cfg;
+    unsigned threads = config_threads_effective(cfg);
+    /* libmicrohttpd gives each worker connections/threads: never fewer than one */
+    if (cfg->max_connections && threads > cfg->max_connections)
+        threads = cfg->max_connections;
+    s->threads = threads;
+    enum server_start_err be = server_bind(s, err, errlen);
+    if (be != SERVER_START_OK)
+        return be;
     /* then the content: connections that arrive meanwhile wait in the listen backlog */
     uint64_t region = config_region_size(cfg);
-    s->content = content_new(cfg->seed, region, 0, err, errlen);
-    if (!s->content || digest_start(s, err, errlen) < 0 || sampler_start(s, err, errlen) < 0)
+    s->content = content_new_in(s->backing_fd, s->backing_why, cfg->seed, region, 0, err, errlen);
+    s->backing_fd = -1; /* owned by the content now */
+    if (!s->content || digest_start(s, err, errlen) < 0 || sampler_start(s, err, errlen) < 0 ||
+        watchdog_start(s->watchdog, err, errlen) < 0)
         return SERVER_START_RUNTIME;
     char sz[32];
     units_format_size(region, sz, sizeof sz);
@@ -220,9 +261,10 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
              content_thp_setting(s->content));
     for (size_t i = 0; i < s->n_listeners; i++) {
         struct listener *l = &s->listeners[i];
-        /* suspend/resume: a .sha256 request waits for the hashing thread (digest.h) */
+        /* suspend/resume: a .sha256 request waits for the hashing thread (digest.h); ITC:
+         * what MHD_quiesce_daemon needs with internal threads (a graceful stop) */
         unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-                         MHD_ALLOW_SUSPEND_RESUME;
+                         MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
         if (l->cfg->sa.ss_family == AF_INET6)
             flags |= MHD_USE_IPv6;
         struct MHD_OptionItem opts[16];
@@ -232,18 +274,22 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
             opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, threads, NULL};
         if (cfg->max_connections)
             opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL};
-        if (cfg->per_ip)
-            opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->per_ip, NULL};
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout, NULL};
         /* Without this MHD may fall back from sendfile to pread+send, a copy per byte,
          * where it cannot suppress SIGPIPE per call; main() ignores SIGPIPE. */
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1, NULL};
+        /* Level 0 even when strict: in 0.9.75 level 1 only adds "a space in the target" (the
+         * connection closed without an answer) and "HTTP/1.1 without Host" (a 400 whose header
+         * block is sent twice); http_guard.c refuses both with a proper 400, and the rest
+         * libmicrohttpd does not check (docs/http-strictness.md). */
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_STRICT_FOR_CLIENT, 0, NULL};
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-        l->mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_access, l,
+        l->mhd = MHD_start_daemon(flags, 0, accept_policy, l, http_access, l,
                                   MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, l,
                                   MHD_OPTION_ARRAY, opts,
                                   MHD_OPTION_NOTIFY_COMPLETED, http_completed, l,
                                   MHD_OPTION_NOTIFY_CONNECTION, http_connection, l,
+                                  MHD_OPTION_URI_LOG_CALLBACK, http_uri_log, l,
                                   MHD_OPTION_END);
         if (!l->mhd) {
             err_set(err, errlen, "listen %s: libmicrohttpd refused to start (see the messages above)", l->name);
@@ -273,6 +319,7 @@ void server_stop(struct server *s)
             s->listeners[i].fd = -1;
         }
     }
+    watchdog_stop(s->watchdog); /* after the daemons: its last summary counts their closes */
 }
 
 void server_free(struct server *s)
@@ -280,10 +327,17 @@ void server_free(struct server *s)
     if (!s)
         return;
     server_stop(s);
+    if (s->backing_fd >= 0) /* bound, never started */
+        close(s->backing_fd);
+    for (size_t i = 0; s->listeners && i < s->n_listeners; i++)
+        ip_limit_free(s->listeners[i].per_ip);
     free(s->listeners);
+    watchdog_free(s->watchdog);
+    metrics_free(s->metrics);
     digest_free(s->digest);
     content_free(s->content);
     transfers_free(s->transfers);
+    quota_free(s->quota);
     if (s->access && s->access != stderr)
         fclose(s->access);
     free(s);

@@ -12,8 +12,12 @@
 
 #include "config.h"
 #include "content.h"
+#include "quota.h"
 #include "digest.h"
+#include "ip_limit.h"
+#include "metrics.h"
 #include "transfers.h"
+#include "watchdog.h"
 
 struct listener {
     struct server *srv;
@@ -21,6 +25,7 @@ struct listener {
     char name[64]; /* "[::]:8080", "127.0.0.1:8080" */
     int fd;        /* listening socket, owned until handed to MHD */
     struct MHD_Daemon *mhd;
+    struct ip_limit *per_ip; /* limits.per_ip: open connections per peer address */
     _Atomic unsigned tcp_warned;
     _Atomic uint64_t zero_copy_transfers, copy_transfers; /* file bodies by send path (/status) */
 };
@@ -28,20 +33,31 @@ struct listener {
 struct server {
     struct config *cfg; /* not owned */
     struct content *content;
+    int backing_fd;        /* content_backing_open's file, opened by server_bind; -1 = memfd */
+    char backing_why[96];  /* why there is none */
     struct digest *digest; /* FILE.sha256, hashed off the request threads */
     struct transfers *transfers;
+    /* Per-address byte counters (limits.per_ip_bytes): the server's, not the
+     * configuration's, so that a reload keeps them (it calls quota_set_limits). */
+    struct quota *quota;
     struct listener *listeners;
     size_t n_listeners;
     unsigned threads; /* worker threads per listener, as started (set by server_start) */
+    int bound;        /* server_bind has bound every listener */
     FILE *access; /* NULL = off */
     pthread_t sampler;     /* TCP_INFO of every sending transfer, every 100 ms */
     int sampler_wake;      /* eventfd that stops it; -1 when it is not running */
+    struct watchdog *watchdog; /* header and body deadlines, refusal log */
+    struct metrics *metrics;   /* GET /metrics: per-file bytes, status classes, durations */
     char kernel[128];
     char last_modified[40]; /* HTTP-date of the start, used as every file's Last-Modified */
     double start_mono;
     double start_wall;
     _Atomic uint64_t requests, bytes_sent, active, connections, uploads, upload_bytes;
     _Atomic uint64_t status_2xx, status_4xx, status_5xx;
+    _Atomic uint64_t quota_refused; /* 429 answers */
+    _Atomic uint64_t in_flight;     /* downloads and uploads under way (what a graceful stop waits for) */
+    _Atomic int draining;           /* server_quiesce was called: answers say Connection: close */
 };
 
 /* Prepare (not start) the server. Returns NULL with err. The caller owns the result
@@ -55,7 +71,11 @@ enum server_start_err {
     SERVER_START_RUNTIME, /* the content cannot be generated */
 };
 
-/* Bind every listener, generate the content, start serving. Returns SERVER_START_OK, or
+/* Bind every listener (and probe its TCP profile) without starting any thread: what needs
+ * privilege is done once this returns, so main drops it before server_start. Idempotent.
+ * Returns SERVER_START_OK or SERVER_START_CONFIG with err. */
+enum server_start_err server_bind(struct server *s, char *err, size_t errlen);
+/* Bind every listener (server_bind, unless done), generate the content, start serving. Returns SERVER_START_OK, or
  * another value with err filled (the message names the listener where there is one). */
 enum server_start_err server_start(struct server *s, char *err, size_t errlen);
 /* Stop accepting and close every connection (idempotent). */

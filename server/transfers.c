@@ -3,8 +3,7 @@
 
 #include "sys.h"
 
-#include <fcntl.h>
-#include <inttypes.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +13,11 @@
 
 struct entry {
     uint64_t seq; /* 0 = empty slot */
+    unsigned char key[TRANSFER_ID_HEX / 2]; /* the ID's 128 bits */
     char id[TRANSFER_ID_LEN];
+    uint32_t next;   /* next entry (index + 1) in the same hash bucket, 0 = last */
+    int have_owner;
+    struct peer owner;
     char state[12];
     char *path, *remote, *listener;
     uint64_t first, length, bytes;
@@ -26,10 +29,14 @@ struct entry {
     struct tcp_info_sample tcp; /* tcp_info_track of every sample */
 };
 
+/* IDs are random, so a record is found by hashing its ID: buckets of entry indexes (+ 1,
+ * 0 = empty) chained through entry.next. The bucket is the ID's first 64 bits, already
+ * uniform: requests choose which IDs to look up, never which IDs exist. */
 struct transfers {
     pthread_mutex_t lock;
     unsigned keep;
-    uint32_t boot;
+    uint32_t *bucket;
+    uint64_t mask; /* buckets - 1 (a power of two >= keep) */
     uint64_t next;
     unsigned sending; /* entries with a socket to sample: transfers_sample skips the scan at 0 */
     struct entry *ring;
@@ -41,20 +48,45 @@ struct transfers *transfers_new(unsigned keep)
     if (!t)
         return NULL;
     t->keep = keep ? keep : 1;
+    uint64_t nb = 16;
+    while (nb < t->keep)
+        nb *= 2;
+    t->mask = nb - 1;
     t->ring = calloc(t->keep, sizeof *t->ring);
-    if (!t->ring) {
+    t->bucket = calloc((size_t)nb, sizeof *t->bucket);
+    if (!t->ring || !t->bucket) {
+        free(t->ring);
+        free(t->bucket);
         free(t);
         return NULL;
     }
-    if (getrandom(&t->boot, sizeof t->boot, 0) != (ssize_t)sizeof t->boot)
-        t->boot = (uint32_t)time(NULL) ^ (uint32_t)(uintptr_t)t;
     t->next = 1;
     pthread_mutex_init(&t->lock, NULL);
     return t;
 }
 
+static uint32_t *bucket_of(struct transfers *t, const unsigned char key[TRANSFER_ID_HEX / 2])
+{
+    uint64_t h;
+    memcpy(&h, key, sizeof h);
+    return &t->bucket[h & t->mask];
+}
+
+/* Caller holds the lock; E is in use. */
+static void unlink_entry(struct transfers *t, struct entry *e)
+{
+    uint32_t self = (uint32_t)(e - t->ring) + 1;
+    for (uint32_t *p = bucket_of(t, e->key); *p; p = &t->ring[*p - 1].next)
+        if (*p == self) {
+            *p = e->next;
+            return;
+        }
+}
+
 static void entry_clear(struct transfers *t, struct entry *e)
 {
+    if (e->seq)
+        unlink_entry(t, e);
     if (e->seq && e->sock >= 0)
         t->sending--;
     free(e->path);
@@ -71,6 +103,7 @@ void transfers_free(struct transfers *t)
     for (unsigned i = 0; i < t->keep; i++)
         entry_clear(t, &t->ring[i]);
     free(t->ring);
+    free(t->bucket);
     pthread_mutex_destroy(&t->lock);
     free(t);
 }
@@ -86,14 +119,63 @@ static const char *or_empty(const char *s)
     return s ? s : "";
 }
 
+/* 16 random bytes; -1 if the kernel gave none (it does not fail for 16 bytes once the
+ * pool is initialised, which it is long before debitd runs). Outside the lock. */
+static int random_key(unsigned char key[TRANSFER_ID_HEX / 2])
+{
+    for (int tries = 0; tries < 3; tries++) {
+        ssize_t n = getrandom(key, TRANSFER_ID_HEX / 2, 0);
+        if (n == TRANSFER_ID_HEX / 2)
+            return 0;
+        if (n >= 0 || errno != EINTR)
+            break;
+    }
+    return -1;
+}
+
+static void key_hex(const unsigned char *key, char *hex)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 0; i < TRANSFER_ID_HEX / 2; i++) {
+        hex[2 * i] = digits[key[i] >> 4];
+        hex[2 * i + 1] = digits[key[i] & 15];
+    }
+    hex[TRANSFER_ID_HEX] = 0;
+}
+
+/* ID as written by key_hex (32 lowercase hex digits, nothing else): 0, else -1. */
+static int hex_key(const char *id, unsigned char *key)
+{
+    for (int i = 0; i < TRANSFER_ID_HEX; i++) {
+        char c = id[i];
+        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0)
+            return -1;
+        key[i / 2] = (unsigned char)(i % 2 ? (key[i / 2] << 4) | v : v);
+    }
+    return id[TRANSFER_ID_HEX] == 0 ? 0 : -1;
+}
+
 uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, char id[TRANSFER_ID_LEN])
 {
+    unsigned char key[TRANSFER_ID_HEX / 2];
+    id[0] = 0;
+    if (random_key(key) < 0)
+        return 0;
     pthread_mutex_lock(&t->lock);
     uint64_t seq = t->next++;
     struct entry *e = &t->ring[seq % t->keep];
     entry_clear(t, e);
     e->seq = seq;
-    snprintf(e->id, sizeof e->id, "%08" PRIx32 "-%" PRIu64, t->boot, seq);
+    memcpy(e->key, key, sizeof key);
+    key_hex(key, e->id);
+    uint32_t *b = bucket_of(t, key);
+    e->next = *b;
+    *b = (uint32_t)(e - t->ring) + 1;
+    if (s->owner) {
+        e->owner = *s->owner;
+        e->have_owner = 1;
+    }
     strcpy(e->state, "sending");
     e->path = dup_or_empty(s->path);
     e->remote = dup_or_empty(s->remote);
@@ -186,19 +268,21 @@ json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint
     return out;
 }
 
-json_t *transfers_get(struct transfers *t, const char *id)
+json_t *transfers_get(struct transfers *t, const char *id, const struct peer *reader)
 {
-    uint32_t boot;
-    uint64_t seq;
-    int used = 0;
-    if (strlen(id) >= TRANSFER_ID_LEN || sscanf(id, "%8" SCNx32 "-%" SCNu64 "%n", &boot, &seq, &used) != 2 ||
-        (size_t)used != strlen(id) || seq == 0)
+    unsigned char key[TRANSFER_ID_HEX / 2];
+    if (strnlen(id, TRANSFER_ID_LEN) != TRANSFER_ID_HEX || hex_key(id, key) < 0)
         return NULL;
     json_t *out = NULL;
     pthread_mutex_lock(&t->lock);
-    struct entry *e = &t->ring[seq % t->keep];
-    if (boot == t->boot && e->seq == seq && strcmp(e->id, id) == 0)
-        out = entry_json(e);
+    for (uint32_t i = *bucket_of(t, key); i; i = t->ring[i - 1].next) {
+        const struct entry *e = &t->ring[i - 1];
+        if (memcmp(e->key, key, sizeof key) != 0)
+            continue;
+        if (!reader || (e->have_owner && peer_same(&e->owner, reader)))
+            out = entry_json(e);
+        break;
+    }
     pthread_mutex_unlock(&t->lock);
     return out;
 }

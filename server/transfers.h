@@ -3,18 +3,23 @@
  * An entry is created "sending" when a response starts and becomes "done" (or "aborted")
  * when it ends. Its "tcp" object is the sender's TCP_INFO: sampled while it sends
  * (transfers_sample, from the server's sampler thread every 100 ms) and once more at the
- * end, so that "max_snd_cwnd" is the largest cwnd seen, not the last one. IDs are
- * "BOOT-SEQ": BOOT is random per start, so an ID from a previous run of debitd is never
- * mistaken for a current one. Thread-safe. */
+ * end, so that "max_snd_cwnd" is the largest cwnd seen, not the last one. An ID is 128
+ * random bits (getrandom) in 32 lowercase hex digits: it cannot be guessed from another
+ * one, so a visitor learns nothing about other visitors' transfers from their own ID, and
+ * an ID from a previous run of debitd is never mistaken for a current one. A record is
+ * given only to its owner (the address that made the transfer) unless the caller asks for
+ * any (privacy.public_transfers). Thread-safe. */
 #ifndef DEBITD_TRANSFERS_H
 #define DEBITD_TRANSFERS_H
 
 #include <jansson.h>
 #include <stdint.h>
 
+#include "peer.h"
 #include "tcp_info.h"
 
-#define TRANSFER_ID_LEN 32
+#define TRANSFER_ID_HEX 32                   /* hex digits of an ID (128 bits) */
+#define TRANSFER_ID_LEN (TRANSFER_ID_HEX + 1) /* buffer size, NUL included */
 
 struct transfers;
 
@@ -26,6 +31,7 @@ struct transfer_start {
     uint64_t length;      /* body bytes the response carries */
     int status;           /* HTTP status (200, 206) */
     int sock;             /* the connection's socket, sampled while sending; -1 = none */
+    const struct peer *owner; /* who may read the record; NULL = nobody but "any" readers */
     const char *send_path; /* "sendfile" (zero-copy), "iovec", "pread" or "buffer" (static) */
 };
 
@@ -35,7 +41,8 @@ struct transfers *transfers_new(unsigned keep);
 void transfers_free(struct transfers *t);
 
 /* Record a transfer that starts now; writes its ID into id and returns its sequence number
- * (what transfers_end takes). */
+ * (what transfers_end takes, never 0). Returns 0 with id "" when no random ID could be
+ * drawn (getrandom failed): the transfer then has no record. */
 uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, char id[TRANSFER_ID_LEN]);
 
 /* Read TCP_INFO of every sending transfer's socket and fold it into the record
@@ -52,8 +59,11 @@ unsigned transfers_sample(struct transfers *t);
 json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
                       const struct tcp_info_sample *last);
 
-/* The entry for ID as a new JSON object, or NULL if unknown or evicted. */
-json_t *transfers_get(struct transfers *t, const char *id);
+/* The entry for ID as a new JSON object, or NULL if unknown, evicted, malformed, or not
+ * READER's: READER NULL reads any record, otherwise only one whose owner is the same
+ * address (peer_same). The three cases look alike on purpose: a stranger cannot tell an
+ * ID that exists from one that does not. */
+json_t *transfers_get(struct transfers *t, const char *id, const struct peer *reader);
 
 /* Number of transfers begun so far. */
 uint64_t transfers_count(struct transfers *t);

@@ -3,6 +3,7 @@
  * window), Content-Length, and every X-Debit-* header, the server's configuration. */
 #include "xfer.h"
 
+#include "escape.h"
 #include "sys.h"
 #include "wire.h"
 
@@ -19,6 +20,21 @@ static size_t trim_len(const char *p, size_t n)
     return n;
 }
 
+/* src as a JSON string: exact when it is valid UTF-8 (JSON outputs must hold what the
+ * server sent, control characters included: jansson writes them as \u001b), else its
+ * escape.h text (\xHH), since jansson refuses invalid UTF-8 and the value would be lost.
+ * New reference, NULL only when out of memory. */
+static json_t *text_json(const char *src)
+{
+    json_t *j = json_string(src);
+    if (j)
+        return j;
+    char *e = escape_dup(src);
+    j = e ? json_string(e) : NULL;
+    free(e);
+    return j;
+}
+
 static void status_line(struct xfer *x, const char *p, size_t n)
 {
     /* "HTTP/1.1 404 Not Found" */
@@ -32,6 +48,14 @@ static void status_line(struct xfer *x, const char *p, size_t n)
     x->status = strtol(sp + 1, NULL, 10);
     char *sp2 = strchr(sp + 1, ' ');
     snprintf(x->reason, sizeof x->reason, "%s", sp2 ? sp2 + 1 : "");
+    /* The reason phrase ends up in the run's error, a JSON string: valid UTF-8 or escaped. */
+    json_t *ok = json_string(x->reason);
+    if (!ok) {
+        char tmp[sizeof x->reason];
+        escape_text(tmp, sizeof tmp, x->reason);
+        memcpy(x->reason, tmp, sizeof tmp);
+    }
+    json_decref(ok);
     x->expected = -1;
     json_object_clear(x->debit_headers);
 }
@@ -69,7 +93,7 @@ static void header_line(struct xfer *x, const char *p, size_t n)
         key[kl] = 0;
         memcpy(val, v, vl);
         val[vl] = 0;
-        json_object_set_new(x->debit_headers, key, json_string(val));
+        json_object_set_new(x->debit_headers, key, text_json(val));
     }
 }
 
@@ -79,6 +103,7 @@ size_t cb_header(char *ptr, size_t size, size_t nitems, void *ud)
     size_t n = size * nitems;
     double now = sys_mono_s();
     x->t_last_data = now;
+    x->rx_bytes += n; /* a server trickling header lines is trickling too */
     size_t l = trim_len(ptr, n);
     if (l == 0) {
         x->t_hdr_end = now; /* blank line: this block's headers are complete */

@@ -31,6 +31,7 @@ size_t cb_write(char *ptr, size_t size, size_t nmemb, void *ud)
         x->t_last_byte = now;
     }
     x->t_last_data = now;
+    x->rx_bytes += n;
     /* Returning less than n makes libcurl abort with CURLE_WRITE_ERROR. */
     return stop ? 0 : n;
 }

@@ -1,10 +1,51 @@
 /* cb_xferinfo: libcurl's transfer-info callback, called many times a second while data
- * flow and about once a second when idle. It aborts the download on Ctrl-C and on a stall
- * (nothing at all received for --stall seconds: libcurl's LOW_SPEED options average over
- * whole seconds and would let a trickle through), and feeds the progress hook. */
+ * flow and about once a second when idle. It aborts the download on Ctrl-C and on a stall,
+ * and feeds the progress hook. A stall is nothing at all received for --stall seconds, or
+ * less than --stall-rate bytes/s over the last --stall seconds (a sliding window of
+ * XFER_WINDOW_STEPS checkpoints, so a trickle is caught within stall_s * (1 + 1/8) plus
+ * one callback interval). libcurl's LOW_SPEED options are not used: they average over
+ * whole seconds and count nothing but the body. */
 #include "xfer.h"
 
 #include "sys.h"
+
+void xfer_window_push(struct xfer *x, double now)
+{
+    const unsigned cap = XFER_WINDOW_STEPS + 1;
+    if (x->win_n > 0) {
+        unsigned newest = (x->win_head + x->win_n - 1) % cap;
+        if (now - x->win_t[newest] < x->opt->stall_s / XFER_WINDOW_STEPS)
+            return;
+    }
+    unsigned at = (x->win_head + x->win_n) % cap;
+    if (x->win_n == cap) {
+        at = x->win_head; /* overwrite the oldest */
+        x->win_head = (x->win_head + 1) % cap;
+    } else {
+        x->win_n++;
+    }
+    x->win_t[at] = now;
+    x->win_b[at] = x->rx_bytes;
+}
+
+/* Below the minimum rate over the newest checkpoint that is stall_s old or more? */
+static int too_slow(struct xfer *x, double now)
+{
+    const unsigned cap = XFER_WINDOW_STEPS + 1;
+    for (unsigned k = x->win_n; k-- > 0;) {
+        unsigned i = (x->win_head + k) % cap;
+        double age = now - x->win_t[i];
+        if (age < x->opt->stall_s)
+            continue;
+        uint64_t got = x->rx_bytes - x->win_b[i];
+        if ((double)got >= x->opt->stall_rate_Bps * age)
+            return 0;
+        x->stall_window_bytes = got;
+        x->stall_window_s = age;
+        return 1;
+    }
+    return 0;
+}
 
 int cb_xferinfo(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
@@ -19,8 +60,15 @@ int cb_xferinfo(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultot
         return 1;
     }
     if (x->opt->stall_s > 0 && now - x->t_last_data >= x->opt->stall_s) {
-        x->stalled = 1;
+        x->stalled = XFER_STALL_NOTHING;
         return 1;
+    }
+    if (x->opt->stall_s > 0 && x->opt->stall_rate_Bps > 0) {
+        xfer_window_push(x, now);
+        if (too_slow(x, now)) {
+            x->stalled = XFER_STALL_SLOW;
+            return 1;
+        }
     }
     if (now - x->rate_t >= 1.0) {
         x->rate_mbps = (double)(x->bytes - x->rate_bytes) * 8 / (now - x->rate_t) / 1e6;

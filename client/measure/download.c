@@ -12,7 +12,11 @@
 
 void dl_options_defaults(struct dl_options *o)
 {
-    *o = (struct dl_options){.max_redirects = 20};
+    *o = (struct dl_options){
+        .max_redirects = 20,
+        .max_time_s = DL_DEFAULT_MAX_TIME_S,
+        .stall_rate_Bps = DL_DEFAULT_STALL_RATE_BPS,
+    };
 }
 
 /* Set every option; the first failure is reported (an option this libcurl lacks). */
@@ -99,8 +103,14 @@ static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const ch
         result_fail(r, RESULT_ERR_INTERRUPTED, "interrupted");
         return;
     }
-    if (x->stalled) {
+    if (x->stalled == XFER_STALL_NOTHING) {
         result_fail(r, RESULT_ERR_STALL, "stall: nothing received for %g s (after %llu bytes)", o->stall_s,
+                    (unsigned long long)x->bytes);
+        return;
+    }
+    if (x->stalled == XFER_STALL_SLOW) {
+        result_fail(r, RESULT_ERR_STALL, "stall: %llu bytes in %.1f s, below --stall-rate %g B/s (after %llu bytes)",
+                    (unsigned long long)x->stall_window_bytes, x->stall_window_s, o->stall_rate_Bps,
                     (unsigned long long)x->bytes);
         return;
     }
@@ -129,6 +139,8 @@ static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const ch
     case CURLE_OPERATION_TIMEDOUT:
         if (x->bytes == 0 && x->status == 0 && r->connect_s <= 0)
             result_fail(r, RESULT_ERR_CONNECT, "connect timeout: %s", msg);
+        else if (o->max_time_s > 0)
+            result_fail(r, RESULT_ERR_TIMEOUT, "timeout: longer than --max-time %g s: %s", o->max_time_s, msg);
         else
             result_fail(r, RESULT_ERR_TIMEOUT, "timeout: %s", msg);
         return;
@@ -180,6 +192,7 @@ void dl_perform(const char *url, const struct dl_options *o, const struct dl_hoo
         return;
     }
     x.t_start = x.t_last_data = x.rate_t = sys_mono_s();
+    xfer_window_push(&x, x.t_start);
     CURLcode rc = curl_easy_perform(c);
     double t_end = sys_mono_s();
 

@@ -19,8 +19,9 @@ struct dl_options {
     const char *interface;       /* --interface DEV */
     const char *local_address;   /* --local-address ADDR */
     double connect_timeout_s;    /* 0: libcurl's default */
-    double max_time_s;           /* 0: none */
+    double max_time_s;           /* 0: none; DL_DEFAULT_MAX_TIME_S by default */
     double stall_s;              /* 0: none */
+    double stall_rate_Bps;       /* with stall_s: fail below this many bytes/s over stall_s; 0: only a full stop */
     uint64_t max_bytes;          /* 0: the whole file */
     const char *user_agent;
     long max_redirects;
@@ -50,7 +51,16 @@ struct dl_hooks {
 void dl_perform(const char *url, const struct dl_options *o, const struct dl_hooks *h,
                 struct run_result *r);
 
-/* Default options (no limits, 20 redirects as wget). */
+/* An unattended run never hangs on one download for ever: a hostile or broken server
+ * can send an endless body, or trickle one just above any stall threshold. 10 min is
+ * above what the usual test files take down to ~15 Mb/s (1 GiB); --max-time 0 lifts it. */
+#define DL_DEFAULT_MAX_TIME_S 600.0
+/* --stall's minimum rate by default (bytes/s): a server sending less than 1 kB/s over the
+ * --stall window is as good as stalled for a throughput measurement. */
+#define DL_DEFAULT_STALL_RATE_BPS 1000.0
+
+/* Default options (max_time DL_DEFAULT_MAX_TIME_S, stall off with a minimum rate of
+ * DL_DEFAULT_STALL_RATE_BPS once --stall is given, 20 redirects as wget). */
 void dl_options_defaults(struct dl_options *o);
 
 /* Set the user's network choices of o on handle h: User-Agent, -4/-6, --resolve,

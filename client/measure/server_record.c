@@ -60,8 +60,10 @@ done:
     return out;
 }
 
-/* One GET. Returns the HTTP status (0 on a transport error) and the body in b. */
-static long get_once(const char *url, const struct dl_options *o, struct body *b, char *err, size_t errlen)
+/* One GET. Returns the HTTP status (0 on a transport error) and the body in b. REMOTE_IP
+ * is the address the download used (NULL if unknown). */
+static long get_once(const char *url, const struct dl_options *o, const char *remote_ip, struct body *b, char *err,
+                     size_t errlen)
 {
     CURL *h = curl_easy_init();
     if (!h)
@@ -74,6 +76,11 @@ static long get_once(const char *url, const struct dl_options *o, struct body *b
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, cb_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
     dl_setopt_network(h, o, iface, sizeof iface); /* the download's route; best effort, as every option here */
+    /* debitd gives a record only to the address that made the transfer: with a name that
+     * has both an IPv4 and an IPv6 address, stay on the download's family, so that the
+     * request leaves from the same local address */
+    if (!o->ip_version && remote_ip)
+        curl_easy_setopt(h, CURLOPT_IPRESOLVE, strchr(remote_ip, ':') ? (long)CURL_IPRESOLVE_V6 : (long)CURL_IPRESOLVE_V4);
     long code = 0;
     CURLcode rc = curl_easy_perform(h);
     if (rc == CURLE_OK)
@@ -82,6 +89,19 @@ static long get_once(const char *url, const struct dl_options *o, struct body *b
         err_set(err, errlen, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
     curl_easy_cleanup(h);
     return code;
+}
+
+json_t *server_record_parse(const char *body, int *sending)
+{
+    json_error_t je;
+    json_t *obj = body ? json_loads(body, 0, &je) : NULL;
+    if (!json_is_object(obj)) {
+        json_decref(obj);
+        return NULL;
+    }
+    const char *state = json_string_value(json_object_get(obj, "state"));
+    *sending = state && strcmp(state, "sending") == 0;
+    return obj;
 }
 
 int server_record_fetch(struct run_result *r, const struct dl_options *o, char *err, size_t errlen)
@@ -98,23 +118,19 @@ int server_record_fetch(struct run_result *r, const struct dl_options *o, char *
     for (;;) {
         struct body b = {0};
         err[0] = 0;
-        long code = get_once(url, o, &b, err, errlen);
+        long code = get_once(url, o, r->remote_ip, &b, err, errlen);
         json_t *obj = NULL;
+        int sending = 0;
         if (code == 200) {
-            json_error_t je;
-            obj = b.p ? json_loads(b.p, 0, &je) : NULL;
-            if (!json_is_object(obj)) {
+            obj = server_record_parse(b.p, &sending);
+            if (!obj)
                 err_set(err, errlen, "%s: not a JSON object", url);
-                json_decref(obj);
-                obj = NULL;
-            }
         } else if (code) {
             err_set(err, errlen, "%s: HTTP %ld", url, code);
         }
         free(b.p);
-        const char *state = obj ? json_string_value(json_object_get(obj, "state")) : NULL;
         double el = sys_mono_s() - t0;
-        int again = (code == 404 || (state && strcmp(state, "sending") == 0)) && el < SERVER_RECORD_RETRY_S;
+        int again = (code == 404 || sending) && el < SERVER_RECORD_RETRY_S;
         if (obj && !again) {
             json_decref(r->server_record);
             r->server_record = obj; /* even "sending" after the retries: better than nothing */

@@ -11,6 +11,14 @@
 #include "result.h"
 #include "series.h"
 
+#define XFER_WINDOW_STEPS 8
+
+enum xfer_stall {
+    XFER_STALL_NONE = 0,
+    XFER_STALL_NOTHING, /* nothing at all for stall_s */
+    XFER_STALL_SLOW,    /* less than stall_rate_Bps over stall_s */
+};
+
 struct xfer {
     const struct dl_options *opt;
     const struct dl_hooks *hooks;
@@ -30,8 +38,17 @@ struct xfer {
     char reason[128];     /* its reason phrase */
     json_t *debit_headers; /* X-Debit-* of the latest response (owned) */
 
+    uint64_t rx_bytes;    /* everything received: header lines and body, counted or not */
+    /* --stall-rate's sliding window: checkpoints (time, rx_bytes) at least stall_s /
+     * XFER_WINDOW_STEPS apart; the oldest is stall_s old or more once the ring is full. */
+    double win_t[XFER_WINDOW_STEPS + 1];
+    uint64_t win_b[XFER_WINDOW_STEPS + 1];
+    unsigned win_n, win_head;
+    uint64_t stall_window_bytes; /* what the failing window received, for the message */
+    double stall_window_s;
+
     int max_bytes_hit;
-    int stalled;
+    enum xfer_stall stalled;
     int interrupted;
 
     curl_socket_t sock;   /* the latest socket opened (CURL_SOCKET_BAD when none) */
@@ -39,6 +56,9 @@ struct xfer {
 
     struct series series;
 };
+
+/* Add a checkpoint of rx_bytes at now to the --stall-rate window (cb_xferinfo.c). */
+void xfer_window_push(struct xfer *x, double now);
 
 size_t cb_write(char *ptr, size_t size, size_t nmemb, void *ud);
 size_t cb_header(char *ptr, size_t size, size_t nitems, void *ud);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "escape.h"
 #include "units.h"
 
 /* The line for p into buf, without the "\r" and erase that draw it in place. */
@@ -22,8 +23,13 @@ static void format_line(const struct progress *pr, const struct dl_progress *p, 
     } else {
         snprintf(pct, sizeof pct, " %6.1f MiB", (double)p->bytes / 1048576.0);
     }
-    snprintf(buf, len, "[run %zu/%zu]%s%s %s%s %s Mb/s%s", pr->step, pr->total, pr->cell ? " " : "",
-             pr->cell ? pr->cell : "", pr->server ? pr->server : "", pct, rate, eta);
+    /* Names from the command line or a scenario file: escaped as every text that is not
+     * debit's own (escape.h), here where a CR would break the line drawn in place. */
+    char cell[128], server[128];
+    escape_text(cell, sizeof cell, pr->cell);
+    escape_text(server, sizeof server, pr->server);
+    snprintf(buf, len, "[run %zu/%zu]%s%s %s%s %s Mb/s%s", pr->step, pr->total, pr->cell ? " " : "", cell, server,
+             pct, rate, eta);
 }
 
 void progress_draw(const struct dl_progress *p, void *ud)
@@ -31,7 +37,7 @@ void progress_draw(const struct dl_progress *p, void *ud)
     struct progress *pr = ud;
     if (!pr || !pr->enabled)
         return;
-    char line[256];
+    char line[512];
     format_line(pr, p, line, sizeof line);
     fprintf(pr->out, "\r\033[K%s", line);
     fflush(pr->out);

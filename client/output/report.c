@@ -10,6 +10,7 @@
 
 #include "array.h"
 #include "err.h"
+#include "escape.h"
 #include "labels.h"
 #include "stats.h"
 #include "sys.h"
@@ -74,6 +75,21 @@ static void fmt_cells(const struct server_summary *g, int with_units, struct row
     fmt_p(g, c->p, sizeof c->p);
 }
 
+/* s escaped for a terminal (escape.h) into buf; NULL stays NULL. Every text that did not
+ * come from debit itself (server names, scenario labels, X-Debit-* values) goes through
+ * it in the table, the Markdown and the CSV. ESC_NAME_MAX holds any server NAME a setter
+ * accepts (255 bytes, escaped 4 per byte; a longer scenario label is cut, at a whole
+ * character), ESC_VALUE_MAX any header value cb_header keeps (1023 bytes). */
+#define ESC_NAME_MAX 1100
+#define ESC_VALUE_MAX 4200
+static const char *esc(char *buf, size_t len, const char *s)
+{
+    if (!s)
+        return NULL;
+    escape_text(buf, len, s);
+    return buf;
+}
+
 static const char *header_of(const struct run_result *r, const char *name)
 {
     return r->server_config ? json_string_value(json_object_get(r->server_config, name)) : NULL;
@@ -102,15 +118,21 @@ static void write_server_configs(FILE *out, const struct result_set *rs, const c
         if (!any)
             fprintf(out, "%s", title);
         any = 1;
-        fprintf(out, "%s%s: %s%s%s%s\n", bullet, r->server, off ? "offload " : "", off ? off : "",
-                off && tcp ? "; tcp " : tcp ? "tcp " : "", tcp ? tcp : "");
+        char srv[ESC_NAME_MAX], eoff[ESC_VALUE_MAX], etcp[ESC_VALUE_MAX];
+        off = esc(eoff, sizeof eoff, off);
+        tcp = esc(etcp, sizeof etcp, tcp);
+        fprintf(out, "%s%s: %s%s%s%s\n", bullet, esc(srv, sizeof srv, r->server), off ? "offload " : "",
+                off ? off : "", off && tcp ? "; tcp " : tcp ? "tcp " : "", tcp ? tcp : "");
     }
 }
 
 static void write_notes(FILE *out, const struct report_meta *m, const char *bullet)
 {
-    for (size_t i = 0; m && i < m->nnotes; i++)
-        fprintf(out, "%s%s\n", bullet, m->notes[i]);
+    for (size_t i = 0; m && i < m->nnotes; i++) {
+        fputs(bullet, out);
+        escape_fputs(m->notes[i], out);
+        fputc('\n', out);
+    }
 }
 
 static void write_table(FILE *out, const struct result_set *rs, const struct summary *s,
@@ -119,16 +141,17 @@ static void write_table(FILE *out, const struct result_set *rs, const struct sum
     const char *cur_scn = NULL, *cur_var = NULL;
     int first = 1;
     size_t w = 6;
+    char srv[ESC_NAME_MAX], scn[ESC_NAME_MAX], var[ESC_NAME_MAX];
     for (size_t k = 0; k < s->n; k++)
-        if (strlen(s->rows[k].server) > w)
-            w = strlen(s->rows[k].server);
+        if (strlen(esc(srv, sizeof srv, s->rows[k].server)) > w)
+            w = strlen(srv);
     for (size_t k = 0; k < s->n; k++) {
         const struct server_summary *g = &s->rows[k];
         if (first || !labels_same(g->scenario, cur_scn) || !labels_same(g->variant, cur_var)) {
             if (g->scenario || g->variant)
                 fprintf(out, "%s%s%s%s%s\n", first ? "" : "\n", g->scenario ? "scenario " : "",
-                        g->scenario ? g->scenario : "", g->variant ? (g->scenario ? ", " : "") : "",
-                        g->variant ? g->variant : "");
+                        g->scenario ? esc(scn, sizeof scn, g->scenario) : "", g->variant ? (g->scenario ? ", " : "") : "",
+                        g->variant ? esc(var, sizeof var, g->variant) : "");
             fprintf(out, "%-*s  %7s %6s  %11s %11s %11s  %10s %8s  %-26s %s\n", (int)w, "server", "runs ok", "failed",
                     "median", "min", "max", "slow start", "RTT", "ratio [95% CI]", "p (Mann-Whitney)");
             first = 0;
@@ -141,7 +164,7 @@ static void write_table(FILE *out, const struct result_set *rs, const struct sum
         snprintf(medu, sizeof medu, "%s%s", c.med, isfinite(g->median_mbps) ? " Mb/s" : "");
         snprintf(mnu, sizeof mnu, "%s%s", c.mn, isfinite(g->min_mbps) ? " Mb/s" : "");
         snprintf(mxu, sizeof mxu, "%s%s", c.mx, isfinite(g->max_mbps) ? " Mb/s" : "");
-        fprintf(out, "%-*s  %7u %6u  %11s %11s %11s  %10s %8s  %-26s %s\n", (int)w, g->server, g->runs_ok,
+        fprintf(out, "%-*s  %7u %6u  %11s %11s %11s  %10s %8s  %-26s %s\n", (int)w, esc(srv, sizeof srv, g->server), g->runs_ok,
                 g->runs_failed, medu, mnu, mxu, c.ss, c.rtt, c.ratio, c.p);
     }
     fprintf(out, "\nMb/s = 10^6 bit/s. Method: %s.\n", summary_method_note());
@@ -162,20 +185,21 @@ static void write_markdown(FILE *out, const struct result_set *rs, const struct 
     size_t nsrv = labels_distinct(s, LABELS_SERVER, srv, LABELS_MAX);
     fprintf(out, "Median of %u average throughputs per server, Mb/s (10^6 bit/s, wget's average)%s\n\n",
             m ? m->runs : 0, m && m->interrupted ? " — interrupted, finished runs only" : "");
+    char e1[ESC_NAME_MAX], e2[ESC_NAME_MAX], e3[ESC_NAME_MAX];
     fprintf(out, "| scenario |");
     for (size_t v = 0; v < nvar; v++)
         for (size_t i = 0; i < nsrv; i++) {
             if (var[v])
-                fprintf(out, " Srv %s (%s) |", srv[i], var[v]);
+                fprintf(out, " Srv %s (%s) |", esc(e1, sizeof e1, srv[i]), esc(e2, sizeof e2, var[v]));
             else
-                fprintf(out, " Srv %s |", srv[i]);
+                fprintf(out, " Srv %s |", esc(e1, sizeof e1, srv[i]));
         }
     fprintf(out, "\n|---|");
     for (size_t c = 0; c < nvar * nsrv; c++)
         fprintf(out, "---|");
     fprintf(out, "\n");
     for (size_t r = 0; r < nscn; r++) {
-        fprintf(out, "| %s |", scn[r] ? scn[r] : "measured");
+        fprintf(out, "| %s |", scn[r] ? esc(e1, sizeof e1, scn[r]) : "measured");
         for (size_t v = 0; v < nvar; v++)
             for (size_t i = 0; i < nsrv; i++) {
                 const struct server_summary *g = labels_find(s, scn[r], var[v], srv[i]);
@@ -196,8 +220,10 @@ static void write_markdown(FILE *out, const struct result_set *rs, const struct 
         fmt_cells(g, 0, &c);
         fprintf(out, "| ");
         if (nscn > 1 || scn[0] || nvar > 1 || var[0])
-            fprintf(out, "%s | %s | ", g->scenario ? g->scenario : "-", g->variant ? g->variant : "-");
-        fprintf(out, "%s | %u | %u | %s | %s | %s | %s | %s | %s | %s |\n", g->server, g->runs_ok, g->runs_failed,
+            fprintf(out, "%s | %s | ", g->scenario ? esc(e1, sizeof e1, g->scenario) : "-",
+                    g->variant ? esc(e2, sizeof e2, g->variant) : "-");
+        fprintf(out, "%s | %u | %u | %s | %s | %s | %s | %s | %s | %s |\n", esc(e3, sizeof e3, g->server), g->runs_ok,
+                g->runs_failed,
                 c.med, c.mn, c.mx, c.ss, c.rtt, c.ratio, c.p);
     }
     fprintf(out, "\nMethod: %s.\n", summary_method_note());
@@ -208,21 +234,28 @@ static void write_markdown(FILE *out, const struct result_set *rs, const struct 
     }
 }
 
-static void csv_field(FILE *out, const char *s)
+/* A CSV field (RFC 4180 quoting), escaped first: a CSV is cat'ed to terminals too, and
+ * after escaping it holds no line break. */
+static void csv_field(FILE *out, const char *raw)
 {
-    if (!s)
+    if (!raw)
         return;
-    if (strpbrk(s, ",\"\n\r")) {
+    char *s = escape_needed(raw) ? escape_dup(raw) : NULL;
+    const char *t = s ? s : raw;
+    if (t == raw && escape_needed(raw))
+        return; /* out of memory: an empty field, never the raw bytes */
+    if (strpbrk(t, ",\"")) {
         fputc('"', out);
-        for (const char *p = s; *p; p++) {
+        for (const char *p = t; *p; p++) {
             if (*p == '"')
                 fputc('"', out);
             fputc(*p, out);
         }
         fputc('"', out);
     } else {
-        fputs(s, out);
+        fputs(t, out);
     }
+    free(s);
 }
 
 static void csv_num(FILE *out, double v, const char *f)
@@ -263,8 +296,7 @@ static void write_csv(FILE *out, const struct summary *s)
     }
 }
 
-/* The whole measurement as one JSON document (new reference). */
-static json_t *report_json(const struct result_set *rs, const struct summary *s, const struct report_meta *m)
+json_t *report_to_json(const struct result_set *rs, const struct summary *s, const struct report_meta *m)
 {
     char when[32];
     time_t now = time(NULL);
@@ -306,7 +338,7 @@ int report_write(FILE *out, enum report_format f, const struct result_set *rs, c
         write_csv(out, s);
         break;
     case REPORT_JSON: {
-        json_t *o = report_json(rs, s, m);
+        json_t *o = report_to_json(rs, s, m);
         int rc = o ? json_dumpf(o, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : -1;
         json_decref(o);
         if (rc != 0)
@@ -333,8 +365,12 @@ int report_write_file(const char *path, enum report_format f, const struct resul
                       const struct summary *s, const struct report_meta *m, char *err, size_t errlen)
 {
     if (strcmp(path, "-") == 0) {
-        if (report_write(stdout, f, rs, s, m) != 0 || fflush(stdout) != 0)
-            return err_set(err, errlen, "stdout: %s", strerror(errno));
+        if (report_write(stdout, f, rs, s, m) != 0 || fflush(stdout) != 0) {
+            int e = errno;
+            err_set(err, errlen, "stdout: %s", strerror(e));
+            errno = e;
+            return -1;
+        }
         return 0;
     }
     struct sys_atomic a;

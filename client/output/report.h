@@ -34,8 +34,13 @@ struct report_meta {
 int report_write(FILE *out, enum report_format f, const struct result_set *rs, const struct summary *s,
                  const struct report_meta *m);
 
+/* The whole measurement as the JSON document of --format json (new reference; NULL on
+ * allocation failure). Its keys are described by docs/schema/debit.schema.json. */
+json_t *report_to_json(const struct result_set *rs, const struct summary *s, const struct report_meta *m);
+
 /* Write to path atomically and durably (sys_atomic_open/commit: a reader sees the old
- * file or the whole new one). "-" writes to stdout. Returns 0 or -1 (err). */
+ * file or the whole new one). "-" writes to stdout. Returns 0 or -1 (err); for "-",
+ * errno is then stdio's (EPIPE when stdout's reader went away: main ends quietly). */
 int report_write_file(const char *path, enum report_format f, const struct result_set *rs,
                       const struct summary *s, const struct report_meta *m, char *err, size_t errlen);
 

@@ -49,7 +49,7 @@ check_eq "-t with valid settings: exit 0" 0 $rc
 check_eq "-t prints the plan from the parsed settings" "debit: configuration OK
 server A: http://127.0.0.1:9/a
 server 127.0.0.1: http://127.0.0.1:9/b
-runs: 2 per server, order alternate, pause 0 s, max-bytes 1048576
+runs: 2 per server, order alternate, pause 0 s, max-bytes 1048576, max-time 600 s
 offload: tso=off gso=on on lo
 delay: +10 ms on lo
 downloads: 4 (1 cell x 2 servers x 2 runs)" "$out"

@@ -82,7 +82,7 @@ fi
 
 # --- --user-agent: what the server receives (echoed back as an X-Debit-* header) ----------
 "$DEBIT" -q -n 1 --format json "$FAKE/ua/1000" >"$T_TMP/ua.json"
-check_eq "default User-Agent: debit/VERSION" "debit/$("$DEBIT" --version | awk '{print $2}')" \
+check_eq "default User-Agent: debit/VERSION" "debit/$("$DEBIT" --version | awk 'NR == 1 {print $2}')" \
   "$(jqr '.runs[0].server_config["X-Debit-Echo-User-Agent"]' "$T_TMP/ua.json")"
 "$DEBIT" -q -n 1 --user-agent 'Wget/1.21.3 (linux-gnu)' --format json "$FAKE/ua/1000" >"$T_TMP/ua2.json"
 check_eq "--user-agent is sent as given" "Wget/1.21.3 (linux-gnu)" \

@@ -11,6 +11,10 @@ Paths:
   /debit/N                   N bytes with X-Debit-* headers, like debitd
   /ua/N                      N bytes; the request's User-Agent echoed as X-Debit-Echo-User-Agent
   /code/C                    HTTP status C (e.g. 500, 503) with a short body
+  /hostile/C                 status C (200: N=1000 bytes of body) whose reason phrase and
+                             X-Debit-* values hold ESC sequences, BEL, CR, C1 and bad UTF-8
+  /trickle/N?rate=R&fast=F   Content-Length N: F bytes at once, then R bytes/s in 10 pieces
+                             a second (a server dribbling above "nothing received")
 Every loop is bounded in time; the server exits after 120 s whatever happens.
 """
 import http.server
@@ -22,6 +26,12 @@ import os
 import urllib.parse
 
 CHUNK = b"\xa5" * 65536
+
+# What a hostile server puts where a terminal would act on it (tests/e2e/client_hostile.sh
+# checks that none of these bytes reaches debit's stdout or stderr raw).
+HOSTILE_REASON = b"\x1b[31mOWNED\x07\rFake OK \x1b]0;title\x07"
+HOSTILE_OFFLOAD = b"tso=off\x1b[2J\x1b[H gso=\x9b31m on \xc2\x9b1m \xff"
+HOSTILE_TCP = b"cc=cubic\rHIDDEN \x1b]52;c;ZWNobw==\x07"
 
 
 def send_body(wfile, n, rate=None):
@@ -86,6 +96,29 @@ class H(http.server.BaseHTTPRequestHandler):
             elif kind == "ua":
                 self.head(200, n, [("X-Debit-Echo-User-Agent", self.headers.get("User-Agent", ""))])
                 send_body(self.wfile, n)
+            elif kind == "hostile":
+                code = n or 200
+                body = CHUNK[:1000] if code == 200 else b"no\n"
+                self.wfile.write(b"HTTP/1.1 %d %s\r\n" % (code, HOSTILE_REASON))
+                self.wfile.write(b"Content-Length: %d\r\n" % len(body))
+                self.wfile.write(b"X-Debit-Offload: " + HOSTILE_OFFLOAD + b"\r\n")
+                self.wfile.write(b"X-Debit-Tcp: " + HOSTILE_TCP + b"\r\n\r\n")
+                self.wfile.write(body)
+                self.wfile.flush()
+            elif kind == "trickle":
+                self.head(200, n)
+                fast = int(q.get("fast", ["65536"])[0])
+                rate = float(q.get("rate", ["100"])[0])
+                send_body(self.wfile, min(fast, n))
+                self.wfile.flush()
+                sent, piece, t_end = min(fast, n), max(1, int(rate / 10)), time.monotonic() + 60
+                while sent < n and time.monotonic() < t_end:
+                    k = min(piece, n - sent)
+                    self.wfile.write(CHUNK[:k])
+                    self.wfile.flush()
+                    sent += k
+                    time.sleep(0.1)
+                self.close_connection = True
             elif kind == "code":
                 body = b"fake error\n"
                 self.head(n, len(body))

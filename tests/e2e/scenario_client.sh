@@ -82,8 +82,8 @@ printf '%s\n' "servers = ( { url = \"$NGINX/x\"; } );" "latency = ( { name = \"x
 check_eq "-t on a bad delay: exit 2, no plan" "2 0" "$? $(wc -c <"$T_TMP/t.out")"
 check_match "-t on a bad delay: FILE:LINE: setting" "^debit: --scenario: $T_TMP/bad\.conf:2: latency\[0\]\.delay: '1 parsec'" "$(cat "$T_TMP/t.err")"
 # The file's settings, then the command line's, whatever the order of the options.
-printf '%s\n' "servers = ( { url = \"$NGINX/x\"; } );" "runs = 4; pause = \"2s\"; stall = 3; max_time = 60;" >"$T_TMP/prec.conf"
-check_match "command line over file over defaults" '^runs: 2 per server and cell, order sequential, pause 2 s, stall 9 s, max-time 60 s$' \
+printf '%s\n' "servers = ( { url = \"$NGINX/x\"; } );" "runs = 4; pause = \"2s\"; stall = 3; stall_rate = \"2kB/s\"; max_time = 60;" >"$T_TMP/prec.conf"
+check_match "command line over file over defaults" '^runs: 2 per server and cell, order sequential, pause 2 s, stall 9 s below 2000 B/s, max-time 60 s$' \
   "$("$DEBIT" --stall 9 -t --order sequential --scenario "$T_TMP/prec.conf" -n 2)"
 check_match "the file's format default (markdown) yields to --format" '^\| server \|' \
   "$("$DEBIT" -q --scenario "$T_TMP/prec.conf" -n 1 --pause 0 --format markdown 2>/dev/null)"

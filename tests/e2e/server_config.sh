@@ -37,6 +37,9 @@ bad 'upload = { path = "/a"; max_size = "lots"; };' '1: upload\.max_size: "lots"
 bad 'files = ( { path = "/up"; size = 5; } );\nupload = { path = "/up"; };' '1: files\[0\]\.path: duplicate path "/up"'
 bad 'limits = { per_ip = -1; };' '1: limits\.per_ip: -1 is out of range'
 bad 'limits = { idle_timeout = "1.5s"; };' '1: limits\.idle_timeout: must be whole seconds'
+bad 'limits = {\n header_timeout = "10min2ms"; };' '2: limits\.header_timeout: "10min2ms": '
+bad 'limits = { header_timeout = "90min"; };' '1: limits\.header_timeout: 5400000 ms is out of range \(0 = none, or 100ms to 1 hour\)'
+bad 'limits = {\n per_ip = 5;\n body_min_rate = "1kB/h"; };' '3: limits\.body_min_rate: "1kB/h": '
 bad 'log = { level = "loud"; };' '1: log\.level: unknown level "loud"'
 bad 'threads = 5000;' '1: threads: 5000 is out of range \[0, 1024\]'
 bad 'ram = "1KiB";' '1: ram: 1024 bytes is too small'
@@ -45,6 +48,11 @@ bad 'threads = 1;\nseed = = 2;' '2: syntax: syntax error'
 bad 'listen = ( { address = "::"; port = 80; tcp = { congestion = "nosuchcc"; }; } );' '1: listen\[0\]\.tcp\.congestion: .*nosuchcc.*available'
 bad 'offload = { tso = false; };' '1: offload: interface is missing'
 bad 'offload = { interface = "lo"; tso = "no"; };' '1: offload\.tso: expected true or false'
+bad 'threads = 1;\nuser = "nosuchuser-x";' '2: user: user "nosuchuser-x" does not exist'
+bad 'user = "nobody";\ngroup = "nosuchgroup-x";' '2: group: group "nosuchgroup-x" does not exist'
+bad 'user = 65534;' '1: user: expected a string'
+bad 'user = "../etc";' '1: user: "\.\./etc" is not a valid user name'
+bad 'seccomp = "maybe";' '1: seccomp: unknown mode "maybe" \(expected eperm, kill, log or off\)'
 
 "$DEBITD" -t -c "$T_TMP/none.conf" >"$T_TMP/out" 2>&1; rc=$?
 check_eq "missing file: exit 2" 2 "$rc"

@@ -39,7 +39,7 @@ check_eq "HEAD then GET on one connection: two status lines, HEAD's without a bo
   "$(tr -d '\r' <"$T_TMP/raw" | grep '^HTTP/' | tr '\n' '|')$(awk 'BEGIN{RS="\r\n\r\n"} NR==3{printf "%d", length($0)}' "$T_TMP/raw")"
 check_eq "HEAD's Content-Length is the file's" 1048576 "$(tr -d '\r' <"$T_TMP/raw" | awk -F': ' 'tolower($1)=="content-length"{print $2; exit}')"
 curl -s -o /dev/null -D "$T_TMP/g" "$U"
-check_match "GET carries $H_TRANSFER" '^[0-9a-f]{8}-[0-9]+$' "$(hdr "$T_TMP/g" "$H_TRANSFER")"
+check_match "GET carries $H_TRANSFER" '^[0-9a-f]{32}$' "$(hdr "$T_TMP/g" "$H_TRANSFER")"
 
 code() { curl -s -o "$T_TMP/body" -D "$T_TMP/hh" -w '%{http_code}' "$@"; }
 check_eq "unknown path: 404" 404 "$(code "$BASE/nope.dat")"
@@ -138,7 +138,7 @@ check_eq "/transfers/ID: remote and listener" "127.0.0.1 127.0.0.1:$PORT" "$(jq 
 curl -s -o /dev/null -D "$T_TMP/slow.h" --limit-rate 1M --max-time 60 "$BASE/big/64Mio.dat" & slow=$!; t_track $slow
 wait_for 100 grep -qi '^x-debit-transfer' "$T_TMP/slow.h"
 sid=$(hdr "$T_TMP/slow.h" "$H_TRANSFER")
-check_match "slow download has a transfer ID" '^[0-9a-f]{8}-[0-9]+$' "$sid"
+check_match "slow download has a transfer ID" '^[0-9a-f]{32}$' "$sid"
 check_eq "/transfers/ID during the download: sending, 64 MiB planned" "sending 67108864" \
   "$(curl -s "$BASE$TRANSFERS$sid" | jq -r '"\(.state) \(.length)"')"
 # debitd samples the sender's TCP_INFO while it sends (every 100 ms): a sending record
@@ -153,7 +153,7 @@ curl -s "$BASE$TRANSFERS$sid" >"$T_TMP/ab.json"
 check_eq "/transfers/ID after the client went away: aborted" aborted "$(jq -r .state "$T_TMP/ab.json")"
 check_eq "aborted transfer: bytes acknowledged, more than 0 and less than the 64 MiB planned" true \
   "$(jq '.bytes > 0 and .bytes < 67108864' "$T_TMP/ab.json")"
-check_eq "/transfers/unknown: 404" 404 "$(code "$BASE${TRANSFERS}00000000-1")"
+check_eq "/transfers/unknown: 404" 404 "$(code "$BASE${TRANSFERS}0123456789abcdef0123456789abcdef")"
 check_eq "/transfers/garbage: 404" 404 "$(code "$BASE${TRANSFERS}zz")"
 # A full-speed 64 MiB loopback download: the record's max_snd_cwnd is the largest cwnd the
 # samples saw, at least the last one and above the initial window (10 segments).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# debitd's limits (connections, per_ip, idle_timeout), signals (SIGINT/SIGTERM: clean exit
-# 0, even mid-transfer) and start-up errors (port in use, bad address: exit 2 with a message).
+# debitd's limits (connections, per_ip, idle_timeout), signals (SIGINT/SIGTERM without a
+# drain: clean exit 0, even mid-transfer) and start-up errors (port in use, bad address: exit 2 with a message).
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/server_lib.bash"
 need_cmd python3
@@ -30,6 +30,8 @@ served() { [ "$(code_f)" = 200 ]; }
 
 # limit_case NAME LIMITS N: debitd (one worker thread) with LIMITS; a first connection is
 # served; with N connections held, one more gets no answer; once they close, served again.
+# per_ip: meanwhile another address is served, and the refusal log's summary (written at
+# the latest at stop) names the refused address with the reason "limit".
 limit_case() {
   local name=$1 limits=$2 n=$3
   srv_conf "$T_TMP/$name.conf" 'threads = 1;' 'files = ( { path = "/f.dat"; size = 1000; } );' "limits = $limits;"
@@ -37,14 +39,41 @@ limit_case() {
   check_eq "$name: a first connection is served" 200 "$(code_f)"
   hold "$n" "$PORT"
   check_eq "$name: with $n held, one more connection gets no answer" 000 "$(code_f)"
+  if [ "$name" = per_ip ]; then
+    check_eq "per_ip: another address (127.0.0.2) is served meanwhile" 200 \
+      "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 --interface 127.0.0.2 "$BASE/f.dat")"
+  fi
   release
   wait_for 50 served
   check_eq "$name: served again once they close" 200 "$(code_f)"
   srv_stop
+  if [ "$name" = per_ip ]; then
+    local sum; sum=$(grep 'refused or closed in the last' "$T_TMP/debitd.log" | tail -1)
+    t_diag "per_ip: $sum"
+    check_match "per_ip: the refusal log names the refused address, reason limit" \
+      'limit [0-9]+.*; top addresses: 127\.0\.0\.1 [0-9]+ \([^)]*limit [0-9]+' "$sum"
+  fi
 }
 # per_ip: the connections from one address; connections: the total per listener
 limit_case per_ip '{ per_ip = 2; connections = 100; idle_timeout = 30; }' 2
 limit_case connections '{ connections = 3; idle_timeout = 30; }' 3
+
+# per_ip on a dual-stack "::" listener: IPv4 clients arrive as IPv4-mapped IPv6 addresses
+# and are counted, and named, as IPv4; ::1 is another address
+srv_conf "$T_TMP/ds.conf" 'threads = 1;' 'files = ( { path = "/f.dat"; size = 1000; } );' \
+  'limits = { per_ip = 2; connections = 100; idle_timeout = 30; };'
+sed -i '1s/address = "127.0.0.1"/address = "::"/' "$T_TMP/ds.conf"
+srv_start "$T_TMP/ds.conf"
+hold 2 "$PORT"
+check_eq "per_ip on \"::\": with 2 held from 127.0.0.1, one more gets no answer" 000 "$(code_f)"
+check_eq "per_ip on \"::\": ::1 is another address, served" 200 \
+  "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 -g "http://[::1]:$PORT/f.dat")"
+release
+srv_stop
+sum=$(grep 'refused or closed in the last' "$T_TMP/debitd.log" | tail -1)
+t_diag "per_ip on \"::\": $sum"
+check_match "per_ip on \"::\": the refused IPv4-mapped address named as IPv4" \
+  'top addresses: 127\.0\.0\.1 [0-9]+ \([^)]*limit [0-9]+' "$sum"
 
 # idle_timeout: an idle connection is closed after about that long
 srv_conf "$T_TMP/t.conf" 'files = ( { path = "/f.dat"; size = 1000; } );' 'limits = { idle_timeout = 1; };'
@@ -64,9 +93,10 @@ PY
 check_cmp "idle_timeout = 1: closed after >= 0.9 s ($idle s)" "$idle" ">=" 0.9
 check_cmp "idle_timeout = 1: closed before 4 s ($idle s)" "$idle" "<" 4
 
-# SIGTERM in the middle of a transfer (a client reading at 1 MB/s: 64 s): exit 0, promptly
+# SIGTERM in the middle of a transfer (a client reading at 1 MB/s: 64 s) without a drain
+# (limits.drain_timeout = 0; the graceful stop is tests/e2e/server_stop.sh): exit 0, promptly
 srv_stop
-srv_conf "$T_TMP/s.conf" 'files = ( { path = "/big.dat"; size = "64MiB"; } );'
+srv_conf "$T_TMP/s.conf" 'files = ( { path = "/big.dat"; size = "64MiB"; } );' 'limits = { drain_timeout = 0; };'
 srv_start "$T_TMP/s.conf"
 curl -s -o /dev/null -D "$T_TMP/big.h" --limit-rate 1M --max-time 60 "$BASE/big.dat" & cpid=$!; t_track $cpid
 wait_for 100 grep -q '^HTTP/1.1 200' "$T_TMP/big.h"

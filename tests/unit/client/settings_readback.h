@@ -29,6 +29,10 @@ static inline void rb_stall(const struct settings *s, char *b, size_t l)
 {
     snprintf(b, l, "%g", s->dl.stall_s);
 }
+static inline void rb_stall_rate(const struct settings *s, char *b, size_t l)
+{
+    snprintf(b, l, "%g", s->dl.stall_rate_Bps);
+}
 static inline void rb_max_time(const struct settings *s, char *b, size_t l)
 {
     snprintf(b, l, "%g", s->dl.max_time_s);

@@ -54,6 +54,7 @@ static void test_errors(void **state)
         {{"--pause", "soon", "http://a/"}, "--pause: 'soon':"},
         {{"--stall", "0", "http://a/"}, "--stall: '0': must be more than 0"},
         {{"--max-time", "1parsec", "http://a/"}, "--max-time: '1parsec':"},
+        {{"--stall-rate", "1GiB", "http://a/"}, "--stall-rate: '1GiB':"},
         {{"--timeout", "-3", "http://a/"}, "--timeout: '-3':"},
         {{"--max-bytes", "1Mbit", "http://a/"}, "--max-bytes: '1Mbit':"},
         {{"--max-bytes", "0", "http://a/"}, "--max-bytes: '0': must be at least 1 byte"},
@@ -62,6 +63,8 @@ static void test_errors(void **state)
         {{"--connect-to", "a:80:b", "http://a/"}, "--connect-to: 'a:80:b': expected HOST:PORT:CONNECT-TO-HOST"},
         {{"--format", "xml", "http://a/"}, "--format: 'xml': expected table, markdown, csv or json"},
         {{"--plot", "x.jpg", "http://a/"}, "--plot: 'x.jpg': expected a file name ending in .png or .svg"},
+        {{"-w", "%{speed}", "http://a/"}, "-w: '%{speed}': unknown variable (known: server url"},
+        {{"--write-out", "%{server", "http://a/"}, "--write-out: '%{server': unterminated %{"},
         {{"--offload", "eth0", "http://a/"}, "--offload: 'eth0': expected DEV:"},
         /* Fully checked where parsed, not when applied: -t must catch these. */
         {{"--offload", "eth0:tso=maybe", "http://a/"}, "--offload: 'eth0:tso=maybe': tso: 'maybe' is not on or off"},
@@ -155,6 +158,9 @@ static void test_defaults_help_version(void **state)
     assert_int_equal(s->format, REPORT_TABLE);
     assert_int_equal(s->progress, -1);
     assert_true(s->dl.max_bytes == 0 && s->dl.stall_s == 0 && s->dl.max_redirects == 20);
+    /* unattended runs are bounded by default (download.h) */
+    assert_float_equal(s->dl.max_time_s, DL_DEFAULT_MAX_TIME_S, 1e-9);
+    assert_float_equal(s->dl.stall_rate_Bps, DL_DEFAULT_STALL_RATE_BPS, 1e-9);
     assert_false(o->check);
     opts_free(o);
     settings_free(s);

@@ -51,6 +51,7 @@ static void test_errors(void **state)
         {SERVERS "pause = \"soon\";", ":2: pause: 'soon': "},
         {SERVERS "stall = 0;", ":2: stall: '0': must be more than 0"},
         {SERVERS "max_time = ( 1 );", ":2: max_time: expected a number or a string"},
+        {SERVERS "stall_rate = \"fast\";", ":2: stall_rate: 'fast': "},
         {SERVERS "timeout = \"-1s\";", ":2: timeout: '-1s': "},
         {SERVERS "max_bytes = 0;", ":2: max_bytes: '0': must be at least 1 byte"},
         {SERVERS "max_bytes = \"1Mbit\";", ":2: max_bytes: '1Mbit': "},
@@ -117,7 +118,9 @@ static void test_precedence(void **state)
         {"order = \"random\"; seed = 9;", {"--seed", "11"}, rb_seed_value, "0", "9", "11"},
         {"pause = \"2s\";", {"--pause", "250ms"}, rb_pause, "0", "2", "0.25"},
         {"stall = 3;", {"--stall", "4"}, rb_stall, "0", "3", "4"},
-        {"max_time = \"1min\";", {"--max-time", "90"}, rb_max_time, "0", "60", "90"},
+        {"max_time = \"1min\";", {"--max-time", "90"}, rb_max_time, "600", "60", "90"},
+        {"max_time = 30;", {"--max-time", "0"}, rb_max_time, "600", "30", "0"},
+        {"stall_rate = \"10kB/s\";", {"--stall-rate", "0"}, rb_stall_rate, "1000", "10000", "0"},
         {"timeout = 1.5;", {"--timeout", "2"}, rb_timeout, "0", "1.5", "2"},
         {"max_bytes = 1048576;", {"--max-bytes", "2MiB"}, rb_max_bytes, "0", "1048576", "2097152"},
         /* No file key, but a scenario's output defaults to markdown; --format still wins. */

@@ -95,7 +95,9 @@ static void test_durations(void **state)
         {"1min", UNITS_OK, 60000000},
         {"0.3ms", UNITS_OK, 300},
         {"10 ms", UNITS_OK, 10000},
-        {"10h", UNITS_BAD_SUFFIX, 0},
+        {"10h", UNITS_OK, 36000000000ULL},
+        {"1d", UNITS_OK, 86400000000ULL},
+        {"10y", UNITS_BAD_SUFFIX, 0},
     };
     run_rows(rows, sizeof rows / sizeof rows[0], units_parse_duration);
 }

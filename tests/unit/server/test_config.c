@@ -46,7 +46,7 @@ static void test_bad(void **state)
         const char *msg; /* what follows "PATH:" */
     } rows[] = {
         {"bogus = 1;", "1: bogus: unknown setting (expected one of: listen, threads, seed, ram, files, upload, "
-                       "limits, log, transfers, offload)"},
+                       "limits, log, transfers, privacy, offload, http, user, group, seccomp, metrics)"},
         {"listen = ( { address = \"::\"; port = 65536; } );", "1: listen[0].port: 65536 is out of range [1, 65535]"},
         {"listen = ();", "1: listen: at least one listener is needed"},
         {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp)"},
@@ -62,10 +62,40 @@ static void test_bad(void **state)
         {"files = ( { path = \"/a/\"; size = 1; } );", "1: files[0].path: \"/a/\" names a folder, not a file"},
         {"files = ( { path = \"/a b\"; size = 1; } );", "1: files[0].path: \"/a b\": character 0x20 (a space or control character) is not allowed in a path"},
         {"files = ( { path = \"/transfers/x\"; size = 1; } );",
-         "1: files[0].path: \"/transfers/x\" is reserved for debitd's own pages (/status, /transfers/)"},
+         "1: files[0].path: \"/transfers/x\" is reserved for debitd's own pages (/status, /metrics, /transfers/)"},
+        {"files = ( { path = \"/metrics\"; size = 1; } );",
+         "1: files[0].path: \"/metrics\" is reserved for debitd's own pages (/status, /metrics, /transfers/)"},
+        {"metrics = { enabled = 1; };", "1: metrics.enabled: expected true or false"},
+        {"metrics = { allow = ( \"127.0.0.1\",\n \"127.0.0.0/7\" ); };",
+         "2: metrics.allow[1]: \"127.0.0.0/7\": host bits set beyond the /7 prefix"},
+        {"metrics = { allow = ( \"example.org\" ); };",
+         "1: metrics.allow[0]: \"example.org\": not a numeric IPv4 or IPv6 address (names are not resolved)"},
+        {"metrics = { allow = ( 127 ); };", "1: metrics.allow[0]: expected a string such as \"127.0.0.1\" or \"10.0.0.0/8\""},
+        {"metrics = { allow = \"::1\"; };", "1: metrics.allow: expected a list of addresses: ( \"127.0.0.1\", \"10.0.0.0/8\" )"},
+        {"metrics = { port = 9100; };", "1: metrics.port: unknown setting (expected one of: enabled, allow)"},
         {"upload = { path = \"/u\"; max = 1; };", "1: upload.max: unknown setting (expected one of: path, max_size)"},
         {"limits = { connections = 0; };", "1: limits.connections: 0 is out of range [1, 1000000]"},
         {"limits = { idle_timeout = \"2 weeks\"; };", "1: limits.idle_timeout: \"2 weeks\": unknown unit (example: \"10ms\")"},
+        {"limits = { per_ip_bytes = \"lots\"; };", "1: limits.per_ip_bytes: \"lots\": not a number (example: \"1GiB\")"},
+        {"limits = { per_ip_bytes = \"1GiB\";\n per_ip_window = \"500ms\"; };",
+         "2: limits.per_ip_window: must be from 1s to 366d"},
+        {"limits = { per_ip_window = \"400d\"; };", "1: limits.per_ip_window: must be from 1s to 366d"},
+        {"limits = { per_ip_window = \"1.0005s\"; };", "1: limits.per_ip_window: must be whole milliseconds"},
+        {"limits = {\n drain_timeout = \"2h\"; };", "2: limits.drain_timeout: more than one hour"},
+        {"limits = { drain_timeout = \"1.5ms\"; };", "1: limits.drain_timeout: must be whole milliseconds"},
+        {"privacy = { details = \"no\"; };", "1: privacy.details: expected true or false"},
+        {"privacy = { public = true; };",
+         "1: privacy.public: unknown setting (expected one of: details, public_transfers)"},
+        {"privacy = true;", "1: privacy: expected a group { details = false; public_transfers = false; }"},
+        {"limits = { header_timeout = \"50ms\"; };",
+         "1: limits.header_timeout: 50 ms is out of range (0 = none, or 100ms to 1 hour)"},
+        {"limits = {\n header_timeout = \"1.0005s\"; };", "2: limits.header_timeout: must be whole milliseconds"},
+        {"limits = { body_min_rate = \"fast\"; };",
+         "1: limits.body_min_rate: \"fast\": not a number (example: \"1kB/s\"; \"0\" = no floor)"},
+        {"limits = { body_min_rate = \"2GB/s\"; };",
+         "1: limits.body_min_rate: \"2GB/s\" is above 1GB/s: a floor that high would cut honest uploads"},
+        {"limits = { body_min_rate = 1000; };",
+         "1: limits.body_min_rate: expected a string such as \"1kB/s\", or 0 for no floor"},
         {"log = { level = \"verbose\"; };", "1: log.level: unknown level \"verbose\" (expected error, warn, info or debug)"},
         {"log = { access = \"\"; };", "1: log.access: empty (use \"-\" for stderr, \"off\", or a file path)"},
         {"seed = -1;", "1: seed: -1 is out of range [0, 9223372036854775807]"},
@@ -73,6 +103,15 @@ static void test_bad(void **state)
         {"offload = { interface = \"a/b\"; };", "1: offload.interface: \"a/b\" is not a valid interface name"},
         {"offload = { interface = \"lo\"; state_file = \"rel\"; };", "1: offload.state_file: must be an absolute path"},
         {"offload = { interface = \"lo\"; gro = 1; };", "1: offload.gro: expected true or false"},
+        {"http = { strict = \"yes\"; };", "1: http.strict: expected true or false"},
+        {"http = { strict = true;\n lenient = 1; };", "2: http.lenient: unknown setting (expected one of: strict)"},
+        {"http = true;", "1: http: expected a group { strict = true; }"},
+        {"threads = 1;\nuser = \"no-such-user-x\";", "2: user: user \"no-such-user-x\" does not exist"},
+        {"user = \"nobody\";\ngroup = \"no-such-group-x\";", "2: group: group \"no-such-group-x\" does not exist"},
+        {"user = \"a:b\";", "1: user: \"a:b\" is not a valid user name"},
+        {"user = \"\";", "1: user: \"\" is not a valid user name"},
+        {"group = \"-x\";", "1: group: \"-x\" is not a valid group name"},
+        {"seccomp = \"strict\";", "1: seccomp: unknown mode \"strict\" (expected eperm, kill, log or off)"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct config c;
@@ -97,9 +136,13 @@ static void test_good(void **state)
                                 "threads = 3; seed = 12; ram = \"4MiB\";\n"
                                 "files = ( { path = \"/x/a.dat\"; size = \"10MiB\"; }, { path = \"/b\"; size = 5; } );\n"
                                 "upload = { max_size = \"1kB\"; };\n"
-                                "limits = { connections = 5; per_ip = 2; idle_timeout = \"1min\"; };\n"
+                                "limits = { connections = 5; per_ip = 2; idle_timeout = \"1min\";\n"
+                                "  header_timeout = \"2.5s\"; body_min_rate = \"8kbit\";\n"
+                                "  per_ip_bytes = \"100GiB\"; per_ip_window = \"12h\"; drain_timeout = \"2.5s\"; };\n"
+                                "privacy = { details = false; public_transfers = true; };\n"
                                 "log = { level = \"debug\"; access = \"off\"; };\n"
                                 "transfers = 7;\n"
+                                "http = { strict = false; };\n"
                                 "offload = { interface = \"lo\"; tso = false; gro = true; required = false; };\n"),
                      0);
     assert_int_equal(config_load_file(&c, path, err, sizeof err), 0);
@@ -118,15 +161,40 @@ static void test_good(void **state)
     assert_int_equal(c.max_connections, 5);
     assert_int_equal(c.per_ip, 2);
     assert_int_equal(c.idle_timeout, 60);
+    assert_int_equal(c.per_ip_bytes, 100ULL << 30);
+    assert_int_equal(c.per_ip_window_ms, 12 * 3600 * 1000);
+    assert_int_equal(c.drain_timeout_ms, 2500);
+    assert_int_equal(c.details, 0);
+    assert_int_equal(c.public_transfers, 1);
+    assert_int_equal(c.header_timeout_ms, 2500);
+    assert_int_equal(c.body_min_rate, 1000);
     assert_int_equal(c.log_level, LOG_LEVEL_DEBUG);
     assert_string_equal(c.access_log, "off");
     assert_int_equal(c.transfers_keep, 7);
+    assert_int_equal(c.http_strict, 0);
     assert_string_equal(c.offload.interface, "lo");
     assert_int_equal(c.offload.wish.want[OFFLOAD_TSO], OFFLOAD_OFF);
     assert_int_equal(c.offload.wish.want[OFFLOAD_GSO], OFFLOAD_LEAVE);
     assert_int_equal(c.offload.wish.want[OFFLOAD_GRO], OFFLOAD_ON);
     assert_int_equal(c.offload.required, 0);
     assert_int_equal(c.offload.restore, 1);
+    assert_null(c.user);
+    assert_int_equal(c.seccomp, CONFIG_SECCOMP_EPERM);
+    assert_int_equal(c.metrics.enabled, 1); /* default: on, loopback only */
+    assert_int_equal(c.metrics.allow.n, 2);
+    assert_string_equal(c.metrics.allow.e[1].spec, "::1");
+    assert_int_equal(write_conf("metrics = { enabled = false; allow = ( \"10.0.0.0/8\", \"fd00::/8\", \"192.0.2.1\" ); };\n"), 0);
+    assert_int_equal(config_load_file(&c, path, err, sizeof err), 0);
+    assert_int_equal(c.metrics.enabled, 0);
+    assert_int_equal(c.metrics.allow.n, 3); /* the file's list replaces the default */
+    assert_string_equal(c.metrics.allow.e[0].spec, "10.0.0.0/8");
+    /* user and group: resolved; group overrides the user's primary group in either order */
+    assert_int_equal(write_conf("group = \"root\";\nuser = \"nobody\";\nseccomp = \"log\";\n"), 0);
+    assert_int_equal(config_load_file(&c, path, err, sizeof err), 0);
+    assert_string_equal(c.user, "nobody");
+    assert_int_equal(c.uid, 65534);
+    assert_int_equal(c.gid, 0);
+    assert_int_equal(c.seccomp, CONFIG_SECCOMP_LOG);
     /* the command line's setters, over the file */
     assert_int_equal(config_clear_listeners(&c), 0);
     assert_int_equal(config_add_listener_spec(&c, "[::]:9000", err, sizeof err), 0);
@@ -152,10 +220,33 @@ static void test_defaults(void **state)
     assert_string_equal(c.files[0].path, "/ram/1GiB.dat");
     assert_string_equal(c.files[1].path, "/files/1Gio.dat");
     assert_int_equal(config_region_size(&c), 1 << 30);
+    assert_int_equal(c.per_ip_bytes, 0); /* no quota */
+    assert_int_equal(c.per_ip_window_ms, 86400000);
+    assert_int_equal(c.drain_timeout_ms, 10000);
+    assert_int_equal(c.details, 1);
+    assert_int_equal(c.public_transfers, 0);
+    /* a public host's defaults: a header deadline, a body rate floor, a per-address cap */
+    assert_int_equal(c.header_timeout_ms, 5000);
+    assert_int_equal(c.body_min_rate, 1000);
+    assert_int_equal(c.per_ip, 100);
+    assert_int_equal(config_set_body_min_rate(&c, "0", err, sizeof err), 0);
+    assert_int_equal(c.body_min_rate, 0);
+    assert_int_equal(config_set_header_timeout(&c, 0, err, sizeof err), 0);
+    assert_int_equal(c.header_timeout_ms, 0);
+    assert_int_equal(c.http_strict, 1); /* strict HTTP by default */
     /* a file that would repeat a tiny region too often */
     c.ram = 4096;
     assert_int_equal(config_validate(&c, err, sizeof err), -1);
     assert_non_null(strstr(err, "ram: 4096 bytes is too small for \"/ram/1GiB.dat\""));
+    c.ram = 0;
+    /* a group alone: refused (debitd changes the group only with the user) */
+    assert_int_equal(config_set_group(&c, "root", err, sizeof err), 0);
+    assert_int_equal(config_validate(&c, err, sizeof err), -1);
+    assert_string_equal(err, "(defaults): group: \"root\" without a user (set user too: debitd changes the group "
+                             "only when it changes the user)");
+    assert_int_equal(config_set_user(&c, "nobody", err, sizeof err), 0);
+    assert_int_equal(c.gid, 0); /* the group set first stays */
+    assert_int_equal(config_validate(&c, err, sizeof err), 0);
     config_free(&c);
 }
 

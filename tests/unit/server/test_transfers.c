@@ -1,7 +1,8 @@
 /* Unit tests for server/transfers.c: the ring behind /transfers/ID (the contract with the
  * client): "sending" at begin, "done" with bytes and tcp at end, 404 (NULL) for unknown,
- * malformed or evicted IDs; TCP_INFO samples tracked so that max_snd_cwnd is the largest
- * cwnd seen. */
+ * malformed or evicted IDs and for another address than the owner's; IDs of 128 random
+ * bits in 32 hex digits, never sequential; TCP_INFO samples tracked so that max_snd_cwnd
+ * is the largest cwnd seen. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -26,9 +28,9 @@ static void test_life_cycle(void **state)
     struct transfers *t = transfers_new(4);
     assert_non_null(t);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1, "sendfile"};
+    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1, NULL, "sendfile"};
     uint64_t seq = transfers_begin(t, &s, id);
-    json_t *j = transfers_get(t, id);
+    json_t *j = transfers_get(t, id, NULL);
     assert_non_null(j);
     assert_string_equal(str(j, "id"), id);
     assert_string_equal(str(j, "state"), "sending");
@@ -44,7 +46,7 @@ static void test_life_cycle(void **state)
     assert_non_null(done);
     assert_string_equal(str(done, "state"), "done");
     json_decref(done);
-    j = transfers_get(t, id);
+    j = transfers_get(t, id, NULL);
     assert_string_equal(str(j, "state"), "done");
     assert_int_equal(json_integer_value(json_object_get(j, "bytes")), 1000);
     assert_true(json_real_value(json_object_get(json_object_get(j, "tcp"), "rtt_ms")) == 0.5);
@@ -59,27 +61,35 @@ static void test_unknown_and_evicted(void **state)
     (void)state;
     struct transfers *t = transfers_new(2);
     char ids[3][TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, "iovec"};
+    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, "iovec"};
     uint64_t seq[3];
     for (int i = 0; i < 3; i++)
         seq[i] = transfers_begin(t, &s, ids[i]);
     /* a ring of 2: the first one is gone, and ending it is ignored */
-    assert_null(transfers_get(t, ids[0]));
+    assert_null(transfers_get(t, ids[0], NULL));
     assert_null(transfers_end(t, seq[0], "done", 1, NULL));
-    json_t *j = transfers_get(t, ids[2]);
+    json_t *j = transfers_get(t, ids[2], NULL);
     assert_non_null(j);
     assert_string_equal(str(j, "send_path"), "iovec");
     assert_true(json_is_false(json_object_get(j, "zero_copy")));
     json_decref(j);
     char other[TRANSFER_ID_LEN];
     snprintf(other, sizeof other, "%s", ids[2]);
-    other[0] = other[0] == 'f' ? '0' : 'f'; /* another boot */
-    static const char *const bad[] = {"", "x", "12345678", "12345678-", "1234567-2", "zzzzzzzz-2",
-                                      "00000000-0", "-1", "12345678-2-3", "12345678-99999999999999999999"};
+    other[0] = other[0] == 'f' ? '0' : 'f'; /* one bit pattern away: unknown */
+    /* the live ID spelled otherwise (upper case, longer, shorter) and the old "BOOT-SEQ" */
+    char upper[TRANSFER_ID_LEN], longer[TRANSFER_ID_LEN + 1], shorter[TRANSFER_ID_LEN];
+    for (int i = 0; i < TRANSFER_ID_LEN; i++)
+        upper[i] = (char)(ids[2][i] >= 'a' && ids[2][i] <= 'f' ? ids[2][i] - 32 : ids[2][i]);
+    if (strcmp(upper, ids[2]) == 0)
+        upper[0] = 'G'; /* no letter in the ID: still not a valid spelling */
+    snprintf(longer, sizeof longer, "%s0", ids[2]);
+    snprintf(shorter, sizeof shorter, "%.31s", ids[2]);
+    const char *const bad[] = {"", "x", "12345678-2", "00000000-1", upper, longer, shorter,
+                               "0123456789abcdef0123456789abcdeg", "0123456789abcdef0123456789abcde "};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        if (transfers_get(t, bad[i]))
+        if (transfers_get(t, bad[i], NULL))
             fail_msg("\"%s\" resolved", bad[i]);
-    assert_null(transfers_get(t, other));
+    assert_null(transfers_get(t, other, NULL));
     transfers_free(t);
 }
 
@@ -98,10 +108,10 @@ static void test_track_samples(void **state)
     testlib_loopback_pair(&cfd, &sfd);
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, "sendfile"};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile"};
     uint64_t seq = transfers_begin(t, &s, id);
     assert_int_equal(transfers_sample(t), 1);
-    json_t *j = transfers_get(t, id); /* a sending record shows the samples so far */
+    json_t *j = transfers_get(t, id, NULL); /* a sending record shows the samples so far */
     assert_string_equal(str(j, "state"), "sending");
     long cwnd = tcp_int(j, "snd_cwnd");
     assert_true(cwnd > 1);
@@ -115,7 +125,7 @@ static void test_track_samples(void **state)
     json_decref(done);
     /* once done, the socket is never sampled again and the record stays as it ended */
     assert_int_equal(transfers_sample(t), 0);
-    j = transfers_get(t, id);
+    j = transfers_get(t, id, NULL);
     assert_int_equal(tcp_int(j, "snd_cwnd"), 1);
     json_decref(j);
     transfers_free(t);
@@ -132,13 +142,13 @@ static void test_sample_sockets(void **state)
 
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, "sendfile"};
-    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1, "sendfile"};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile"};
+    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1, NULL, "sendfile"};
     assert_int_equal(transfers_sample(t), 0); /* nothing sending */
     uint64_t seq = transfers_begin(t, &s, id);
     transfers_begin(t, &none, id2);
     assert_int_equal(transfers_sample(t), 1); /* the one with a socket */
-    json_t *j = transfers_get(t, id);
+    json_t *j = transfers_get(t, id, NULL);
     assert_string_equal(str(json_object_get(j, "tcp"), "state"), "ESTABLISHED");
     assert_true(tcp_int(j, "snd_cwnd") > 0);
     json_decref(j);
@@ -149,6 +159,91 @@ static void test_sample_sockets(void **state)
     close(cfd);
 }
 
+static struct peer peer4(const char *a)
+{
+    struct sockaddr_in s4 = {.sin_family = AF_INET};
+    inet_pton(AF_INET, a, &s4.sin_addr);
+    struct peer p;
+    assert_int_equal(peer_from_sockaddr((struct sockaddr *)&s4, &p), 0);
+    return p;
+}
+
+/* A record is its owner's: another address gets NULL (404), as for an unknown ID; any
+ * reader (NULL: privacy.public_transfers) gets it; a record without an owner is nobody's. */
+static void test_owner(void **state)
+{
+    (void)state;
+    struct transfers *t = transfers_new(8);
+    struct peer a = peer4("127.0.0.1"), b = peer4("127.0.0.2");
+    /* the same client through a dual-stack listener */
+    struct sockaddr_in6 s6 = {.sin6_family = AF_INET6};
+    inet_pton(AF_INET6, "::ffff:127.0.0.1", &s6.sin6_addr);
+    struct peer a6;
+    assert_int_equal(peer_from_sockaddr((struct sockaddr *)&s6, &a6), 0);
+    char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
+    struct transfer_start s = {"/f", "127.0.0.1:5000", "", 0, 1, 200, -1, &a, NULL};
+    transfers_begin(t, &s, id);
+    struct transfer_start none = {"/f", "", "", 0, 1, 200, -1, NULL, NULL};
+    transfers_begin(t, &none, id2);
+    const struct {
+        const char *what;
+        int id2; /* the ownerless record */
+        const struct peer *reader;
+        int found;
+    } rows[] = {
+        {"owner", 0, &a, 1},
+        {"owner via ::ffff:", 0, &a6, 1},
+        {"another address", 0, &b, 0},
+        {"any reader", 0, NULL, 1},
+        {"ownerless, a reader", 1, &a, 0},
+        {"ownerless, any reader", 1, NULL, 1},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_t *j = transfers_get(t, rows[i].id2 ? id2 : id, rows[i].reader);
+        if (!j != !rows[i].found)
+            fail_msg("%s: %s", rows[i].what, j ? "served" : "refused");
+        json_decref(j);
+    }
+    transfers_free(t);
+}
+
+/* 128 random bits: 32 lowercase hex digits, all different, no two consecutive IDs sharing
+ * a prefix or differing by one (a counter would); every one still found in a full ring. */
+static void test_ids_random(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    struct transfers *t = transfers_new(N);
+    static char ids[N][TRANSFER_ID_LEN];
+    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, NULL};
+    for (int i = 0; i < N; i++) {
+        assert_int_not_equal(transfers_begin(t, &s, ids[i]), 0);
+        assert_int_equal(strlen(ids[i]), 32);
+        assert_int_equal(strspn(ids[i], "0123456789abcdef"), 32);
+    }
+    int same_prefix = 0;
+    for (int i = 0; i < N; i++) {
+        for (int j = i + 1; j < N; j++)
+            if (strcmp(ids[i], ids[j]) == 0)
+                fail_msg("IDs %d and %d are the same: %s", i, j, ids[i]);
+        same_prefix += i > 0 && strncmp(ids[i], ids[i - 1], 8) == 0;
+        json_t *j = transfers_get(t, ids[i], NULL);
+        if (!j)
+            fail_msg("ID %d not found", i);
+        json_decref(j);
+    }
+    /* 8 equal leading hex digits by chance: 2^-32 per pair */
+    assert_int_equal(same_prefix, 0);
+    /* one more evicts the first only */
+    char extra[TRANSFER_ID_LEN];
+    transfers_begin(t, &s, extra);
+    assert_null(transfers_get(t, ids[0], NULL));
+    json_t *j = transfers_get(t, ids[1], NULL);
+    assert_non_null(j);
+    json_decref(j);
+    transfers_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +251,8 @@ int main(void)
         cmocka_unit_test(test_unknown_and_evicted),
         cmocka_unit_test(test_track_samples),
         cmocka_unit_test(test_sample_sockets),
+        cmocka_unit_test(test_owner),
+        cmocka_unit_test(test_ids_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,136 @@
+/* http_guard: strict HTTP between libmicrohttpd and the router. libmicrohttpd decodes the
+ * target before the access handler sees it, so the raw target is checked in its URI log
+ * callback (http_uri_log); the header list in the first call of the access handler
+ * (http_guard), before any route or body. A refusal closes the connection: after a framing
+ * error nothing that follows on it can be trusted to be a request. */
+#include "http.h"
+#include "http_internal.h"
+#include "http_strict.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+/* Headers beyond this many are refused rather than checked: libmicrohttpd's memory pool
+ * (32 KiB by default) holds fewer short lines than that anyway. */
+#define GUARD_MAX_FIELDS 256
+
+struct req *http_req_new(void)
+{
+    struct req *r = calloc(1, sizeof *r);
+    if (r)
+        r->sock = -1;
+    return r;
+}
+
+void *http_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    struct listener *l = cls;
+    (void)conn;
+    struct req *r = http_req_new();
+    if (!r || !l->srv->cfg->http_strict)
+        return r; /* NULL: http_access allocates (and fails) as before */
+    if (uri && http_strict_check_target(uri, strlen(uri), r->target_why, sizeof r->target_why) != HTTP_STRICT_OK)
+        r->target_status = 400;
+    return r;
+}
+
+struct fields {
+    struct http_strict_field f[GUARD_MAX_FIELDS];
+    size_t n;
+    int overflow;
+    int folded;
+    int layout_known; /* the running libmicrohttpd is the one field_folded knows */
+};
+
+/* Whether NAME and VALUE still lie where libmicrohttpd 0.9.75 parsed one header line: in
+ * its read buffer, the name, the NUL that replaced the colon, optional blanks, the value.
+ * A folded line (obs-fold: a continuation starting with a space or tab) is appended to the
+ * *name* (connection.c, process_broken_line), which moves the name to a new block of the
+ * connection's memory pool or overwrites the colon and value in place: either way the value
+ * no longer follows the name. Addresses are compared as integers, and the bytes between
+ * are read only when the value follows the name closely (then both are in the one pool).
+ * Only with libmicrohttpd 0.9.75 (Debian 12's): another version may lay headers out
+ * differently, and a false refusal would be worse than a fold let through. */
+static int field_folded(const char *name, size_t name_len, const char *value)
+{
+    uintptr_t end = (uintptr_t)name + name_len, v = (uintptr_t)value;
+    if (v <= end || v - end > 4096 || name[name_len] != 0)
+        return 1;
+    for (const char *p = name + name_len + 1; p < value; p++)
+        if (*p != ' ' && *p != '\t')
+            return 1;
+    return 0;
+}
+
+static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                               const char *value, size_t value_size)
+{
+    struct fields *fs = cls;
+    (void)kind;
+    if (fs->n == GUARD_MAX_FIELDS) {
+        fs->overflow = 1;
+        return MHD_NO;
+    }
+    if (value && fs->layout_known && field_folded(key, key_size, value))
+        fs->folded = 1;
+    fs->f[fs->n++] = (struct http_strict_field){key, key_size, value ? value : "", value ? value_size : 0};
+    return MHD_YES;
+}
+
+/* "HTTP/1.1" and any later 1.x: what libmicrohttpd treats as 1.1-compatible */
+static int is_http11(const char *version)
+{
+    return version && strncmp(version, "HTTP/1.", 7) == 0 && strcmp(version + 7, "0") != 0;
+}
+
+static enum MHD_Result refuse(struct listener *l, struct MHD_Connection *conn, unsigned status, const char *why)
+{
+    log_debug("%s: %u to a request: %s", l->name, status, why);
+    char body[160];
+    int n = snprintf(body, sizeof body, "%u %s: %s\n", status, MHD_get_reason_phrase_for(status), why);
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(n > 0 && (size_t)n < sizeof body ? (size_t)n : strlen(body), body,
+                                        MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+        return MHD_NO;
+    http_headers_common(resp);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    return http_reply(l, conn, status, resp);
+}
+
+int http_guard(struct listener *l, struct MHD_Connection *conn, struct req *r, const char *version,
+               enum MHD_Result *out)
+{
+    if (!l->srv->cfg->http_strict)
+        return 0;
+    if (r->target_status) {
+        *out = refuse(l, conn, r->target_status, r->target_why);
+        return 1;
+    }
+    struct fields *fs = calloc(1, sizeof *fs);
+    if (!fs) {
+        *out = MHD_NO;
+        return 1;
+    }
+    char why[80];
+    fs->layout_known = strcmp(MHD_get_version(), "0.9.75") == 0;
+    MHD_get_connection_values_n(conn, MHD_HEADER_KIND, collect, fs);
+    enum http_strict_result v = HTTP_STRICT_BAD_REQUEST;
+    if (fs->overflow)
+        snprintf(why, sizeof why, "more than %d header lines", GUARD_MAX_FIELDS);
+    else if (fs->folded)
+        snprintf(why, sizeof why, "header line folded onto the next (obs-fold)");
+    else
+        v = http_strict_check_fields(fs->f, fs->n, is_http11(version), why, sizeof why);
+    free(fs);
+    if (v == HTTP_STRICT_OK)
+        return 0;
+    *out = refuse(l, conn, http_strict_status(v), why);
+    return 1;
+}

@@ -1,0 +1,126 @@
+/* http_metrics: GET /metrics: the allow list (metrics.allow), then the counters of
+ * metrics.c with what the rest of the server knows now (connections, uploads, refusals,
+ * each listener's TCP profile and interface offloads, read as /status reads them). */
+#include "http_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "refusal_log.h"
+#include "units.h"
+
+#define MAX_OFFLOAD_SAMPLES (CONFIG_MAX_LISTENERS * 8)
+
+struct tcp_text {
+    char cc[TCP_PROFILE_CC_LEN], pacing[32], sndbuf[24], lowat[24];
+};
+
+static void tcp_view(const struct listener *l, struct metrics_tcp *t, struct tcp_text *x)
+{
+    const struct tcp_profile *p = &l->cfg->tcp;
+    char err[128];
+    /* as X-Debit-Tcp: the algorithm the socket really uses, the netns default if unset */
+    if (p->congestion[0])
+        snprintf(x->cc, sizeof x->cc, "%s", p->congestion);
+    else if (tcp_cc_default(x->cc, sizeof x->cc, err, sizeof err) != 0)
+        snprintf(x->cc, sizeof x->cc, "default");
+    if (p->pacing_rate_bps)
+        units_format_rate_tc(p->pacing_rate_bps, x->pacing, sizeof x->pacing);
+    else
+        snprintf(x->pacing, sizeof x->pacing, "unlimited");
+    snprintf(x->sndbuf, sizeof x->sndbuf, p->sndbuf ? "%llu" : "auto", (unsigned long long)p->sndbuf);
+    snprintf(x->lowat, sizeof x->lowat, p->notsent_lowat ? "%llu" : "off", (unsigned long long)p->notsent_lowat);
+    *t = (struct metrics_tcp){l->name, x->cc, x->pacing, x->sndbuf, x->lowat};
+}
+
+/* The listeners' offload samples from /status's listener objects (J), once per interface. */
+static size_t offload_view(json_t *const *j, size_t n, struct metrics_offload *out, size_t max)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object_get(j[i], "offload");
+        const char *ifname = json_string_value(json_object_get(o, "interface"));
+        if (!ifname)
+            continue;
+        int seen = 0;
+        for (size_t p = 0; p < k && !seen; p++)
+            seen = strcmp(out[p].interface, ifname) == 0;
+        const char *key;
+        json_t *v;
+        json_object_foreach(o, key, v)
+            if (!seen && json_is_boolean(v) && k < max) /* features; null = not reported */
+                out[k++] = (struct metrics_offload){ifname, key, json_is_true(v)};
+    }
+    return k;
+}
+
+static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
+{
+    struct server *s = l->srv;
+    const struct config *c = s->cfg;
+    size_t nl = s->n_listeners;
+    const char **lnames = calloc(nl + 1, sizeof *lnames);
+    const char **fnames = calloc(c->n_files + 1, sizeof *fnames);
+    json_t **lj = calloc(nl + 1, sizeof *lj);
+    struct metrics_tcp *tcp = calloc(nl + 1, sizeof *tcp);
+    struct tcp_text *tt = calloc(nl + 1, sizeof *tt);
+    struct metrics_offload *off = calloc(MAX_OFFLOAD_SAMPLES, sizeof *off);
+    char *body = NULL;
+    size_t len = 0;
+    FILE *out = NULL;
+    int ok = 0;
+    if (!lnames || !fnames || !lj || !tcp || !tt || !off)
+        goto done;
+    for (size_t i = 0; i < nl; i++) {
+        lnames[i] = s->listeners[i].name;
+        lj[i] = http_listener_json(&s->listeners[i]);
+        tcp_view(&s->listeners[i], &tcp[i], &tt[i]);
+    }
+    for (size_t i = 0; i < c->n_files; i++)
+        fnames[i] = c->files[i].path;
+    const char *rnames[REFUSAL_N];
+    uint64_t refusals[REFUSAL_N];
+    for (int r = 0; r < REFUSAL_N; r++) {
+        rnames[r] = refusal_reason_name((enum refusal_reason)r);
+        refusals[r] = watchdog_total(s->watchdog, (enum refusal_reason)r);
+    }
+    struct metrics_view v = {
+        .version = DEBIT_VERSION, .listeners = lnames, .n_listeners = nl, .files = fnames,
+        .n_files = c->n_files, .uptime_s = server_uptime(s),
+        .connections = s->connections, .active = s->active, .uploads = s->uploads,
+        .upload_bytes = s->upload_bytes, .refusal_names = rnames, .refusals = refusals,
+        .n_refusals = REFUSAL_N, .offload = off, .n_offload = offload_view(lj, nl, off, MAX_OFFLOAD_SAMPLES),
+        .tcp = tcp, .n_tcp = nl,
+    };
+    if (!(out = open_memstream(&body, &len)))
+        goto done;
+    ok = metrics_render(s->metrics, &v, out) == 0;
+    ok &= fclose(out) == 0;
+done:
+    for (size_t i = 0; lj && i < nl; i++)
+        json_decref(lj[i]);
+    free(lnames);
+    free(fnames);
+    free(lj);
+    free(tcp);
+    free(tt);
+    free(off);
+    if (!ok) {
+        free(body);
+        return http_reply_text(l, conn, 500, NULL, NULL);
+    }
+    return http_reply_buffer(l, conn, 200, body, len, "text/plain; version=0.0.4; charset=utf-8");
+}
+
+enum MHD_Result http_metrics(struct listener *l, struct MHD_Connection *conn)
+{
+    const struct config *c = l->srv->cfg;
+    if (!c->metrics.enabled) /* as if there were no such page */
+        return http_reply_text(l, conn, 404, NULL, NULL);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!ci || !acl_match(&c->metrics.allow, ci->client_addr))
+        return http_reply_text(l, conn, 403, NULL, NULL);
+    return render(l, conn);
+}

@@ -1,0 +1,36 @@
+/* http_peer: what a request's client address decides: whose transfer record it may read
+ * (http_pages.c asks http_peer) and how much of its per-address quota is left. */
+#include "http_internal.h"
+
+#include <stdio.h>
+
+#include "sys.h"
+
+int http_peer(struct MHD_Connection *conn, struct peer *p)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return peer_from_sockaddr(ci ? ci->client_addr : NULL, p);
+}
+
+int http_quota_refused(struct listener *l, struct MHD_Connection *conn, struct req *r, uint64_t len,
+                       char *retry, size_t retrylen)
+{
+    struct server *s = l->srv;
+    struct peer p;
+    if (!s->cfg->per_ip_bytes || http_peer(conn, &p) < 0)
+        return 0;
+    unsigned char key[PEER_ADDR_LEN];
+    peer_quota_key(&p, key);
+    uint64_t after = 0;
+    if (quota_take(s->quota, key, len, (uint64_t)sys_mono_ms(), &r->quota, &after) != QUOTA_OVER)
+        return 0;
+    s->quota_refused++;
+    snprintf(retry, retrylen, "%llu", (unsigned long long)after);
+    return 1;
+}
+
+void http_quota_settle(struct listener *l, struct req *r, uint64_t sent)
+{
+    if (r->quota.bytes > sent)
+        quota_refund(l->srv->quota, &r->quota, r->quota.bytes - sent, (uint64_t)sys_mono_ms());
+}

@@ -1,0 +1,161 @@
+/* metrics: Prometheus counters and their text rendering (see metrics.h). */
+#include "metrics.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "array.h"
+
+static const double bucket_le[] = METRICS_DURATION_BUCKETS;
+#define N_BUCKETS ARRAY_SIZE(bucket_le)
+
+struct metrics {
+    size_t n_listeners, n_files;
+    _Atomic uint64_t *bytes; /* [listener * n_files + file] */
+    _Atomic uint64_t status[5]; /* 1xx..5xx */
+    _Atomic uint64_t buckets[N_BUCKETS + 1]; /* per bucket (not cumulative); last = +Inf */
+    _Atomic uint64_t duration_ns, transfers;
+};
+
+struct metrics *metrics_new(size_t n_listeners, size_t n_files)
+{
+    struct metrics *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->n_listeners = n_listeners;
+    m->n_files = n_files;
+    size_t n = n_listeners * n_files;
+    if (n && !(m->bytes = calloc(n, sizeof *m->bytes))) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void metrics_free(struct metrics *m)
+{
+    if (!m)
+        return;
+    free(m->bytes);
+    free(m);
+}
+
+void metrics_status(struct metrics *m, unsigned status)
+{
+    if (m && status >= 100 && status < 600)
+        m->status[status / 100 - 1]++;
+}
+
+void metrics_transfer(struct metrics *m, size_t listener, size_t file, uint64_t bytes, double seconds)
+{
+    if (!m || listener >= m->n_listeners || file >= m->n_files)
+        return;
+    m->bytes[listener * m->n_files + file] += bytes;
+    if (seconds < 0)
+        seconds = 0;
+    size_t b = 0;
+    while (b < N_BUCKETS && seconds > bucket_le[b])
+        b++;
+    m->buckets[b]++;
+    m->duration_ns += (uint64_t)(seconds * 1e9);
+    m->transfers++;
+}
+
+/* A label value as the exposition format wants it: \ " and newline escaped. */
+static void label(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; s && *s; s++) {
+        if (*s == '\\' || *s == '"')
+            fprintf(out, "\\%c", *s);
+        else if (*s == '\n')
+            fputs("\\n", out);
+        else
+            fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+/* NAME{K1="V1",K2="V2",...} VALUE: KV holds N key/value pairs. */
+static void sample(FILE *out, const char *name, const char *const *kv, size_t n, unsigned long long value)
+{
+    fputs(name, out);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "%c%s=", i ? ',' : '{', kv[2 * i]);
+        label(out, kv[2 * i + 1]);
+    }
+    fprintf(out, "%s %llu\n", n ? "}" : "", value);
+}
+
+static void family(FILE *out, const char *name, const char *type, const char *help)
+{
+    fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void simple(FILE *out, const char *name, const char *type, const char *help, uint64_t v)
+{
+    family(out, name, type, help);
+    fprintf(out, "%s %llu\n", name, (unsigned long long)v);
+}
+
+int metrics_render(const struct metrics *m, const struct metrics_view *v, FILE *out)
+{
+    family(out, "debitd_build_info", "gauge", "Version of debitd, always 1.");
+    sample(out, "debitd_build_info", (const char *const[]){"version", v->version}, 1, 1);
+    family(out, "debitd_uptime_seconds", "gauge", "Seconds since debitd started.");
+    fprintf(out, "debitd_uptime_seconds %.3f\n", v->uptime_s);
+
+    family(out, "debitd_sent_bytes_total", "counter",
+           "Bytes of test-file bodies sent, by file and listener (for an aborted transfer: what the peer acknowledged).");
+    size_t nl = m->n_listeners < v->n_listeners ? m->n_listeners : v->n_listeners;
+    size_t nf = m->n_files < v->n_files ? m->n_files : v->n_files;
+    for (size_t l = 0; l < nl; l++)
+        for (size_t f = 0; f < nf; f++)
+            sample(out, "debitd_sent_bytes_total", (const char *const[]){"file", v->files[f], "listener", v->listeners[l]},
+                   2, m->bytes[l * m->n_files + f]);
+
+    family(out, "debitd_responses_total", "counter", "HTTP responses sent, by status class.");
+    for (int c = 0; c < 5; c++)
+        fprintf(out, "debitd_responses_total{code=\"%dxx\"} %llu\n", c + 1, (unsigned long long)m->status[c]);
+
+    family(out, "debitd_transfer_duration_seconds", "histogram",
+           "Duration of test-file transfers, from the response to the end of the request.");
+    uint64_t cum = 0;
+    for (size_t b = 0; b < N_BUCKETS; b++) {
+        cum += m->buckets[b];
+        fprintf(out, "debitd_transfer_duration_seconds_bucket{le=\"%g\"} %llu\n", bucket_le[b],
+                (unsigned long long)cum);
+    }
+    cum += m->buckets[N_BUCKETS];
+    fprintf(out, "debitd_transfer_duration_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)cum);
+    fprintf(out, "debitd_transfer_duration_seconds_sum %.9f\n", (double)m->duration_ns / 1e9);
+    /* the count is the +Inf bucket, as the format requires, even while a transfer is counted */
+    fprintf(out, "debitd_transfer_duration_seconds_count %llu\n", (unsigned long long)cum);
+
+    simple(out, "debitd_connections_total", "counter", "TCP connections accepted.", v->connections);
+    simple(out, "debitd_active_connections", "gauge", "TCP connections open now.", v->active);
+    simple(out, "debitd_uploads_total", "counter", "Upload requests received.", v->uploads);
+    simple(out, "debitd_upload_bytes_total", "counter", "Request body bytes received by the upload sink.",
+           v->upload_bytes);
+
+    family(out, "debitd_refusals_total", "counter", "Connections closed or refused, by reason.");
+    for (size_t r = 0; r < v->n_refusals; r++)
+        sample(out, "debitd_refusals_total", (const char *const[]){"reason", v->refusal_names[r]}, 1, v->refusals[r]);
+
+    family(out, "debitd_offload_enabled", "gauge",
+           "Live offload state of each interface the listeners serve through (1 on, 0 off).");
+    for (size_t i = 0; i < v->n_offload; i++)
+        sample(out, "debitd_offload_enabled",
+               (const char *const[]){"interface", v->offload[i].interface, "feature", v->offload[i].feature}, 2,
+               v->offload[i].on ? 1 : 0);
+
+    family(out, "debitd_tcp_profile_info", "gauge", "TCP profile of each listener, always 1.");
+    for (size_t i = 0; i < v->n_tcp; i++) {
+        const struct metrics_tcp *t = &v->tcp[i];
+        sample(out, "debitd_tcp_profile_info",
+               (const char *const[]){"listener", t->listener, "cc", t->cc, "pacing", t->pacing, "sndbuf", t->sndbuf,
+                                     "notsent_lowat", t->notsent_lowat},
+               5, 1);
+    }
+    return ferror(out) ? -1 : 0;
+}

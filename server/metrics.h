@@ -1,0 +1,59 @@
+/* metrics: debitd's Prometheus counters (atomics, updated on the request threads) and their
+ * rendering in the text exposition format 0.0.4 (GET /metrics, docs/server.md). What other
+ * modules already count (active connections, uploads, refusals) and what is read live
+ * (offloads, TCP profiles) comes in a struct metrics_view at render time. */
+#ifndef DEBITD_METRICS_H
+#define DEBITD_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Upper bounds (seconds) of the transfer-duration histogram: test files take from
+ * milliseconds (1 MB on a LAN) to minutes (10 GB on a slow path). */
+#define METRICS_DURATION_BUCKETS {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
+
+struct metrics;
+
+/* Counters for N_LISTENERS x N_FILES byte counters, all zero. NULL when out of memory. */
+struct metrics *metrics_new(size_t n_listeners, size_t n_files);
+void metrics_free(struct metrics *m);
+/* One response queued with STATUS (100-599; others are not counted). */
+void metrics_status(struct metrics *m, unsigned status);
+/* A file transfer ended: BYTES of file FILE sent through listener LISTENER in SECONDS.
+ * Out-of-range indexes are ignored. */
+void metrics_transfer(struct metrics *m, size_t listener, size_t file, uint64_t bytes, double seconds);
+
+struct metrics_offload { /* debitd_offload_enabled{interface,feature} */
+    const char *interface, *feature;
+    int on;
+};
+struct metrics_tcp { /* debitd_tcp_profile_info{listener,cc,pacing,sndbuf,notsent_lowat} */
+    const char *listener, *cc, *pacing, *sndbuf, *notsent_lowat;
+};
+
+/* What is rendered beside the counters of struct metrics. Arrays may be empty. */
+struct metrics_view {
+    const char *version;
+    /* names of the counters' rows: those beyond metrics_new's counts are not rendered, nor
+     * counters beyond these counts (a configuration that changed since) */
+    const char *const *listeners;
+    size_t n_listeners;
+    const char *const *files; /* URL paths */
+    size_t n_files;
+    double uptime_s;
+    uint64_t connections, active, uploads, upload_bytes;
+    const char *const *refusal_names;
+    const uint64_t *refusals;
+    size_t n_refusals;
+    const struct metrics_offload *offload;
+    size_t n_offload;
+    const struct metrics_tcp *tcp;
+    size_t n_tcp;
+};
+
+/* Write every metric family (# HELP, # TYPE, samples) to OUT. Returns 0, or -1 if a write
+ * failed. */
+int metrics_render(const struct metrics *m, const struct metrics_view *v, FILE *out);
+
+#endif

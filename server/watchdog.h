@@ -1,0 +1,59 @@
+/* watchdog: debitd's deadlines (deadline.h) and refusal log (refusal_log.h) wired to
+ * libmicrohttpd. Its connection callbacks give each connection an entry (the socket
+ * context); the access handler and the completion callback report the request's progress;
+ * one thread per server scans the entries every WATCHDOG_TICK_MS and shuts down
+ * (shutdown(2), SHUT_RDWR) the socket of a connection past its deadline. shutdown, not
+ * close: the socket stays libmicrohttpd's, which sees the end of the stream in its own
+ * thread and closes the connection as if the peer had gone (the one safe way to end a
+ * connection from another thread in 0.9.75, where MHD_CONNECTION_OPTION_TIMEOUT may only
+ * be set from the connection's own callbacks). The same thread writes the refusal log's
+ * summary line once per interval. */
+#ifndef DEBITD_WATCHDOG_H
+#define DEBITD_WATCHDOG_H
+
+#include <microhttpd.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "deadline.h"
+#include "refusal_log.h"
+
+#define WATCHDOG_TICK_MS 100          /* deadline resolution */
+#define WATCHDOG_LOG_INTERVAL_MS 10000 /* one refusal summary line per this, at most */
+/* Connections watched at most, whatever the limits say (a 176 MiB block of virtual memory
+ * at most, touched only as far as connections use it); beyond, connections go unwatched. */
+#define WATCHDOG_MAX_CONNECTIONS (1u << 20)
+/* Connections closed since the last peak after which freed memory goes back to the system. */
+#define WATCHDOG_TRIM_DROP 500
+
+struct watchdog;
+
+/* Deadlines from CFG (limits.header_timeout, limits.body_min_rate). NULL with err when out
+ * of resources. Owned by the caller (watchdog_free). */
+struct watchdog *watchdog_new(const struct config *cfg, char *err, size_t errlen);
+/* Start the thread. An action: 0, or -1 with err. */
+int watchdog_start(struct watchdog *w, char *err, size_t errlen);
+/* Stop the thread (idempotent) and log what the refusal log still holds. */
+void watchdog_stop(struct watchdog *w);
+/* Stop, then free. NULL is fine. */
+void watchdog_free(struct watchdog *w);
+
+/* MHD_CONNECTION_NOTIFY_STARTED / _CLOSED: track CONN in *SOCKET_CONTEXT, then forget it. */
+void watchdog_conn_started(struct watchdog *w, struct MHD_Connection *conn, void **socket_context);
+void watchdog_conn_closed(struct watchdog *w, void **socket_context);
+/* From the access handler: FIRST = the call that follows the complete headers; later calls
+ * carry BODY_BYTES of the body, and 0 once it is complete. */
+void watchdog_request(struct watchdog *w, struct MHD_Connection *conn, int first, size_t body_bytes);
+/* From MHD_OPTION_NOTIFY_COMPLETED: the response is over; the next request's header
+ * deadline starts now. */
+void watchdog_request_done(struct watchdog *w, struct MHD_Connection *conn);
+/* A libmicrohttpd log message: counted in the refusal log when it is one of its
+ * once-per-connection messages. A lookup: 1 = counted (do not log it), 0 = log it. */
+int watchdog_mhd_message(struct watchdog *w, const char *msg);
+/* A connection from SA refused at accept (limits.per_ip): counted in the refusal log as
+ * "limit" with its address. */
+void watchdog_refused(struct watchdog *w, const struct sockaddr *sa, socklen_t len);
+/* Events of REASON since start (deadline closes, refusals). */
+uint64_t watchdog_total(struct watchdog *w, enum refusal_reason reason);
+
+#endif
