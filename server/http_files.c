@@ -52,12 +52,30 @@ static struct MHD_Response *iovec_response(const struct content *c, uint64_t off
     return resp;
 }
 
-static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64_t len)
+/* Bodies up to this size go out as a buffer over the mapped region: libmicrohttpd then sends
+ * headers and body in one sendmsg, where an fd response costs a send() for the headers and a
+ * sendfile() for the body, two segments and two pushes (docs/server.md, "Many clients"). */
+#define SMALL_BODY (64u << 10)
+
+/* The body of [off, off+len) and, in *path, how it is sent: "sendfile" (zero-copy from the
+ * memfd: libmicrohttpd sends an fd response with sendfile when it has the feature, no TLS and
+ * SIGPIPE handled, which debitd sets), "iovec" (a range crossing the region's end or a file
+ * repeating it: sendmsg copies every byte) or "buffer" (an empty or small body: one copy, in
+ * the same sendmsg as the headers). */
+static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64_t len, const char **path)
 {
+    *path = "buffer";
     if (len == 0)
         return MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    *path = "iovec";
     if (off + len > content_region_size(s->content))
         return iovec_response(s->content, off, len);
+    *path = "buffer";
+    if (len <= SMALL_BODY) /* the region outlives every response */
+        return MHD_create_response_from_buffer((size_t)len, (void *)(content_map(s->content) + off),
+                                               MHD_RESPMEM_PERSISTENT);
+    /* without sendfile in this libmicrohttpd build, an fd response is pread + send: a copy */
+    *path = MHD_is_feature_supported(MHD_FEATURE_SENDFILE) == MHD_YES ? "sendfile" : "pread";
     /* One fd per response: MHD serialises responses that share an fd on a mutex. */
     int fd = dup(content_fd(s->content));
     if (fd < 0) {
@@ -120,7 +138,8 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     char retry[24];
     if (!head && http_quota_refused(l, conn, r, len, retry, sizeof retry))
         return http_reply_text(l, conn, 429, MHD_HTTP_HEADER_RETRY_AFTER, retry);
-    struct MHD_Response *resp = body_response(s, off, len);
+    const char *send_path;
+    struct MHD_Response *resp = body_response(s, off, len, &send_path);
     if (!resp)
         return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     http_headers_file(l, conn, resp, etag);
@@ -137,7 +156,11 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         struct peer owner;
         int have_owner = http_peer(conn, &owner) == 0;
         struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status, r->sock,
-                                    have_owner ? &owner : NULL};
+                                    have_owner ? &owner : NULL, send_path};
+        if (strcmp(send_path, "sendfile") == 0)
+            l->zero_copy_transfers++;
+        else
+            l->copy_transfers++;
         r->body_len = len;
         r->file = (size_t)(f - s->cfg->files);
         r->t0 = sys_mono_s();

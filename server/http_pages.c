@@ -138,8 +138,16 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
     const struct config *c = s->cfg;
     uint64_t region = content_region_size(s->content);
     json_t *listeners = json_array();
-    for (size_t i = 0; i < s->n_listeners; i++)
-        json_array_append_new(listeners, http_listener_json(&s->listeners[i]));
+    for (size_t i = 0; i < s->n_listeners; i++) {
+        struct listener *li = &s->listeners[i];
+        json_t *lj = http_listener_json(li);
+        /* how this listener's file bodies went out: sendfile from the memfd or a copy */
+        json_object_set_new(lj, "zero_copy", json_pack("{s:b, s:I, s:I}", "sendfile_available",
+                                                       MHD_is_feature_supported(MHD_FEATURE_SENDFILE) == MHD_YES,
+                                                       "transfers", (json_int_t)li->zero_copy_transfers,
+                                                       "copy_transfers", (json_int_t)li->copy_transfers));
+        json_array_append_new(listeners, lj);
+    }
     json_t *files = json_array();
     for (size_t i = 0; i < c->n_files; i++) {
         const struct file_cfg *f = &c->files[i];
@@ -166,7 +174,8 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         "version", DEBIT_VERSION, "pid", (int)getpid(), "uptime_s", server_uptime(s), "started", started,
         "kernel", s->kernel, "threads_per_listener", (int)s->threads,
         "content", "seed", (json_int_t)c->seed, "region_bytes", (json_int_t)region, "ram_cap",
-        (json_int_t)c->ram, "generated_in_s", content_gen_seconds(s->content), "backing", "memfd",
+        (json_int_t)c->ram, "generated_in_s", content_gen_seconds(s->content), "backing",
+        content_backing(s->content),
         "listeners", listeners, "files", files,
         "upload", c->upload_path ? json_pack("{s:s, s:I}", "path", c->upload_path, "max_size",
                                              (json_int_t)c->upload_max)

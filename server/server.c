@@ -43,6 +43,7 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
     }
     s->cfg = cfg;
     s->sampler_wake = -1;
+    s->backing_fd = -1;
     s->start_mono = sys_mono_s();
     s->start_wall = sys_wall_s();
     struct utsname u;
@@ -226,6 +227,9 @@ enum server_start_err server_bind(struct server *s, char *err, size_t errlen)
         tcp_profile_format(&l->cfg->tcp, prof, sizeof prof);
         log_info("listen %s: TCP profile %s", l->name, prof);
     }
+    /* the content's private huge tmpfs needs CAP_SYS_ADMIN, which the privilege drop after
+     * this function takes away: open its file now, fill it in server_start */
+    s->backing_fd = content_backing_open(config_region_size(cfg), s->backing_why, sizeof s->backing_why);
     s->bound = 1;
     return SERVER_START_OK;
 }
@@ -243,15 +247,16 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
         return be;
     /* then the content: connections that arrive meanwhile wait in the listen backlog */
     uint64_t region = config_region_size(cfg);
-    s->content = content_new(cfg->seed, region, 0, err, errlen);
+    s->content = content_new_in(s->backing_fd, s->backing_why, cfg->seed, region, 0, err, errlen);
+    s->backing_fd = -1; /* owned by the content now */
     if (!s->content || digest_start(s, err, errlen) < 0 || sampler_start(s, err, errlen) < 0 ||
         watchdog_start(s->watchdog, err, errlen) < 0)
         return SERVER_START_RUNTIME;
     char sz[32];
     units_format_size(region, sz, sizeof sz);
-    log_info("content: %s generated from seed %llu in %.3f s (memfd, shared by %zu file(s); "
+    log_info("content: %s generated from seed %llu in %.3f s (%s, shared by %zu file(s); "
              "%.0f%% in 2 MiB pages, shmem_enabled=%s)", sz, (unsigned long long)cfg->seed,
-             content_gen_seconds(s->content), cfg->n_files,
+             content_gen_seconds(s->content), content_backing(s->content), cfg->n_files,
              region ? 100.0 * (double)content_huge_bytes(s->content) / (double)region : 0.0,
              content_thp_setting(s->content));
     for (size_t i = 0; i < s->n_listeners; i++) {
@@ -322,6 +327,8 @@ void server_free(struct server *s)
     if (!s)
         return;
     server_stop(s);
+    if (s->backing_fd >= 0) /* bound, never started */
+        close(s->backing_fd);
     for (size_t i = 0; s->listeners && i < s->n_listeners; i++)
         ip_limit_free(s->listeners[i].per_ip);
     free(s->listeners);

@@ -27,11 +27,14 @@ struct listener {
     struct MHD_Daemon *mhd;
     struct ip_limit *per_ip; /* limits.per_ip: open connections per peer address */
     _Atomic unsigned tcp_warned;
+    _Atomic uint64_t zero_copy_transfers, copy_transfers; /* file bodies by send path (/status) */
 };
 
 struct server {
     struct config *cfg; /* not owned */
     struct content *content;
+    int backing_fd;        /* content_backing_open's file, opened by server_bind; -1 = memfd */
+    char backing_why[96];  /* why there is none */
     struct digest *digest; /* FILE.sha256, hashed off the request threads */
     struct transfers *transfers;
     /* Per-address byte counters (limits.per_ip_bytes): the server's, not the

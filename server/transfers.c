@@ -22,6 +22,7 @@ struct entry {
     char *path, *remote, *listener;
     uint64_t first, length, bytes;
     int status;
+    const char *send_path; /* static string (transfer_start) */
     double t0_mono, wall_start, duration;
     int sock;                   /* -1 once done: never read again */
     int have_tcp;               /* tcp holds at least one sample */
@@ -182,6 +183,7 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     e->first = s->first;
     e->length = s->length;
     e->status = s->status;
+    e->send_path = s->send_path ? s->send_path : "";
     e->sock = s->sock;
     if (e->sock >= 0)
         t->sending++;
@@ -200,11 +202,14 @@ static json_t *entry_json(const struct entry *e)
     int sending = strcmp(e->state, "sending") == 0;
     double duration = sending ? sys_mono_s() - e->t0_mono : e->duration;
     json_t *tcp = e->have_tcp ? tcp_info_to_json(&e->tcp) : json_object();
-    return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:f, s:s, s:s, s:o}",
+    /* zero_copy: whether the body went out by sendfile from the memfd, so that a user
+     * comparing servers knows which path a figure measured */
+    return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:f, s:s, s:s, s:s, s:b, s:o}",
                      "id", e->id, "state", e->state, "path", or_empty(e->path), "status", e->status,
                      "bytes", (json_int_t)e->bytes, "first", (json_int_t)e->first,
                      "length", (json_int_t)e->length, "started", started,
                      "duration_s", duration, "remote", or_empty(e->remote), "listener", or_empty(e->listener),
+                     "send_path", or_empty(e->send_path), "zero_copy", strcmp(or_empty(e->send_path), "sendfile") == 0,
                      "tcp", tcp);
 }
 

@@ -32,6 +32,7 @@ struct transfer_start {
     int status;           /* HTTP status (200, 206) */
     int sock;             /* the connection's socket, sampled while sending; -1 = none */
     const struct peer *owner; /* who may read the record; NULL = nobody but "any" readers */
+    const char *send_path; /* "sendfile" (zero-copy), "iovec", "pread" or "buffer" (static) */
 };
 
 /* A ring of KEEP entries (>= 1). The caller owns the result (transfers_free). */

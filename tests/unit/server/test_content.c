@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -83,12 +84,61 @@ static void test_threads_agree(void **state)
     content_free(b);
 }
 
+/* 0 when the region of c holds exactly the generator's bytes, by pread and by the mapping */
+static int region_is_generator(const struct content *c, uint64_t seed, uint64_t size)
+{
+    unsigned char *want = malloc(size), *got = malloc(size);
+    int bad = !want || !got;
+    if (!bad) {
+        content_generate(seed, 0, want, size);
+        bad = pread(content_fd(c), got, size, 0) != (ssize_t)size || memcmp(got, want, size) != 0 ||
+              memcmp(content_map(c), want, size) != 0;
+    }
+    free(want);
+    free(got);
+    return bad;
+}
+
+/* Both backings (a private huge tmpfs as root, the memfd without CAP_SYS_ADMIN: a child that
+ * became nobody) hold the same bytes, for a size that is not a whole number of 2 MiB pages. */
+static void test_backings_agree(void **state)
+{
+    (void)state;
+    char err[256];
+    const uint64_t size = (8 << 20) + 12345;
+    struct content *c = content_new(11, size, 2, err, sizeof err);
+    assert_non_null(c);
+    if (getuid() == 0)
+        assert_string_equal(content_backing(c), "tmpfs-huge");
+    else
+        assert_memory_equal(content_backing(c), "memfd", 5);
+    assert_int_equal(region_is_generator(c, 11, size), 0);
+    content_free(c);
+    if (getuid() != 0)
+        return; /* the memfd was the one above */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+            _exit(2);
+        struct content *m = content_new(11, size, 2, err, sizeof err);
+        if (!m || strncmp(content_backing(m), "memfd (no private huge tmpfs: fsopen: ", 38) != 0)
+            _exit(3);
+        _exit(region_is_generator(m, 11, size) ? 4 : 0);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0); /* 2 setresuid, 3 not the memfd, 4 other bytes */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slices),
         cmocka_unit_test(test_region),
         cmocka_unit_test(test_threads_agree),
+        cmocka_unit_test(test_backings_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,7 +28,7 @@ static void test_life_cycle(void **state)
     struct transfers *t = transfers_new(4);
     assert_non_null(t);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1, NULL};
+    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1, NULL, "sendfile"};
     uint64_t seq = transfers_begin(t, &s, id);
     json_t *j = transfers_get(t, id, NULL);
     assert_non_null(j);
@@ -38,6 +38,8 @@ static void test_life_cycle(void **state)
     assert_int_equal(json_integer_value(json_object_get(j, "bytes")), 0);
     assert_true(json_is_real(json_object_get(j, "duration_s")));
     assert_true(json_is_object(json_object_get(j, "tcp")));
+    assert_string_equal(str(j, "send_path"), "sendfile");
+    assert_true(json_is_true(json_object_get(j, "zero_copy")));
     json_decref(j);
     struct tcp_info_sample last = {.have = TCP_INFO_HAVE_BASE, .rtt_us = 500, .snd_cwnd = 10};
     json_t *done = transfers_end(t, seq, "done", 1000, &last);
@@ -59,7 +61,7 @@ static void test_unknown_and_evicted(void **state)
     (void)state;
     struct transfers *t = transfers_new(2);
     char ids[3][TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL};
+    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, "iovec"};
     uint64_t seq[3];
     for (int i = 0; i < 3; i++)
         seq[i] = transfers_begin(t, &s, ids[i]);
@@ -68,6 +70,8 @@ static void test_unknown_and_evicted(void **state)
     assert_null(transfers_end(t, seq[0], "done", 1, NULL));
     json_t *j = transfers_get(t, ids[2], NULL);
     assert_non_null(j);
+    assert_string_equal(str(j, "send_path"), "iovec");
+    assert_true(json_is_false(json_object_get(j, "zero_copy")));
     json_decref(j);
     char other[TRANSFER_ID_LEN];
     snprintf(other, sizeof other, "%s", ids[2]);
@@ -104,7 +108,7 @@ static void test_track_samples(void **state)
     testlib_loopback_pair(&cfd, &sfd);
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile"};
     uint64_t seq = transfers_begin(t, &s, id);
     assert_int_equal(transfers_sample(t), 1);
     json_t *j = transfers_get(t, id, NULL); /* a sending record shows the samples so far */
@@ -138,8 +142,8 @@ static void test_sample_sockets(void **state)
 
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL};
-    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1, NULL};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile"};
+    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1, NULL, "sendfile"};
     assert_int_equal(transfers_sample(t), 0); /* nothing sending */
     uint64_t seq = transfers_begin(t, &s, id);
     transfers_begin(t, &none, id2);
@@ -177,9 +181,9 @@ static void test_owner(void **state)
     struct peer a6;
     assert_int_equal(peer_from_sockaddr((struct sockaddr *)&s6, &a6), 0);
     char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "127.0.0.1:5000", "", 0, 1, 200, -1, &a};
+    struct transfer_start s = {"/f", "127.0.0.1:5000", "", 0, 1, 200, -1, &a, NULL};
     transfers_begin(t, &s, id);
-    struct transfer_start none = {"/f", "", "", 0, 1, 200, -1, NULL};
+    struct transfer_start none = {"/f", "", "", 0, 1, 200, -1, NULL, NULL};
     transfers_begin(t, &none, id2);
     const struct {
         const char *what;
@@ -211,7 +215,7 @@ static void test_ids_random(void **state)
     enum { N = 2000 };
     struct transfers *t = transfers_new(N);
     static char ids[N][TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL};
+    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, NULL};
     for (int i = 0; i < N; i++) {
         assert_int_not_equal(transfers_begin(t, &s, ids[i]), 0);
         assert_int_equal(strlen(ids[i]), 32);

@@ -1,0 +1,21 @@
+# Shared by bench/*.sh (sourced after tests/lib/common.sh; not a benchmark itself: bench/run
+# runs *.sh only).
+
+# median / minmax: of the numbers on stdin, one per line ("LO-HI" for minmax).
+median() { sort -g | awk '{a[NR]=$1} END{ if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
+minmax() { sort -g | awk 'NR==1{lo=$1} {hi=$1} END{printf "%s-%s", lo, hi}'; }
+
+# bench_thp: with THP=VALUE (root), set the machine's shmem THP policy to VALUE for the
+# benchmark (bench_thp_restore, or the exit, puts the old one back; debitd itself never
+# changes it). Sets THP_FILE, THP_ORIG (the policy before) and THP_NOW (in force now).
+bench_thp() {
+  THP_FILE=/sys/kernel/mm/transparent_hugepage/shmem_enabled
+  THP_ORIG=$(grep -o '\[[a-z_]*\]' "$THP_FILE" 2>/dev/null | tr -d '[]')
+  if [ -n "${THP:-}" ]; then
+    [ "$(id -u)" = 0 ] && [ -w "$THP_FILE" ] || { echo "THP=$THP needs root and $THP_FILE"; exit 1; }
+    t_on_exit "echo '$THP_ORIG' >'$THP_FILE'"
+    echo "$THP" >"$THP_FILE"
+  fi
+  THP_NOW=$(grep -o '\[[a-z_]*\]' "$THP_FILE" 2>/dev/null | tr -d '[]')
+}
+bench_thp_restore() { [ -z "${THP:-}" ] || echo "$THP_ORIG" >"$THP_FILE"; }

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Benchmark: debitd vs nginx with many clients, the same number of workers (WORKERS, default
+# one per CPU: debitd `threads`, nginx `worker_processes`), both serving the same bytes from
+# RAM over loopback (nginx from tmpfs with sendfile; bytes checked equal first).
+# 1. wrk with CONNS connections (default 1000) for DURATION (default 10s) on a 4 KiB and on a
+#    1 MiB file, REPS rounds (default 3) interleaved ABBA (debitd nginx, nginx debitd, ...):
+#    per server the median requests/s and p99 latency with min-max, socket errors and
+#    non-2xx/3xx responses (goal: 0); ratios debitd/nginx (goals: requests/s >= 1, p99 <= 1).
+# 2. PAR parallel downloads (default 100) of a 64 MiB file by one curl --parallel, REPS rounds
+#    interleaved: every download 200 with 64 MiB; aggregate throughput (all bytes / wall
+#    time), ratio debitd/nginx (goal >= 1). Then, untimed, the same PAR downloads once more
+#    per server, each piped into sha256sum: every digest must equal the file's.
+#   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 bench/many.sh
+. "$(dirname "$0")/../tests/lib/common.sh"
+. "$(dirname "$0")/lib.bash"
+need_cmd curl nginx wrk sha256sum
+WORKERS=${WORKERS:-$(nproc)}
+CONNS=${CONNS:-1000}
+DURATION=${DURATION:-10s}
+REPS=${REPS:-3}
+PAR=${PAR:-100}
+command -v "$DEBITD" >/dev/null || { echo "build debitd first (make)"; exit 1; }
+ulimit -n "$(ulimit -Hn)" 2>/dev/null # wrk holds CONNS sockets
+[ "$(ulimit -n)" -gt $((CONNS + 100)) ] || { echo "ulimit -n $(ulimit -n) is too low for $CONNS connections"; exit 1; }
+echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); workers $WORKERS, wrk -c$CONNS -d$DURATION -t$(nproc), $PAR x 64 MiB, $REPS rounds; $(nginx -v 2>&1)"
+
+port_d=$(free_port); port_n=$(free_port)
+while [ "$port_n" = "$port_d" ]; do port_n=$(free_port); done
+cat >"$T_TMP/d.conf" <<CONF
+listen = ( { address = "127.0.0.1"; port = $port_d; } );
+threads = $WORKERS;
+files = ( { path = "/ram/4KiB.dat"; size = "4KiB"; }, { path = "/ram/1MiB.dat"; size = "1MiB"; },
+          { path = "/ram/64MiB.dat"; size = "64MiB"; } );
+log = { access = "off"; level = "warn"; };
+CONF
+t_bg debitd "$DEBITD" -c "$T_TMP/d.conf"
+DEBITD_PID=$T_LAST_PID
+wait_http "http://127.0.0.1:$port_d/ram/4KiB.dat" 300 "" "$DEBITD_PID" || { echo "debitd did not start:"; cat "$T_TMP/debitd.log"; exit 1; }
+
+root=$(mktemp -d /dev/shm/debit-many.XXXXXX)
+t_on_exit "rm -rf '$root'"
+mkdir -p "$root/ram" "$T_TMP/ngx/logs" "$T_TMP/ngx/tmp"
+chmod 755 "$root" "$root/ram"
+for f in 4KiB 1MiB 64MiB; do curl -s -o "$root/ram/$f.dat" "http://127.0.0.1:$port_d/ram/$f.dat"; done
+chmod 644 "$root"/ram/*
+# nginx as a public mirror would run it, with as many workers as debitd has threads
+cat >"$T_TMP/ngx/nginx.conf" <<NGX
+worker_processes $WORKERS;
+worker_rlimit_nofile 65536;
+pid $T_TMP/ngx/nginx.pid;
+error_log $T_TMP/ngx/logs/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  sendfile on; tcp_nopush on;
+  default_type application/octet-stream;
+  client_body_temp_path $T_TMP/ngx/tmp; proxy_temp_path $T_TMP/ngx/tmp; fastcgi_temp_path $T_TMP/ngx/tmp;
+  uwsgi_temp_path $T_TMP/ngx/tmp; scgi_temp_path $T_TMP/ngx/tmp;
+  server { listen 127.0.0.1:$port_n backlog=4096; root $root; }
+}
+NGX
+t_bg nginx nginx -p "$T_TMP/ngx" -c "$T_TMP/ngx/nginx.conf" -g 'daemon off;'
+NGINX_PID=$T_LAST_PID
+wait_http "http://127.0.0.1:$port_n/ram/4KiB.dat" 100 "" "$NGINX_PID" || { echo "nginx did not start:"; cat "$T_TMP/nginx.log"; exit 1; }
+for f in 4KiB 1MiB 64MiB; do
+  a=$(curl -s "http://127.0.0.1:$port_d/ram/$f.dat" | sha256sum); b=$(curl -s "http://127.0.0.1:$port_n/ram/$f.dat" | sha256sum)
+  [ "$a" = "$b" ] || { echo "servers differ on $f: debitd $a, nginx $b"; exit 1; }
+done
+SHA64=$(curl -s "http://127.0.0.1:$port_d/ram/64MiB.dat" | sha256sum | cut -d' ' -f1)
+
+# ratio WHAT NAME OP DEBITD_VALUES NGINX_VALUES (one per round, in round order): the ratio of
+# the medians, and the min-max of the per-round ratios (round i: debitd_i / nginx_i)
+ratio() {
+  local md mx rr
+  md=$(median <<<"$4"); mx=$(median <<<"$5")
+  rr=$(paste <(echo "$4") <(echo "$5") | awk '$2 > 0 {printf "%.3f\n", $1 / $2}' | minmax)
+  awk -v w="$1" -v n="$2" -v op="$3" -v md="$md" -v mx="$mx" -v rr="$rr" 'BEGIN{ r = mx > 0 ? md / mx : 0
+    met = (op == ">=") ? r >= 1 : r <= 1
+    printf "%-9s ratio debitd/nginx %-10s %.3f [per round %s] (goal %s 1): %s\n", w, n, r, rr, op, met ? "met" : "not met" }'
+}
+url() { [ "$1" = debitd ] && echo "http://127.0.0.1:$port_d/ram/$2.dat" || echo "http://127.0.0.1:$port_n/ram/$2.dat"; }
+
+# wrk_one SERVER FILE: one line "SERVER FILE req_s p99_ms sock_errors non2xx" in $T_TMP/wrk
+wrk_one() {
+  local out
+  out=$(wrk -t"$(nproc)" -c"$CONNS" -d"$DURATION" --timeout 10s --latency "$(url "$1" "$2")" 2>&1)
+  echo "$out" >>"$T_TMP/wrk.raw"
+  awk -v s="$1" -v f="$2" '
+    function ms(v) { if (v ~ /us$/) return v * 0.001; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
+    /^ *99%/ { p99 = ms($2) }
+    /Requests\/sec:/ { rps = $2 }
+    /Socket errors:/ { gsub(/,/, ""); se = $4 + $6 + $8 + $10 }
+    /Non-2xx or 3xx responses:/ { n2 = $5 }
+    END { printf "%s %s %s %s %d %d\n", s, f, rps, p99, se, n2 }' <<<"$out" >>"$T_TMP/wrk"
+}
+# par_one SERVER: PAR downloads of 64 MiB at once; "SERVER wall_s ok_count Gb/s" in $T_TMP/par
+par_one() {
+  local u t0 t1 ok args=()
+  u=$(url "$1" 64MiB)
+  for i in $(seq "$PAR"); do args+=(-o /dev/null "$u?$i"); done
+  t0=$(date +%s.%N)
+  curl -s --parallel --parallel-immediate --parallel-max "$PAR" --max-time 300 -w '%{http_code} %{size_download}\n' "${args[@]}" >"$T_TMP/par.out" 2>>"$T_TMP/par.err"
+  t1=$(date +%s.%N)
+  ok=$(awk '$1 == 200 && $2 == 67108864' "$T_TMP/par.out" | wc -l)
+  awk -v s="$1" -v a="$t0" -v b="$t1" -v ok="$ok" -v n="$PAR" 'BEGIN{w = b - a; printf "%s %.3f %d %.3f\n", s, w, ok, n * 67108864 * 8 / w / 1e9}' >>"$T_TMP/par"
+}
+: >"$T_TMP/wrk"; : >"$T_TMP/par"; : >"$T_TMP/wrk.raw"
+for i in $(seq "$REPS"); do
+  if [ $((i % 2)) = 1 ]; then order="debitd nginx"; else order="nginx debitd"; fi
+  for f in 4KiB 1MiB; do for s in $order; do wrk_one "$s" "$f"; sleep 1; done; done
+  for s in $order; do par_one "$s"; sleep 1; done
+done
+
+for f in 4KiB 1MiB; do
+  for s in debitd nginx; do
+    col() { awk -v s="$s" -v f="$f" -v c="$1" '$1==s && $2==f {print $c}' "$T_TMP/wrk"; }
+    eval "RPS_$s=$(col 3 | median) RPSR_$s=$(col 3 | minmax) P99_$s=$(col 4 | median) P99R_$s=$(col 4 | minmax)"
+    printf '%-6s %-6s requests/s %s [%s]  p99 %s ms [%s]  socket errors %s  non-2xx %s\n' "$f" "$s" \
+      "$(col 3 | median)" "$(col 3 | minmax)" "$(col 4 | median)" "$(col 4 | minmax)" \
+      "$(col 5 | awk '{t += $1} END{print t + 0}')" "$(col 6 | awk '{t += $1} END{print t + 0}')"
+  done
+  ratio "$f" requests/s ">=" "$(awk -v f="$f" '$1=="debitd" && $2==f {print $3}' "$T_TMP/wrk")" "$(awk -v f="$f" '$1=="nginx" && $2==f {print $3}' "$T_TMP/wrk")"
+  ratio "$f" p99 "<=" "$(awk -v f="$f" '$1=="debitd" && $2==f {print $4}' "$T_TMP/wrk")" "$(awk -v f="$f" '$1=="nginx" && $2==f {print $4}' "$T_TMP/wrk")"
+done
+errs=$(awk '{t += $5 + $6} END{print t + 0}' "$T_TMP/wrk")
+echo "wrk socket errors + non-2xx, all runs: $errs (goal 0): $([ "$errs" = 0 ] && echo met || echo 'not met')"
+
+for s in debitd nginx; do
+  printf '%s x 64 MiB %-6s aggregate %s Gb/s [%s], wall %s s, complete with 200 and 64 MiB: %s\n' "$PAR" "$s" \
+    "$(awk -v s="$s" '$1==s{print $4}' "$T_TMP/par" | median)" "$(awk -v s="$s" '$1==s{print $4}' "$T_TMP/par" | minmax)" \
+    "$(awk -v s="$s" '$1==s{print $2}' "$T_TMP/par" | median)" "$(awk -v s="$s" '$1==s{printf "%s/%s ", $3, '"$PAR"'}' "$T_TMP/par")"
+done
+ratio "$PAR x 64MiB" aggregate ">=" "$(awk '$1=="debitd"{print $4}' "$T_TMP/par")" "$(awk '$1=="nginx"{print $4}' "$T_TMP/par")"
+
+# the bytes: PAR downloads at once again, each through sha256sum (untimed)
+for s in debitd nginx; do
+  u=$(url "$s" 64MiB)
+  pids=()
+  for i in $(seq "$PAR"); do (curl -s --max-time 300 "$u?sha$i" | sha256sum | cut -d' ' -f1 >"$T_TMP/sha.$s.$i") & pids+=($!); done
+  wait "${pids[@]}"
+  good=$(cat "$T_TMP"/sha."$s".* | grep -c "^$SHA64\$")
+  echo "$PAR x 64 MiB $s at once, each sha256 = the file's: $good/$PAR"
+done
+echo "wrk runs (server file req_s p99_ms socket_errors non2xx):"; sed 's/^/  /' "$T_TMP/wrk"
+echo "parallel runs (server wall_s complete Gb/s):"; sed 's/^/  /' "$T_TMP/par"
