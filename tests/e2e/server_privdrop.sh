@@ -97,13 +97,15 @@ srv_stop
 # --- a TCP profile keeps CAP_NET_ADMIN only when the kernel needs it for that profile ---
 allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
 if grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control && ! grep -qw cubic <<<"$allowed"; then
-  srv_conf "$T_TMP/cc.conf" 'files = ( { path = "/f.dat"; size = "8MiB"; } );' 'user = "nobody";'
+  # 64 MiB read at 256 kB/s: more than the socket buffers hold, so the connection lives
+  # for minutes (an 8 MiB file could fit in them and finish in milliseconds).
+  srv_conf "$T_TMP/cc.conf" 'files = ( { path = "/f.dat"; size = "64MiB"; } );' 'user = "nobody";'
   sed -i "1s/port = $PORT; }/port = $PORT; tcp = { congestion = \"cubic\"; }; }/" "$T_TMP/cc.conf"
   srv_start "$T_TMP/cc.conf"
   check_eq "congestion = cubic (not in the allowed list \"$allowed\"): CapEff CAP_NET_ADMIN only" \
     $CAP_NET_ADMIN_MASK "$(status "$DEBITD_PID" CapEff)"
   check_match "the log says it is for the TCP profile" "capabilities: CAP_NET_ADMIN only, for a listener's TCP profile" "$(cat "$T_TMP/debitd.log")"
-  curl -s -o /dev/null --limit-rate 1M "$BASE/f.dat" & cpid=$!; t_track $cpid
+  curl -s -o /dev/null --limit-rate 256k "$BASE/f.dat" & cpid=$!; t_track $cpid
   # The ss reading that is checked is the one that saw the download's socket (bounded:
   # 10 s), so a loaded machine cannot make the check read a moment with no connection.
   seen=
