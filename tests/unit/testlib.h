@@ -89,6 +89,22 @@ static inline void testlib_skip_all(const struct CMUnitTest *tests, size_t n, co
         printf("ok - %s # SKIP %s\n", tests[i].name, reason);
 }
 
+/* The main() of a binary whose tests need a scratch namespace and directory: skip them
+ * all with skip_reason when it is not NULL, else run them as group NAME (with SETUP) and
+ * remove tmpdir. Returns main's exit status. */
+static inline int testlib_run_group(const char *name, const struct CMUnitTest *tests, size_t n,
+                                    CMFixtureFunction setup, const char *skip_reason, const char *tmpdir)
+{
+    if (skip_reason) {
+        testlib_skip_all(tests, n, skip_reason);
+        return 0;
+    }
+    int failed = _cmocka_run_group_tests(name, tests, n, setup, NULL);
+    if (tmpdir)
+        testlib_rm_rf(tmpdir);
+    return failed ? 1 : 0;
+}
+
 /* `ethtool -k dev`'s value for name (a kernel bit or a legacy flag): 1 on, 0 off, -1 not
  * listed. *fixed (when not NULL) gets whether ethtool shows "[fixed]". */
 static inline int testlib_ethtool_bit(const char *dev, const char *name, int *fixed)

@@ -9,94 +9,35 @@
 
 typedef void (*readback_fn)(const struct settings *s, char *buf, size_t len);
 
-static inline void rb_runs(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%u", s->runs);
-}
-static inline void rb_order(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", plan_order_name(s->order));
-}
-static inline void rb_seed(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%llu/%d", (unsigned long long)s->seed, s->seed_given);
-}
-static inline void rb_pause(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%g", s->pause_s);
-}
-static inline void rb_stall(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%g", s->dl.stall_s);
-}
-static inline void rb_stall_rate(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%g", s->dl.stall_rate_Bps);
-}
-static inline void rb_max_time(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%g", s->dl.max_time_s);
-}
-static inline void rb_timeout(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%g", s->dl.connect_timeout_s);
-}
-static inline void rb_max_bytes(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%llu", (unsigned long long)s->dl.max_bytes);
-}
-static inline void rb_rcvbuf(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%llu", (unsigned long long)s->dl.rcvbuf);
-}
-static inline void rb_ip(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%d", s->dl.ip_version);
-}
-static inline void rb_resolve(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->dl.resolve ? s->dl.resolve->data : "-");
-}
-static inline void rb_connect_to(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->dl.connect_to ? s->dl.connect_to->data : "-");
-}
-static inline void rb_interface(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->dl.interface ? s->dl.interface : "-");
-}
-static inline void rb_local(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->dl.local_address ? s->dl.local_address : "-");
-}
-static inline void rb_ua(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->dl.user_agent ? s->dl.user_agent : "-");
-}
-static inline void rb_format(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%d", (int)s->format);
-}
-static inline void rb_output(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->output ? s->output : "-");
-}
-static inline void rb_jsonl(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->jsonl ? s->jsonl : "-");
-}
-static inline void rb_plot(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->plot ? s->plot : "-");
-}
-static inline void rb_progress(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%d", s->progress);
-}
-static inline void rb_quiet(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%d", s->quiet);
-}
+/* One reader per setting: rb_NAME(s, buf, len) writes the value as text. */
+#define RB(name, fmt, ...)                                                                \
+    static inline void rb_##name(const struct settings *s, char *b, size_t l)             \
+    {                                                                                     \
+        snprintf(b, l, fmt, __VA_ARGS__);                                                 \
+    }
+
+RB(runs, "%u", s->runs)
+RB(order, "%s", plan_order_name(s->order))
+RB(seed, "%llu/%d", (unsigned long long)s->seed, s->seed_given)
+RB(pause, "%g", s->pause_s)
+RB(stall, "%g", s->dl.stall_s)
+RB(stall_rate, "%g", s->dl.stall_rate_Bps)
+RB(max_time, "%g", s->dl.max_time_s)
+RB(timeout, "%g", s->dl.connect_timeout_s)
+RB(max_bytes, "%llu", (unsigned long long)s->dl.max_bytes)
+RB(rcvbuf, "%llu", (unsigned long long)s->dl.rcvbuf)
+RB(ip, "%d", s->dl.ip_version)
+RB(resolve, "%s", s->dl.resolve ? s->dl.resolve->data : "-")
+RB(connect_to, "%s", s->dl.connect_to ? s->dl.connect_to->data : "-")
+RB(interface, "%s", s->dl.interface ? s->dl.interface : "-")
+RB(local, "%s", s->dl.local_address ? s->dl.local_address : "-")
+RB(ua, "%s", s->dl.user_agent ? s->dl.user_agent : "-")
+RB(format, "%d", (int)s->format)
+RB(output, "%s", s->output ? s->output : "-")
+RB(jsonl, "%s", s->jsonl ? s->jsonl : "-")
+RB(plot, "%s", s->plot ? s->plot : "-")
+RB(progress, "%d", s->progress)
+RB(quiet, "%d", s->quiet)
 static inline void rb_offload(const struct settings *s, char *b, size_t l)
 {
     char w[64] = "-";
@@ -104,56 +45,19 @@ static inline void rb_offload(const struct settings *s, char *b, size_t l)
         offload_wish_format(&s->offloads[0].wish, w, sizeof w);
     snprintf(b, l, "%zu %s %s", s->noffloads, s->noffloads ? s->offloads[0].ifname : "-", w);
 }
-static inline void rb_delay(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%llu", (unsigned long long)s->delay_us);
-}
-static inline void rb_delay_dev(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->delay_dev ? s->delay_dev : "-");
-}
-static inline void rb_server(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%zu %s %s", s->nservers, s->nservers ? s->servers[0].name : "-",
-             s->nservers ? s->servers[0].url : "-");
-}
-static inline void rb_seed_value(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%llu", (unsigned long long)s->seed);
-}
+RB(delay, "%llu", (unsigned long long)s->delay_us)
+RB(delay_dev, "%s", s->delay_dev ? s->delay_dev : "-")
+RB(server, "%zu %s %s", s->nservers, s->nservers ? s->servers[0].name : "-",              s->nservers ? s->servers[0].url : "-")
+RB(seed_value, "%llu", (unsigned long long)s->seed)
 
 /* Issue 12: streams, upload, time-bounded runs, the test-file check. */
-static inline void rb_parallel(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%u", s->dl.parallel);
-}
-static inline void rb_split(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%d", s->dl.split);
-}
-static inline void rb_upload(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%llu", (unsigned long long)s->dl.upload);
-}
-static inline void rb_upload_method(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%s", s->dl.upload_put ? "PUT" : "POST");
-}
-static inline void rb_duration(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%g", s->dl.duration_s);
-}
-static inline void rb_interval(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%g", s->dl.interval_s);
-}
-static inline void rb_min_bytes(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%llu", (unsigned long long)s->dl.min_bytes);
-}
-static inline void rb_server_upload(const struct settings *s, char *b, size_t l)
-{
-    snprintf(b, l, "%llu", s->nservers ? (unsigned long long)s->servers[s->nservers - 1].upload : 0ULL);
-}
+RB(parallel, "%u", s->dl.parallel)
+RB(split, "%d", s->dl.split)
+RB(upload, "%llu", (unsigned long long)s->dl.upload)
+RB(upload_method, "%s", s->dl.upload_put ? "PUT" : "POST")
+RB(duration, "%g", s->dl.duration_s)
+RB(interval, "%g", s->dl.interval_s)
+RB(min_bytes, "%llu", (unsigned long long)s->dl.min_bytes)
+RB(server_upload, "%llu", s->nservers ? (unsigned long long)s->servers[s->nservers - 1].upload : 0ULL)
 
 #endif

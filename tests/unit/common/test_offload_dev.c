@@ -511,11 +511,5 @@ int main(void)
         cmocka_unit_test(test_real_packet_sizes),
     };
     const char *skip_reason = netns_setup();
-    if (skip_reason) {
-        testlib_skip_all(tests, sizeof tests / sizeof tests[0], skip_reason);
-        return 0;
-    }
-    int failed = cmocka_run_group_tests_name("offload_dev", tests, NULL, NULL);
-    testlib_rm_rf(tmpdir);
-    return failed ? 1 : 0;
+    return testlib_run_group("offload_dev", tests, sizeof tests / sizeof tests[0], NULL, skip_reason, tmpdir);
 }

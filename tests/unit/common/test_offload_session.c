@@ -383,11 +383,5 @@ int main(void)
         cmocka_unit_test(test_fork_does_not_restore),
     };
     prepare();
-    if (skip_reason) {
-        testlib_skip_all(tests, sizeof tests / sizeof tests[0], skip_reason);
-        return 0;
-    }
-    int failed = cmocka_run_group_tests_name("offload_session", tests, setup, NULL);
-    testlib_rm_rf(tmpdir);
-    return failed ? 1 : 0;
+    return testlib_run_group("offload_session", tests, sizeof tests / sizeof tests[0], setup, skip_reason, tmpdir);
 }
