@@ -236,25 +236,42 @@ unsigned transfers_sample(struct transfers *t)
     return n;
 }
 
+/* Caller holds the lock. The entry SEQ completed, or NULL if it was evicted meanwhile. */
+static struct entry *end_locked(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                                const struct tcp_info_sample *last)
+{
+    struct entry *e = &t->ring[seq % t->keep];
+    if (e->seq != seq)
+        return NULL;
+    if (last && strcmp(e->state, "sending") == 0)
+        entry_track(e, last);
+    if (e->sock >= 0)
+        t->sending--;
+    e->sock = -1; /* the connection closes after this: never sample it again */
+    snprintf(e->state, sizeof e->state, "%s", state);
+    e->bytes = bytes;
+    e->duration = sys_mono_s() - e->t0_mono;
+    return e;
+}
+
 json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
                       const struct tcp_info_sample *last)
 {
     json_t *out = NULL;
     pthread_mutex_lock(&t->lock);
-    struct entry *e = &t->ring[seq % t->keep];
-    if (e->seq == seq) {
-        if (last && strcmp(e->state, "sending") == 0)
-            entry_track(e, last);
-        if (e->sock >= 0)
-            t->sending--;
-        e->sock = -1; /* the connection closes after this: never sample it again */
-        snprintf(e->state, sizeof e->state, "%s", state);
-        e->bytes = bytes;
-        e->duration = sys_mono_s() - e->t0_mono;
+    struct entry *e = end_locked(t, seq, state, bytes, last);
+    if (e)
         out = entry_json(e);
-    }
     pthread_mutex_unlock(&t->lock);
     return out;
+}
+
+void transfers_complete(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                        const struct tcp_info_sample *last)
+{
+    pthread_mutex_lock(&t->lock);
+    end_locked(t, seq, state, bytes, last);
+    pthread_mutex_unlock(&t->lock);
 }
 
 json_t *transfers_get(struct transfers *t, const char *id, const struct peer *reader)

@@ -58,6 +58,10 @@ unsigned transfers_sample(struct transfers *t);
  * log), or NULL if the entry was evicted meanwhile. */
 json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
                       const struct tcp_info_sample *last);
+/* transfers_end without the JSON, for when nobody logs it: building the entry's JSON cost
+ * about a fifth of debitd's CPU per small request (docs/performance.md). */
+void transfers_complete(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                        const struct tcp_info_sample *last);
 
 /* The entry for ID as a new JSON object, or NULL if unknown, evicted, malformed, or not
  * READER's: READER NULL reads any record, otherwise only one whose owner is the same
