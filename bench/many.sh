@@ -31,6 +31,7 @@ listen = ( { address = "127.0.0.1"; port = $port_d; } );
 threads = $WORKERS;
 files = ( { path = "/ram/4KiB.dat"; size = "4KiB"; }, { path = "/ram/1MiB.dat"; size = "1MiB"; },
           { path = "/ram/64MiB.dat"; size = "64MiB"; } );
+limits = { per_ip = 0; }; # one client address makes every connection: no per-address cap (nginx has none)
 log = { access = "off"; level = "warn"; };
 CONF
 t_bg debitd "$DEBITD" -c "$T_TMP/d.conf"

@@ -262,8 +262,8 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
             struct tcp_info_sample last;
             char err[128];
             int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
-            /* the JSON only for the access log, which is all that uses it */
-            if (l->srv->access)
+            /* the JSON only for a JSON access log, which is all that uses it */
+            if (l->srv->access && l->srv->cfg->access_format == ACCESS_FORMAT_JSON)
                 entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL);
             else
                 transfers_complete(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL);

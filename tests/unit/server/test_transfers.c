@@ -56,6 +56,31 @@ static void test_life_cycle(void **state)
     transfers_free(NULL);
 }
 
+/* transfers_complete: the same record as transfers_end (state, bytes, the last TCP_INFO),
+ * without building its JSON; an evicted entry is ignored. */
+static void test_complete_without_json(void **state)
+{
+    (void)state;
+    struct transfers *t = transfers_new(2);
+    char id[TRANSFER_ID_LEN], other[TRANSFER_ID_LEN];
+    struct transfer_start s = {"/ram/4KiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 4096, 200, -1, NULL, "iovec"};
+    uint64_t seq = transfers_begin(t, &s, id);
+    struct tcp_info_sample last = {.have = TCP_INFO_HAVE_BASE, .rtt_us = 250, .snd_cwnd = 10};
+    transfers_complete(t, seq, "aborted", 1234, &last);
+    json_t *j = transfers_get(t, id, NULL);
+    assert_non_null(j);
+    assert_string_equal(str(j, "state"), "aborted");
+    assert_int_equal(json_integer_value(json_object_get(j, "bytes")), 1234);
+    assert_true(json_real_value(json_object_get(json_object_get(j, "tcp"), "rtt_ms")) == 0.25);
+    json_decref(j);
+    /* evict it (ring of 2), then complete it again: nothing changes, nothing crashes */
+    transfers_begin(t, &s, other);
+    transfers_begin(t, &s, other);
+    transfers_complete(t, seq, "done", 1, NULL);
+    assert_null(transfers_get(t, id, NULL));
+    transfers_free(t);
+}
+
 static void test_unknown_and_evicted(void **state)
 {
     (void)state;
@@ -248,6 +273,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_life_cycle),
+        cmocka_unit_test(test_complete_without_json),
         cmocka_unit_test(test_unknown_and_evicted),
         cmocka_unit_test(test_track_samples),
         cmocka_unit_test(test_sample_sockets),
