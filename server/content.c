@@ -25,6 +25,7 @@ struct content {
     uint64_t size;
     uint64_t seed;
     double gen_seconds;
+    double alloc_seconds; /* of gen_seconds: getting the pages (allocation, zeroing, first touch) */
     uint64_t huge_bytes;  /* bytes mapped with 2 MiB pages, from smaps after generation */
     char thp_setting[32]; /* the admin's shmem THP setting that decided it */
     char backing[160];    /* content_backing() */
@@ -75,6 +76,7 @@ struct gen_job {
     unsigned char *map; /* non-NULL: populate and write through this mapping (huge pages) */
     uint64_t seed, from, to;
     int err; /* errno of a failed write or populate, else 0 */
+    double alloc_s; /* this thread's time in MADV_POPULATE_WRITE (huge pages only) */
 };
 
 /* 4 KiB pages: generate into a cache-sized buffer and pwrite it into pages fallocate()
@@ -88,6 +90,7 @@ static void *gen_thread(void *arg)
         const uint64_t step = 32ULL << 20;
         for (uint64_t o = j->from; o < j->to; o += step) {
             size_t n = j->to - o < step ? (size_t)(j->to - o) : (size_t)step;
+            double t0 = sys_mono_s();
             while (madvise(j->map + o, n, MADV_POPULATE_WRITE) < 0) {
                 if (errno == EINTR)
                     continue;
@@ -96,6 +99,7 @@ static void *gen_thread(void *arg)
                 j->err = errno;
                 return NULL;
             }
+            j->alloc_s += sys_mono_s() - t0;
             content_generate(j->seed, o, j->map + o, n);
         }
         return NULL;
@@ -320,8 +324,10 @@ struct content *content_new_in(int fd, const char *why, uint64_t seed, uint64_t 
         else if (m != MAP_FAILED)
             munmap(m, size);
     }
+    double ta = sys_mono_s();
     if (!rw && fallocate_all(c->fd, size, err, errlen) < 0)
         goto fail;
+    c->alloc_seconds = sys_mono_s() - ta;
     if (threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         threads = n > 0 ? (unsigned)n : 1;
@@ -341,16 +347,21 @@ struct content *content_new_in(int fd, const char *why, uint64_t seed, uint64_t 
             from = size;
         if (to > size)
             to = size;
-        jobs[t] = (struct gen_job){c->fd, rw, seed, from, to, 0};
+        jobs[t] = (struct gen_job){c->fd, rw, seed, from, to, 0, 0};
         if (t + 1 < threads && pthread_create(&tids[t], NULL, gen_thread, &jobs[t]) == 0) {
             started[t] = 1;
             continue;
         }
         gen_thread(&jobs[t]); /* the last slice (or one a thread failed for) runs here */
     }
-    for (unsigned t = 0; t < threads; t++)
+    double alloc_max = 0; /* the threads populate in parallel: the longest one's share */
+    for (unsigned t = 0; t < threads; t++) {
         if (started[t])
             pthread_join(tids[t], NULL);
+        if (jobs[t].alloc_s > alloc_max)
+            alloc_max = jobs[t].alloc_s;
+    }
+    c->alloc_seconds += alloc_max;
     for (unsigned t = 0; t < threads; t++)
         if (jobs[t].err) {
             if (rw)
@@ -413,6 +424,11 @@ const unsigned char *content_map(const struct content *c)
 double content_gen_seconds(const struct content *c)
 {
     return c->gen_seconds;
+}
+
+double content_alloc_seconds(const struct content *c)
+{
+    return c->alloc_seconds;
 }
 
 uint64_t content_huge_bytes(const struct content *c)

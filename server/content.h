@@ -36,6 +36,11 @@ int content_fd(const struct content *c);
 const unsigned char *content_map(const struct content *c);
 /* Seconds the generation took. */
 double content_gen_seconds(const struct content *c);
+/* Of those, the seconds spent getting the memory: allocating and zeroing the pages
+ * (fallocate, or MADV_POPULATE_WRITE of 2 MiB pages: the longest thread's share), not
+ * generating bytes. On a VM whose host hands memory back (free page reporting) this is
+ * where the host's faults land (docs/performance.md, "Start-up"). */
+double content_alloc_seconds(const struct content *c);
 /* Bytes of the region held in 2 MiB pages (read back from /proc/self/smaps; 0 when the
  * machine's shmem THP setting, content_thp_setting(), does not allow them for a memfd and
  * no private huge tmpfs could be mounted). */

@@ -291,6 +291,9 @@ void http_connection(void *cls, struct MHD_Connection *conn, void **socket_conte
                 log_warn("%s: TCP profile not applied on an accepted socket: %s", l->name, err);
         }
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (fd)
+            http_headers_conn_closed(fd->connect_fd);
         watchdog_conn_closed(l->srv->watchdog, socket_context);
         const union MHD_ConnectionInfo *ad = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         const struct sockaddr *sa = ad ? ad->client_addr : NULL;

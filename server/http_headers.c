@@ -8,7 +8,9 @@
 #include <ifaddrs.h>
 #include <linux/tcp.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -107,6 +109,78 @@ static void local_interface(int sock, char *ifname, size_t len)
         interface_of(&ss, ifname, len);
 }
 
+/* What a connection's responses repeat, read from its socket once: the X-Debit-Tcp value
+ * (the profile is applied at accept and never changed on a connection) and the local
+ * address (which decides the interface of X-Debit-Offload). Reading both for every response
+ * was 3 syscalls (getsockopt TCP_CONGESTION and SO_MAX_PACING_RATE, getsockname), about
+ * 9 % of debitd's CPU per small request (docs/performance.md). Per worker thread (a
+ * connection stays with one libmicrohttpd worker), indexed by descriptor, keyed by the
+ * connection; http_headers_conn_closed forgets an entry when its connection closes. */
+struct conn_facts {
+    const struct MHD_Connection *conn; /* NULL: empty */
+    int have_local;
+    struct sockaddr_storage local; /* port 0 */
+    char tcp[160];
+};
+#define CONN_FACTS_MAX 65536 /* descriptors beyond this are read every time */
+static pthread_key_t facts_key;
+static pthread_once_t facts_once = PTHREAD_ONCE_INIT;
+struct facts_table {
+    size_t n;
+    struct conn_facts *f;
+};
+static __thread struct facts_table *facts;
+
+static void facts_free(void *p)
+{
+    struct facts_table *t = p;
+    if (t)
+        free(t->f);
+    free(t);
+}
+
+static void facts_init(void)
+{
+    if (pthread_key_create(&facts_key, facts_free) != 0)
+        facts_key = (pthread_key_t)-1;
+}
+
+/* The entry of SOCK in this thread's table (grown as needed), or NULL (no memory). */
+static struct conn_facts *facts_slot(int sock)
+{
+    if (sock < 0 || sock >= CONN_FACTS_MAX)
+        return NULL;
+    pthread_once(&facts_once, facts_init);
+    if (facts_key == (pthread_key_t)-1)
+        return NULL;
+    if (!facts) {
+        facts = calloc(1, sizeof *facts);
+        if (!facts || pthread_setspecific(facts_key, facts) != 0) {
+            free(facts);
+            facts = NULL;
+            return NULL;
+        }
+    }
+    if ((size_t)sock >= facts->n) {
+        size_t n = facts->n ? facts->n : 64;
+        while (n <= (size_t)sock)
+            n *= 2;
+        struct conn_facts *f = realloc(facts->f, n * sizeof *f);
+        if (!f)
+            return NULL;
+        memset(f + facts->n, 0, (n - facts->n) * sizeof *f);
+        facts->f = f;
+        facts->n = n;
+    }
+    return &facts->f[sock];
+}
+
+void http_headers_conn_closed(int sock)
+{
+    if (facts && sock >= 0 && (size_t)sock < facts->n)
+        facts->f[sock].conn = NULL;
+}
+
 /* "tso=off gso=off gro=on" of the interface that serves: the configured offload interface,
  * else the one holding the connection's local address. "" when unreadable. */
 static void offload_lookup(const struct server *s, int sock, char *buf, size_t len, char *ifname, size_t iflen)
@@ -128,7 +202,24 @@ static void offload_lookup(const struct server *s, int sock, char *buf, size_t l
  * and done for every response it cut small-file requests/s by 2-3x (docs/server.md, "Many
  * clients"). The header is then at most that old. */
 #define OFFLOAD_TTL_S 0.1
-static void offload_header(const struct server *s, int sock, char *buf, size_t len, char *ifname, size_t iflen)
+/* The local address of SOCK with port 0 (the port does not matter, the address decides the
+ * interface): 0, or -1 if unreadable. */
+static int local_address(int sock, struct sockaddr_storage *ss)
+{
+    socklen_t sl = sizeof *ss;
+    memset(ss, 0, sizeof *ss);
+    if (sock < 0 || getsockname(sock, (struct sockaddr *)ss, &sl) < 0)
+        return -1;
+    if (ss->ss_family == AF_INET)
+        ((struct sockaddr_in *)ss)->sin_port = 0;
+    else if (ss->ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)ss)->sin6_port = 0;
+    return 0;
+}
+
+/* LOCAL: the connection's local address (local_address), NULL if unreadable */
+static void offload_header(const struct server *s, int sock, const struct sockaddr_storage *local, char *buf,
+                           size_t len, char *ifname, size_t iflen)
 {
     static __thread struct {
         const struct server *srv;
@@ -136,18 +227,11 @@ static void offload_header(const struct server *s, int sock, char *buf, size_t l
         double at;
         char hdr[256], ifname[IF_NAMESIZE + 1];
     } c;
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof ss;
-    memset(&ss, 0, sizeof ss);
-    if (sock < 0 || getsockname(sock, (struct sockaddr *)&ss, &sl) < 0) {
+    if (!local) {
         offload_lookup(s, sock, buf, len, ifname, iflen);
         return;
     }
-    /* the port does not matter, the address does (it decides the interface) */
-    if (ss.ss_family == AF_INET)
-        ((struct sockaddr_in *)&ss)->sin_port = 0;
-    else if (ss.ss_family == AF_INET6)
-        ((struct sockaddr_in6 *)&ss)->sin6_port = 0;
+    const struct sockaddr_storage ss = *local;
     double now = sys_mono_s();
     if (c.srv != s || memcmp(&c.local, &ss, sizeof ss) != 0 || now - c.at >= OFFLOAD_TTL_S) {
         offload_lookup(s, sock, c.hdr, sizeof c.hdr, c.ifname, sizeof c.ifname);
@@ -171,17 +255,24 @@ void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct M
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, s->last_modified);
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     int sock = ci ? ci->connect_fd : -1;
+    struct conn_facts *f = facts_slot(sock), mine;
+    if (!f || f->conn != conn) { /* the connection's first response (or no table): read them */
+        if (!f)
+            f = &mine;
+        f->conn = conn;
+        f->have_local = local_address(sock, &f->local) == 0;
+        struct tcp_profile p;
+        live_profile(l, sock, &p);
+        tcp_profile_format(&p, f->tcp, sizeof f->tcp);
+    }
     char buf[256], ifname[IF_NAMESIZE + 1];
-    offload_header(s, sock, buf, sizeof buf, ifname, sizeof ifname);
+    offload_header(s, sock, f->have_local ? &f->local : NULL, buf, sizeof buf, ifname, sizeof ifname);
     if (buf[0]) {
         MHD_add_response_header(resp, WIRE_HDR_OFFLOAD, buf);
         if (s->cfg->details)
             MHD_add_response_header(resp, WIRE_HDR_INTERFACE, ifname);
     }
-    struct tcp_profile p;
-    live_profile(l, sock, &p);
-    tcp_profile_format(&p, buf, sizeof buf);
-    MHD_add_response_header(resp, WIRE_HDR_TCP, buf);
+    MHD_add_response_header(resp, WIRE_HDR_TCP, f->tcp);
     if (s->cfg->details)
         MHD_add_response_header(resp, WIRE_HDR_KERNEL, s->kernel);
 }

@@ -115,6 +115,9 @@ void http_req_free(struct req *r);
 
 /* Sender-side tcpi_bytes_acked of SOCK (http_headers.c); 0 if unreadable. */
 uint64_t http_tcp_bytes_acked(int sock);
+/* Forget what http_headers_file remembered about the connection on SOCK (it closes);
+ * called from the connection's own worker thread. */
+void http_headers_conn_closed(int sock);
 /* The listener's live configuration as /status shows it (new object). */
 json_t *http_listener_json(struct listener *l);
 

@@ -119,18 +119,28 @@ static const char *or_empty(const char *s)
     return s ? s : "";
 }
 
-/* 16 random bytes; -1 if the kernel gave none (it does not fail for 16 bytes once the
- * pool is initialised, which it is long before debitd runs). Outside the lock. */
+/* 16 random bytes; -1 if the kernel gave none (it does not fail once the pool is
+ * initialised, which it is long before debitd runs). Outside the lock. The kernel's bytes
+ * are fetched 16 keys at a time per thread: one getrandom per request was about 3 % of a
+ * small request's CPU (docs/performance.md); each byte is still used once only. */
 static int random_key(unsigned char key[TRANSFER_ID_HEX / 2])
 {
-    for (int tries = 0; tries < 3; tries++) {
-        ssize_t n = getrandom(key, TRANSFER_ID_HEX / 2, 0);
-        if (n == TRANSFER_ID_HEX / 2)
-            return 0;
-        if (n >= 0 || errno != EINTR)
-            break;
+    static __thread unsigned char pool[16 * (TRANSFER_ID_HEX / 2)]; /* 256 B: never a short read */
+    static __thread size_t left;
+    if (left < TRANSFER_ID_HEX / 2) {
+        for (int tries = 0;; tries++) {
+            ssize_t n = getrandom(pool, sizeof pool, 0);
+            if (n == (ssize_t)sizeof pool)
+                break;
+            if (tries == 2 || n >= 0 || errno != EINTR)
+                return -1;
+        }
+        left = sizeof pool;
     }
-    return -1;
+    left -= TRANSFER_ID_HEX / 2;
+    memcpy(key, pool + left, TRANSFER_ID_HEX / 2);
+    memset(pool + left, 0, TRANSFER_ID_HEX / 2); /* handed out: not kept in memory */
+    return 0;
 }
 
 static void key_hex(const unsigned char *key, char *hex)
