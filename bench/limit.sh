@@ -84,22 +84,26 @@ for i in $(seq "$RUNS"); do
 done
 
 col() { awk -v p="$1" -v c="$2" '$1==p {print $c}' "$T_TMP/runs"; }
-# per-round ratio of pair A to pair B (column 3: throughput): "median [min-max]"
+# per_round A B [total]: per-round ratio of pair A to pair B, "median [min-max]": of the
+# throughput, or with "total" of the CPU of both ends (receiver + sender) per byte
 per_round() {
-  local r
-  r=$(join <(awk -v p="$1" '$1==p {print $2, $3}' "$T_TMP/runs" | sort) <(awk -v p="$2" '$1==p {print $2, $3}' "$T_TMP/runs" | sort) |
+  local r f='{print $2, $3}'
+  [ "${3:-}" = total ] && f='{print $2, $4 + $5}'
+  r=$(join <(awk -v p="$1" '$1==p '"$f" "$T_TMP/runs" | sort) <(awk -v p="$2" '$1==p '"$f" "$T_TMP/runs" | sort) |
       awk '$3 > 0 {printf "%.3f\n", $2 / $3}')
   echo "$(median <<<"$r") [$(minmax <<<"$r")]"
 }
-echo "$SIZE on loopback, $RUNS rounds (median [min-max]); CPU seconds per GiB:"
-printf '  %-13s %-24s %-22s %-22s %s\n' pair "Mb/s" "receiver CPU/GiB" "sender CPU/GiB" "ratio to iperf3 (per round)"
+echo "$SIZE on loopback, $RUNS rounds (median [min-max]); CPU seconds per GiB of the receiver, the sender, both; ratios per round:"
+printf '  %-13s %-20s %-9s %-9s %-9s %-24s %s\n' pair "Mb/s" receiver sender both "Mb/s / iperf3's" "CPU (both) / iperf3's"
+cpu() { awk -v p="$1" -v g="$gib" '$1==p {printf "%.3f\n", ('"$2"') / g}' "$T_TMP/runs" | median; }
 for p in "${pairs[@]}"; do
-  printf '  %-13s %-24s %-22s %-22s %s\n' "$p" "$(col "$p" 3 | median) [$(col "$p" 3 | minmax)]" \
-    "$(col "$p" 4 | awk -v g="$gib" '{print $1 / g}' | median)" "$(col "$p" 5 | awk -v g="$gib" '{print $1 / g}' | median)" \
-    "$([ "$p" = iperf3 ] && echo - || per_round "$p" iperf3)"
+  printf '  %-13s %-20s %-9s %-9s %-9s %-24s %s\n' "$p" "$(col "$p" 3 | awk '{printf "%.0f\n", $1}' | median) [$(col "$p" 3 | awk '{printf "%.0f\n", $1}' | minmax)]" \
+    "$(cpu "$p" '$4')" "$(cpu "$p" '$5')" "$(cpu "$p" '$4 + $5')" \
+    "$([ "$p" = iperf3 ] && echo - || per_round "$p" iperf3)" "$([ "$p" = iperf3 ] && echo - || per_round "$p" iperf3 total)"
 done
 dd=$(per_round debitd-debit iperf3)
-echo "debitd -> debit / iperf3 -R -Z: $dd (goal >= 0.95): $(awk -v r="${dd%% *}" 'BEGIN{print (r >= 0.95 ? "met" : "not met")}')"
+echo "debitd -> debit / iperf3 -R -Z: $dd (goal >= 0.95): $(awk -v r="${dd%% *}" 'BEGIN{print (r >= 0.95 ? "met" : "not met")}');" \
+     "CPU of both ends per GiB, debitd -> debit / iperf3: $(per_round debitd-debit iperf3 total)"
 echo "which side: the client swapped (nginx -> debit / nginx -> curl): $(per_round nginx-debit nginx-curl);" \
      "the server swapped (debitd -> curl / nginx -> curl): $(per_round debitd-curl nginx-curl)"
 echo "runs (pair round Mb/s receiver_cpu_s sender_cpu_s):"; sed 's/^/  /' "$T_TMP/runs"
