@@ -102,7 +102,7 @@ wrk_one() {
     /Socket errors:/ { gsub(/,/, ""); se = $4 + $6 + $8 + $10; sd = $4 "/" $6 "/" $8 "/" $10 }
     /Non-2xx or 3xx responses:/ { n2 = $5 }
     END { split(a, x, " "); split(b, y, " ")
-          printf "%s %s %s %s %d %d %.1f %s\n", s, f, rps, p99, se, n2, n > 0 ? (y[2] - x[2]) * 1000 / n : 0, sd ? sd : "0/0/0/0" }' <<<"$out" >>"$T_TMP/wrk"
+          printf "%s %s %s %s %d %d %.1f %s\n", s, f, rps, p99, se, n2, (n > 0 ? (y[2] - x[2]) * 1000 / n : 0), (sd ? sd : "0/0/0/0") }' <<<"$out" >>"$T_TMP/wrk"
 }
 # par_one SERVER: PAR downloads of 64 MiB at once; "SERVER wall_s ok_count Gb/s" in $T_TMP/par
 par_one() {

@@ -26,6 +26,7 @@ struct content {
     uint64_t seed;
     double gen_seconds;
     double alloc_seconds; /* of gen_seconds: getting the pages (allocation, zeroing, first touch) */
+    double gen_cpu_seconds; /* CPU time of every thread in the generator itself */
     uint64_t huge_bytes;  /* bytes mapped with 2 MiB pages, from smaps after generation */
     char thp_setting[32]; /* the admin's shmem THP setting that decided it */
     char backing[160];    /* content_backing() */
@@ -77,7 +78,15 @@ struct gen_job {
     uint64_t seed, from, to;
     int err; /* errno of a failed write or populate, else 0 */
     double alloc_s; /* this thread's time in MADV_POPULATE_WRITE (huge pages only) */
+    double gen_cpu_s; /* this thread's CPU time in content_generate */
 };
+
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* 4 KiB pages: generate into a cache-sized buffer and pwrite it into pages fallocate()
  * already allocated (see content_new); first-touch faults through a mapping cost more.
@@ -100,7 +109,9 @@ static void *gen_thread(void *arg)
                 return NULL;
             }
             j->alloc_s += sys_mono_s() - t0;
+            double c0 = thread_cpu_s();
             content_generate(j->seed, o, j->map + o, n);
+            j->gen_cpu_s += thread_cpu_s() - c0;
         }
         return NULL;
     }
@@ -112,7 +123,9 @@ static void *gen_thread(void *arg)
     }
     for (uint64_t o = j->from; o < j->to && !j->err; o += step) {
         size_t n = j->to - o < step ? (size_t)(j->to - o) : step;
+        double c0 = thread_cpu_s();
         content_generate(j->seed, o, buf, n);
+        j->gen_cpu_s += thread_cpu_s() - c0;
         for (size_t done = 0; done < n;) {
             ssize_t w = pwrite(j->fd, buf + done, n - done, (off_t)(o + done));
             if (w < 0 && errno == EINTR)
@@ -347,7 +360,7 @@ struct content *content_new_in(int fd, const char *why, uint64_t seed, uint64_t 
             from = size;
         if (to > size)
             to = size;
-        jobs[t] = (struct gen_job){c->fd, rw, seed, from, to, 0, 0};
+        jobs[t] = (struct gen_job){c->fd, rw, seed, from, to, 0, 0, 0};
         if (t + 1 < threads && pthread_create(&tids[t], NULL, gen_thread, &jobs[t]) == 0) {
             started[t] = 1;
             continue;
@@ -360,6 +373,7 @@ struct content *content_new_in(int fd, const char *why, uint64_t seed, uint64_t 
             pthread_join(tids[t], NULL);
         if (jobs[t].alloc_s > alloc_max)
             alloc_max = jobs[t].alloc_s;
+        c->gen_cpu_seconds += jobs[t].gen_cpu_s;
     }
     c->alloc_seconds += alloc_max;
     for (unsigned t = 0; t < threads; t++)
@@ -429,6 +443,11 @@ double content_gen_seconds(const struct content *c)
 double content_alloc_seconds(const struct content *c)
 {
     return c->alloc_seconds;
+}
+
+double content_gen_cpu_seconds(const struct content *c)
+{
+    return c->gen_cpu_seconds;
 }
 
 uint64_t content_huge_bytes(const struct content *c)

@@ -41,6 +41,10 @@ double content_gen_seconds(const struct content *c);
  * generating bytes. On a VM whose host hands memory back (free page reporting) this is
  * where the host's faults land (docs/performance.md, "Start-up"). */
 double content_alloc_seconds(const struct content *c);
+/* CPU seconds of every generating thread spent computing the bytes (the generator alone,
+ * without getting the memory or writing it to the memfd): what the region costs debitd
+ * itself, whatever else the machine runs. */
+double content_gen_cpu_seconds(const struct content *c);
 /* Bytes of the region held in 2 MiB pages (read back from /proc/self/smaps; 0 when the
  * machine's shmem THP setting, content_thp_setting(), does not allow them for a memfd and
  * no private huge tmpfs could be mounted). */

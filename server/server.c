@@ -254,9 +254,10 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
         return SERVER_START_RUNTIME;
     char sz[32];
     units_format_size(region, sz, sizeof sz);
-    log_info("content: %s generated from seed %llu in %.3f s (getting the memory %.3f s; %s, shared by %zu file(s); "
-             "%.0f%% in 2 MiB pages, shmem_enabled=%s)", sz, (unsigned long long)cfg->seed,
-             content_gen_seconds(s->content), content_alloc_seconds(s->content), content_backing(s->content), cfg->n_files,
+    log_info("content: %s generated from seed %llu in %.3f s (getting the memory %.3f s, the generator %.3f CPU-s; "
+             "%s, shared by %zu file(s); %.0f%% in 2 MiB pages, shmem_enabled=%s)", sz, (unsigned long long)cfg->seed,
+             content_gen_seconds(s->content), content_alloc_seconds(s->content), content_gen_cpu_seconds(s->content),
+             content_backing(s->content), cfg->n_files,
              region ? 100.0 * (double)content_huge_bytes(s->content) / (double)region : 0.0,
              content_thp_setting(s->content));
     for (size_t i = 0; i < s->n_listeners; i++) {
