@@ -14,7 +14,7 @@
 #   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 bench/many.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
-need_cmd curl nginx wrk sha256sum
+need_cmd curl nginx wrk sha256sum jq
 WORKERS=${WORKERS:-$(nproc)}
 CONNS=${CONNS:-1000}
 DURATION=${DURATION:-10s}
@@ -32,7 +32,10 @@ listen = ( { address = "127.0.0.1"; port = $port_d; } );
 threads = $WORKERS;
 files = ( { path = "/ram/4KiB.dat"; size = "4KiB"; }, { path = "/ram/1MiB.dat"; size = "1MiB"; },
           { path = "/ram/64MiB.dat"; size = "64MiB"; } );
-limits = { per_ip = 0; }; # one client address makes every connection: no per-address cap (nginx has none)
+# One client address makes every connection: no per-address cap (nginx has none). The header
+# deadline as nginx's client_header_timeout (60 s; debitd's default 5 s closes a kept-alive
+# connection whose next request a starved client sends more than 5 s after the response).
+limits = { per_ip = 0; header_timeout = "60s"; };
 log = { access = "off"; level = "warn"; };
 CONF
 t_bg debitd "$DEBITD" -c "$T_TMP/d.conf"
@@ -153,5 +156,6 @@ for s in debitd nginx; do
   good=$(cat "$T_TMP"/sha."$s".* | grep -c "^$SHA64\$")
   echo "$PAR x 64 MiB $s at once, each sha256 = the file's: $good/$PAR"
 done
+echo "debitd's refusals and closes (/status counters.refusals): $(curl -s "http://127.0.0.1:$port_d/status" | jq -c '.counters.refusals // {}')"
 echo "wrk runs (server file req_s p99_ms socket_errors non2xx cpu_us_per_request connect/read/write/timeout):"; sed 's/^/  /' "$T_TMP/wrk"
 echo "parallel runs (server wall_s complete Gb/s):"; sed 's/^/  /' "$T_TMP/par"
