@@ -30,7 +30,7 @@ CC        ?= cc
 PKG_CONFIG?= pkg-config
 
 PKGS_COMMON := libconfig jansson
-PKGS_SERVER := libmicrohttpd libcrypto libsystemd libcap libseccomp
+PKGS_SERVER := libmicrohttpd gnutls libcrypto libsystemd libcap libseccomp
 PKGS_CLIENT := libcurl
 PKGS_NETCTL := libnl-route-3.0 libnl-3.0
 PKGS_DELAY  := libnetfilter_queue libmnl
