@@ -341,14 +341,8 @@ void tls_conn_closed(struct MHD_Connection *conn)
     }
 }
 
-/* gnutls_certificate_retrieve_function2: the chain and key of this connection's entry
- * (borrowed: the entry's reference outlives the session). */
-static int cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_dn, int nreqs,
-                         const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length, gnutls_pcert_st **pcert,
-                         unsigned int *pcert_length, gnutls_privkey_t *privkey)
+int tls_conn_cert(struct MHD_Connection *conn, gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key)
 {
-    (void)req_ca_dn, (void)nreqs, (void)pk_algos, (void)pk_algos_length;
-    struct MHD_Connection *conn = gnutls_session_get_ptr(session);
     struct tls_creds *c = NULL;
     size_t h = conn_hash(conn);
     pthread_mutex_lock(&conn_mu);
@@ -361,9 +355,19 @@ static int cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_
     if (!c)
         return -1;
     *pcert = c->pcert;
-    *pcert_length = c->n_pcert;
-    *privkey = c->key;
+    *n = c->n_pcert;
+    *key = c->key;
     return 0;
+}
+
+/* gnutls_certificate_retrieve_function2: the chain and key of this connection's entry
+ * (borrowed: the entry's reference outlives the session). */
+static int cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_dn, int nreqs,
+                         const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length, gnutls_pcert_st **pcert,
+                         unsigned int *pcert_length, gnutls_privkey_t *privkey)
+{
+    (void)req_ca_dn, (void)nreqs, (void)pk_algos, (void)pk_algos_length;
+    return tls_conn_cert(gnutls_session_get_ptr(session), pcert, pcert_length, privkey);
 }
 
 unsigned tls_mhd_flags(void)

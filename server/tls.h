@@ -14,6 +14,7 @@
 #ifndef DEBITD_TLS_H
 #define DEBITD_TLS_H
 
+#include <gnutls/abstract.h>
 #include <jansson.h>
 #include <microhttpd.h>
 #include <stddef.h>
@@ -64,6 +65,11 @@ void tls_mhd_options(struct tls_listener *t, struct MHD_OptionItem *opts, int *n
  * the reference the connection's handshake uses. */
 void tls_conn_started(struct tls_listener *t, struct MHD_Connection *conn);
 void tls_conn_closed(struct MHD_Connection *conn);
+
+/* The certificate chain and key CONN's handshake uses (what the certificate callback
+ * returns; borrowed, valid until tls_conn_closed(CONN)): 0, or -1 when CONN was never
+ * started on a TLS listener. */
+int tls_conn_cert(struct MHD_Connection *conn, gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key);
 
 /* "TLS1.3; TLS_AES_256_GCM_SHA384" for a connection's negotiated version and cipher suite
  * (IANA name), or "none" on a plain HTTP connection: the X-Debit-Tls header value. */
