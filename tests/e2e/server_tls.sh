@@ -107,6 +107,9 @@ check_eq "debit --cacert: tls.version TLS1.3, cipher = the server's" \
 check_eq "debit: the server's $H_TLS agrees with the client's view" \
   "$(jq -r '.runs[0] | "\(.tls.version); \(.tls.cipher)"' "$T_TMP/ok.json")" \
   "$(jq -r --arg h "$H_TLS" '.runs[0].server_config[$h]' "$T_TMP/ok.json")"
+"$DEBIT" -q -n 1 -P 2 --split --cacert "$C/a.crt" --format json -o "$T_TMP/p2.json" "$TBASE/f.dat" 2>/dev/null
+check_eq "debit -P 2 --split over https: ok, the run's tls is stream 1's" "true TLS1.3" \
+  "$(jq -r '.runs[0] | "\(.ok) \(.tls.version)"' "$T_TMP/p2.json")"
 "$DEBIT" -q -n 1 --format json -o "$T_TMP/http.json" "$BASE/f.dat" 2>/dev/null
 check_eq "debit over plain http: tls null" null "$(jq -c '.runs[0].tls' "$T_TMP/http.json")"
 "$DEBIT" -q -n 1 --format json -o "$T_TMP/fail.json" "$TBASE/f.dat" 2>"$T_TMP/fail.err"
