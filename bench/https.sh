@@ -43,28 +43,11 @@ DEBITD_PID=$T_LAST_PID
 for _ in $(seq 300); do curl -s -o /dev/null -r 0-0 "http://127.0.0.1:$port_p/ram/f.dat" && break; sleep 0.1; done
 curl -s -o "$root/ram/f.dat" "http://127.0.0.1:$port_p/ram/f.dat" || { echo "debitd did not start"; cat "$T_TMP/debitd.log"; exit 1; }
 
-nd=$T_TMP/nginx
-mkdir -p "$nd/logs" "$nd/tmp"
-cat >"$nd/nginx.conf" <<NGX
-worker_processes 1;
-pid $nd/nginx.pid;
-error_log $nd/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  sendfile on; tcp_nopush on;
-  default_type application/octet-stream;
-  client_body_temp_path $nd/tmp; proxy_temp_path $nd/tmp; fastcgi_temp_path $nd/tmp;
-  uwsgi_temp_path $nd/tmp; scgi_temp_path $nd/tmp;
-  server { listen 127.0.0.1:$port_n ssl; root $root; ssl_protocols TLSv1.2 TLSv1.3;
-           ssl_certificate $pki/cert.pem; ssl_certificate_key $pki/key.pem; }
-}
-NGX
-t_bg nginx nginx -p "$nd" -c "$nd/nginx.conf" -g 'daemon off;'
-NGINX_PID=$T_LAST_PID
+NGINX_LISTEN_OPTS=ssl NGINX_SERVER_EXTRA="ssl_protocols TLSv1.2 TLSv1.3; ssl_certificate $pki/cert.pem; ssl_certificate_key $pki/key.pem;" \
+  nginx_spawn "$root" "$port_n"
 D=https://127.0.0.1:$port_d/ram/f.dat N=https://127.0.0.1:$port_n/ram/f.dat
 for _ in $(seq 100); do curl -s -o /dev/null -r 0-0 --cacert "$pki/cert.pem" "$N" && break; sleep 0.1; done
-curl -s -o /dev/null -r 0-0 --cacert "$pki/cert.pem" "$N" || { echo "nginx did not start"; cat "$nd/logs/error.log"; exit 1; }
+curl -s -o /dev/null -r 0-0 --cacert "$pki/cert.pem" "$N" || { echo "nginx did not start"; cat "$T_TMP"/nginx*.log; exit 1; }
 nginx_pids() { echo "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"; }
 if [ "$PIN" = 1 ]; then for p in "$DEBITD_PID" $(nginx_pids); do taskset -a -p -c 0 "$p" >/dev/null; done; fi
 h_d=$(curl -s --cacert "$pki/cert.pem" "$D" | sha256sum); h_n=$(curl -s --cacert "$pki/cert.pem" "$N" | sha256sum)
