@@ -2,8 +2,10 @@
  * not match, a certificate file that holds none, a bad or empty priority string) with the
  * setting at fault; a listener's /status facts (subject, not_after, versions); tls_reload
  * swapping the credentials for connections started after it while one started before keeps
- * its own until it closes, and a failed reload keeping the old ones. Certificates are made
- * here with GnuTLS (self-signed P-256), in a temporary folder. */
+ * its own until it closes, and a failed reload keeping the old ones; and the same through
+ * real handshakes: a libmicrohttpd daemon wired as server.c wires it, libcurl clients that
+ * trust only certificate a, then only b, before and after tls_reload. Certificates are
+ * made here with GnuTLS (self-signed P-256), in a temporary folder. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
@@ -210,12 +217,113 @@ static void test_new_fails(void **state)
     assert_non_null(strstr(err, "not a valid GnuTLS priority string"));
 }
 
+/* A daemon wired as server.c wires an HTTPS listener; each answer is tls_conn_describe. */
+static void notify(void *cls, struct MHD_Connection *c, void **sc, enum MHD_ConnectionNotificationCode toe)
+{
+    (void)sc;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+        tls_conn_started(cls, c);
+    else if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
+        tls_conn_closed(c);
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                              const char *version, const char *data, size_t *data_size, void **req_cls)
+{
+    (void)cls, (void)url, (void)method, (void)version, (void)data, (void)data_size;
+    static int seen;
+    if (!*req_cls) {
+        *req_cls = &seen;
+        return MHD_YES;
+    }
+    char d[128];
+    tls_conn_describe(c, d, sizeof d);
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(d), d, MHD_RESPMEM_MUST_COPY);
+    enum MHD_Result ret = MHD_queue_response(c, 200, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static size_t sink(char *p, size_t sz, size_t n, void *ud)
+{
+    char *b = ud;
+    size_t have = strlen(b), len = sz * n;
+    if (have + len < 128) {
+        memcpy(b + have, p, len);
+        b[have + len] = 0;
+    }
+    return len;
+}
+
+/* GET / from the daemon on PORT on a fresh connection, trusting only CA: the curl code;
+ * BODY gets the answer. */
+static CURLcode get(unsigned port, const char *ca, char *body)
+{
+    char url[64];
+    snprintf(url, sizeof url, "https://127.0.0.1:%u/", port);
+    body[0] = 0;
+    CURL *h = curl_easy_init();
+    assert_non_null(h);
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CAINFO, ca);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L); /* the test certificates name no IP; the chain is checked */
+    curl_easy_setopt(h, CURLOPT_FORBID_REUSE, 1L);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT, 10L);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, body);
+    CURLcode rc = curl_easy_perform(h);
+    curl_easy_cleanup(h);
+    return rc;
+}
+
+static void test_handshakes_across_reload(void **state)
+{
+    (void)state;
+    char err[512], body[128];
+    struct tls_listener *t = tls_listener_new(fix(0, "a.crt"), fix(1, "a.key"), NULL, err, sizeof err);
+    assert_non_null(t);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof sa;
+    assert_true(fd >= 0);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(fd, 16), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+    unsigned port = ntohs(sa.sin_port);
+    struct MHD_OptionItem opts[4];
+    int n = 0;
+    tls_mhd_options(t, opts, &n);
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | tls_mhd_flags(), 0, NULL, NULL, answer,
+                                            NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_ARRAY, opts,
+                                            MHD_OPTION_NOTIFY_CONNECTION, notify, t, MHD_OPTION_END);
+    assert_non_null(d);
+    char ca_a[128], ca_b[128];
+    snprintf(ca_a, sizeof ca_a, "%s", fix(2, "a.crt"));
+    snprintf(ca_b, sizeof ca_b, "%s", fix(3, "b.crt"));
+
+    assert_int_equal(get(port, ca_a, body), CURLE_OK);
+    assert_int_equal(strncmp(body, "TLS1.3; TLS_", 12), 0); /* X-Debit-Tls's value, from the session */
+    assert_int_equal(get(port, ca_b, body), CURLE_PEER_FAILED_VERIFICATION);
+
+    assert_int_equal(tls_reload(t, fix(0, "b.crt"), fix(1, "b.key"), err, sizeof err), 0);
+    assert_int_equal(get(port, ca_b, body), CURLE_OK); /* a new handshake: the new certificate */
+    assert_int_equal(get(port, ca_a, body), CURLE_PEER_FAILED_VERIFICATION);
+
+    assert_int_equal(tls_reload(t, fix(0, "a.crt"), fix(1, "b.key"), err, sizeof err), -1); /* refused */
+    assert_int_equal(get(port, ca_b, body), CURLE_OK);
+    MHD_stop_daemon(d);
+    tls_listener_free(t);
+}
+
 int main(void)
 {
+    curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_listener_and_reload),
         cmocka_unit_test(test_new_fails),
+        cmocka_unit_test(test_handshakes_across_reload),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
