@@ -142,7 +142,7 @@ static int prepare(struct server *s, const struct reload_args *a, struct prepare
         return -1;
     if (p->d.content) {
         /* a memfd: the private huge tmpfs needs the CAP_SYS_ADMIN dropped after start */
-        p->content = content_new_in(-1, "a region made by a reload", c->seed, config_region_size(c), 0, err, errlen);
+        p->content = content_new_in(-1, "a reload makes its region in a memfd", c->seed, config_region_size(c), 0, err, errlen);
         if (!p->content)
             return err_prefix(err, errlen, "reload: content");
         char sz[32];

@@ -211,4 +211,39 @@ srv_stop
 check_eq "SIGTERM after the reloads: exit 0" 0 "$SRV_RC"
 check_nomatch "no sanitizer report" 'Sanitizer|runtime error' "$(cat "$T_TMP/debitd.log")"
 check_nomatch "no seccomp refusal logged" 'Operation not permitted' "$(cat "$T_TMP/debitd.log")"
+t_diag "reload lines of the log:"; grep -E 'reload' "$T_TMP/debitd.log" | sed 's/^/#   /' | head -30
+
+# --- (7) after the privilege drop (user = "nobody"): the file is re-read as that user; what
+# needs a capability it gave back is refused with the reason, the rest applies ---
+if [ "$(id -u)" -ne 0 ] || ! id nobody >/dev/null 2>&1; then
+  t_skip "reload after the privilege drop" "needs root and the user nobody"
+else
+  D=$T_TMP/pd; mkdir -p "$D"; chmod 755 "$T_TMP" "$D"; touch "$T_TMP/access.log"; chmod 666 "$T_TMP/access.log"
+  C=$D/d.conf
+  conf "" "$FILES_A" 'user = "nobody";'
+  chmod 644 "$C"
+  srv_start "$C"
+  check_eq "running as nobody" 65534 "$(awk '/^Uid:/ {print $2}' /proc/"$DEBITD_PID"/status)"
+  conf "" "$FILES_B" 'user = "nobody";'
+  kill -HUP "$DEBITD_PID"
+  reloaded 2
+  check_eq "as nobody: a reload adds a file" "200 404" "$(code "$BASE/new.dat") $(code "$BASE/gone.dat")"
+  if [[ " $allowed " != *" cubic "* ]] && grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control; then
+    conf 'congestion = "cubic";' "$FILES_B" 'user = "nobody";'
+    kill -HUP "$DEBITD_PID"
+    refused 1
+    check_match "as nobody: cubic (not in tcp_allowed_congestion_control) is refused: no CAP_NET_ADMIN" \
+      "reload refused: $C: listen 127.0.0.1:$PORT: tcp: .*(not permitted|CAP_NET_ADMIN)" "$(grep 'reload refused' "$T_TMP/debitd.log" | tail -1)"
+  else
+    t_skip "as nobody: a congestion control beyond the allowed list is refused" "cubic is allowed here or unavailable"
+  fi
+  conf "" "$FILES_B" 'user = "nobody";'
+  chmod 600 "$C"
+  kill -HUP "$DEBITD_PID"
+  refused 2
+  check_match "as nobody: a file it cannot read is refused with the reason" "reload refused: .*$C.*(Permission denied|cannot)" "$(grep 'reload refused' "$T_TMP/debitd.log" | tail -1)"
+  check_eq "... and the running configuration serves on" 200 "$(code "$BASE/new.dat")"
+  srv_stop
+  check_eq "as nobody: SIGTERM after the reloads: exit 0" 0 "$SRV_RC"
+fi
 t_done
