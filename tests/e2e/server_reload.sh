@@ -142,24 +142,45 @@ reloaded 4
 wait_for 50 eval '[ "$(curl -s --interface 127.0.0.2 "$BASE/status" | jq .counters.active_connections)" -le 1 ]'
 check_eq "per_ip unset again: served" 200 "$(two_at_once)"
 
+# --- logs and metrics rows across a reload ---
+before=$(curl -s "$BASE/metrics" | sed -n 's/^debitd_sent_bytes_total{file="\/a.dat"[^}]*} //p')
+conf "" "$FILES_B" "log = { level = \"debug\"; access = \"$T_TMP/access2.log\"; access_format = \"combined\"; };"
+sed -i '2d' "$C"   # the one log group: this one
+kill -HUP "$DEBITD_PID"
+reloaded 5
+check_match "... logged: level, access log, format" 'reload: generation 5 .*log level changed, access log changed, access log format changed' "$(cat "$T_TMP/debitd.log")"
+curl -s -o /dev/null -A reload-test "$BASE/a.dat"
+wait_for 50 grep -q reload-test "$T_TMP/access2.log"
+check_match "the next request is logged to the new file, combined format" '"GET /a.dat HTTP/1.1" 200 1048576 .*"reload-test"' "$(cat "$T_TMP/access2.log" 2>/dev/null)"
+check_nomatch "... not to the old one" 'reload-test' "$(cat "$T_TMP/access.log")"
+after=$(curl -s "$BASE/metrics" | sed -n 's/^debitd_sent_bytes_total{file="\/a.dat"[^}]*} //p')
+check_eq "/a.dat's byte counter kept across the reload, plus the new 1 MiB" "$((before + 1048576))" "$after"
+# http.strict's 400s are logged at debug level: one now shows the new level in force
+timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/'"$PORT"'; printf "GET /a.dat HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n" >&3; head -c 12 <&3' >/dev/null 2>&1
+wait_for 50 grep -q ' debug: ' "$T_TMP/debitd.log"
+check_match "log.level = debug in force after the reload" ' debug: .*400 to a request' "$(cat "$T_TMP/debitd.log")"
+conf "" "$FILES_B"
+kill -HUP "$DEBITD_PID"
+reloaded 6
+
 # --- (4) a TCP profile change is what a new response's X-Debit-Tcp reports ---
 allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control 2>/dev/null)
 hdr_tcp() { curl -s -D - -o /dev/null -r 0-99 "$BASE/a.dat" | tr -d '\r' | sed -n 's/^X-Debit-Tcp: //Ip'; }
 if [[ " $allowed " == *" reno "* && " $allowed " == *" bbr "* ]]; then
   conf 'congestion = "reno";' "$FILES_B"
   kill -HUP "$DEBITD_PID"
-  reloaded 5
-  check_match "tcp profile change logged" "reload: generation 5 .*tcp profile of 127.0.0.1:$PORT changed" "$(cat "$T_TMP/debitd.log")"
+  reloaded 7
+  check_match "tcp profile change logged" "reload: generation 7 .*tcp profile of 127.0.0.1:$PORT changed" "$(cat "$T_TMP/debitd.log")"
   check_match "X-Debit-Tcp: cc=reno after the reload" '^cc=reno ' "$(hdr_tcp)"
   conf 'congestion = "bbr";' "$FILES_B"
   kill -HUP "$DEBITD_PID"
-  reloaded 6
+  reloaded 8
   check_match "X-Debit-Tcp: cc=bbr after another" '^cc=bbr ' "$(hdr_tcp)"
-  gen=6
+  gen=8
 else
   t_skip "TCP profile change on reload" "net.ipv4.tcp_allowed_congestion_control is '$allowed' (needs reno and bbr)"
-  conf "" "$FILES_B"; kill -HUP "$DEBITD_PID"; reloaded 5; conf "" "$FILES_B"; kill -HUP "$DEBITD_PID"; reloaded 6
-  gen=6
+  conf "" "$FILES_B"; kill -HUP "$DEBITD_PID"; reloaded 7; conf "" "$FILES_B"; kill -HUP "$DEBITD_PID"; reloaded 8
+  gen=8
 fi
 conf 'congestion = "nosuchcc";' "$FILES_B"
 kill -HUP "$DEBITD_PID"
@@ -245,5 +266,42 @@ else
   check_eq "... and the running configuration serves on" 200 "$(code "$BASE/new.dat")"
   srv_stop
   check_eq "as nobody: SIGTERM after the reloads: exit 0" 0 "$SRV_RC"
+fi
+
+# --- (8) offloads: a reload changes them on the same interface; the exit restores the
+# original state, from before the first change (two namespaces joined by a veth) ---
+if [ "$(id -u)" -ne 0 ] || ! command -v ethtool >/dev/null; then
+  t_skip "offloads on reload" "needs root and ethtool"
+elif ! ns_new S srv || ! ns_new NC cli || ! ns_veth "$S" "vs$T_ID" 198.18.0.1/24 "$NC" "vc$T_ID" 198.18.0.2/24; then
+  t_skip "offloads on reload" "cannot create network namespaces and a veth pair"
+else
+  VS=vs$T_ID
+  feat() { ip netns exec "$S" ethtool -k "$VS" | awk -v f="$1:" '$1 == f {print $2}'; }
+  orig="$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+  OP=$(free_port)
+  oconf() { # tso gso
+    cat >"$T_TMP/o.conf" <<CONF
+listen = ( { address = "198.18.0.1"; port = $OP; } );
+files = ( { path = "/f.dat"; size = "1MiB"; } );
+log = { access = "off"; };
+offload = { interface = "$VS"; tso = $1; gso = $2; state_file = "$T_TMP/run/offload.state"; };
+CONF
+  }
+  oconf false false
+  debitd_spawn "$T_TMP/o.conf" "$S"
+  if ! wait_http "http://198.18.0.1:$OP/status" 150 "$NC" "$DEBITD_PID"; then
+    t_fail "debitd up in the namespace" "$(tail -5 "$T_TMP/debitd-$S.log")"
+  else
+    check_eq "offloads as started: tso off, gso off" "off off" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+    oconf true false
+    kill -HUP "$DEBITD_PID"
+    wait_for 100 grep -q 'reload: generation 2 .*offloads changed' "$T_TMP/debitd-$S.log"
+    check_match "the reload changed the offloads (logged)" 'reload: generation 2 .*offloads changed' "$(cat "$T_TMP/debitd-$S.log")"
+    check_eq "after the reload: tso on, gso off" "on off" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+    h=$(ip netns exec "$NC" curl -s -D - -o /dev/null -r 0-9 "http://198.18.0.1:$OP/f.dat" | tr -d '\r' | sed -n "s/^$(wire_get WIRE_HDR_OFFLOAD): //Ip")
+    check_match "X-Debit-Offload of a new response: tso=on gso=off" 'tso=on gso=off' "$h"
+    kill -TERM "$DEBITD_PID"; wait "$DEBITD_PID" 2>/dev/null
+    check_eq "at exit: the original state ($orig), not the first configuration's" "$orig" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+  fi
 fi
 t_done
