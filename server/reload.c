@@ -232,6 +232,8 @@ int reload_run(struct server *s, const struct reload_args *a, struct offload_ctl
     quota_set_limits(s->quota, nc->per_ip_bytes, nc->per_ip_window_ms, (uint64_t)sys_mono_ms());
     watchdog_set_limits(s->watchdog, nc);
     log_set_level(nc->log_level);
+    if (d.content) /* other bytes: an If-Range date from before must not match them */
+        server_set_last_modified(s);
     s->reload.generation = next->generation;
     pthread_rwlock_unlock(&s->swap_lock);
     snapshot_retire(&s->retired, was);

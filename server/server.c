@@ -34,6 +34,14 @@ static void listener_name(const struct listen_cfg *l, char *buf, size_t len)
         snprintf(buf, len, "%s:%u", l->address, l->port);
 }
 
+void server_set_last_modified(struct server *s)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(s->last_modified, sizeof s->last_modified, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+}
+
 struct server *server_new(struct config *cfg, char *err, size_t errlen)
 {
     struct server *s = calloc(1, sizeof *s);
@@ -51,10 +59,7 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
     s->reload.loaded_wall = s->start_wall;
     struct utsname u;
     snprintf(s->kernel, sizeof s->kernel, "%s", uname(&u) == 0 ? u.release : "unknown");
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(s->last_modified, sizeof s->last_modified, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    server_set_last_modified(s);
 
     if (!cfg->access_log || strcmp(cfg->access_log, "off") == 0) {
         s->access = NULL;

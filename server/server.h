@@ -101,6 +101,9 @@ void server_read_unlock(struct server *s);
 struct digest *server_digest_new(const struct content *content, const struct config *cfg, char *err,
                                  size_t errlen);
 
+/* Last-Modified of every file: now (at start, and when a reload makes a new region). */
+void server_set_last_modified(struct server *s);
+
 /* Seconds since start (monotonic). */
 double server_uptime(const struct server *s);
 /* Write one access-log line (newline-terminated, access_log_line's) with a single write;

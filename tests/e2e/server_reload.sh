@@ -222,6 +222,19 @@ last_sha=$(sha_of "$BASE/big.dat")
 check_eq "the new region's file matches its .sha256" "$last_sha" "$(curl -s "$BASE/big.dat" | sha256sum | cut -d' ' -f1)"
 check_nomatch "... and differs from the first region's" "^$big_sha\$" "$last_sha"
 check_eq "/status: region of the last configuration" 4194304 "$(st .content.region_bytes)"
+# an upload under way keeps the limit it started under; the next one gets the new one
+head -c 3145728 /dev/urandom >"$T_TMP/up.bin"
+conf "" "$FILES_A" 'upload = { path = "/upload"; max_size = "4MiB"; };'
+kill -HUP "$DEBITD_PID"; gen=$((gen + 1)); reloaded $gen
+t_bg up1 curl -s --limit-rate 1M -T "$T_TMP/up.bin" -w '\n%{http_code}\n' "$BASE/upload"
+up1=$T_LAST_PID
+wait_for 50 eval '[ "$(curl -s "$BASE/status" | jq .counters.upload_bytes)" -gt 0 ]'
+conf "" "$FILES_A" 'upload = { path = "/upload"; max_size = "1MiB"; };'
+kill -HUP "$DEBITD_PID"; gen=$((gen + 1)); reloaded $gen
+check "the upload was still running at the reload" kill -0 "$up1"
+wait "$up1"
+check_eq "an upload across a reload that lowered max_size completes (200, 3 MiB)" "200 3145728" "$(tail -1 "$T_TMP/up1.log") $(sed '$d' "$T_TMP/up1.log" | jq .bytes)"
+check_eq "the next upload of 3 MiB: 413" 413 "$(curl -s -o /dev/null -w '%{http_code}' -T "$T_TMP/up.bin" "$BASE/upload")"
 check "debitd still runs" kill -0 "$DEBITD_PID"
 if grep -q 'seccomp.*not installed (a sanitizer build)' "$T_TMP/debitd.log"; then
   t_skip "seccomp filter in force during the reloads" "a sanitizer build installs no filter"
