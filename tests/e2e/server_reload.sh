@@ -317,4 +317,5 @@ CONF
     check_eq "at exit: the original state ($orig), not the first configuration's" "$orig" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
   fi
 fi
+check_nomatch "no sanitizer report in any debitd's log" 'Sanitizer|runtime error' "$(cat "$T_TMP"/debitd*.log)"
 t_done
