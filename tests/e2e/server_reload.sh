@@ -13,21 +13,7 @@ need_cmd python3
 
 # --- a datagram listener standing in for systemd (bounded: 120 s) ---
 sock=$T_TMP/notify.sock
-python3 - "$sock" "$T_TMP/notify.txt" <<'PY' &
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1]); s.settimeout(0.5)
-end = time.time() + 120
-with open(sys.argv[2], "a") as out:
-    while time.time() < end:
-        try:
-            msg = s.recv(4096).decode()
-        except socket.timeout:
-            continue
-        out.write(msg.replace("\n", " ") + "\n"); out.flush()
-PY
-t_track $!
-wait_for 50 test -S "$sock"
+notify_listen "$sock" "$T_TMP/notify.txt" 120
 
 C=$T_TMP/d.conf
 # conf [TCP] LINES...: rewrite the configuration on the same port (the listener line keeps
