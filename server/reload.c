@@ -136,8 +136,6 @@ static int prepare(struct server *s, const struct reload_args *a, struct prepare
         if ((p->d.tcp & (1ULL << i)) && !tcp_profile_is_default(&c->listen[i].tcp) &&
             tcp_profile_probe(&c->listen[i].tcp, c->listen[i].sa.ss_family, err, errlen) < 0)
             return err_prefix(err, errlen, "%s: listen %s: tcp", c->source, s->listeners[i].name);
-    if (reload_tls(s, c, err, errlen) < 0)
-        return -1;
     if (p->d.access_log && open_access(c, &p->access, err, errlen) < 0)
         return -1;
     if (p->d.content) {
@@ -158,7 +156,9 @@ static int prepare(struct server *s, const struct reload_args *a, struct prepare
         return err_set(err, errlen, "out of memory");
     for (size_t i = 0; i < c->n_files; i++)
         p->file_from[i] = file_index(old, c->files[i].path);
-    return 0;
+    /* last of what can fail inside debitd: the certificates it loads are then in force
+     * unless the offloads (reload_run) fail */
+    return reload_tls(s, c, err, errlen) < 0 ? -1 : 0;
 }
 
 /* Record the outcome for /status and /metrics (under the write lock: callbacks read it). */

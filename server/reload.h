@@ -49,10 +49,14 @@ struct reload_state {
  * FILE:LINE: ..."), which debitd logs and tells systemd. Returns 0 applied, -1 refused. */
 int reload_run(struct server *s, const struct reload_args *a, struct offload_ctl *off, char *msg, size_t msglen);
 
-/* The TLS part of a reload (listen[].tls certificates, server/tls.c): called once the new
- * configuration is valid and before anything is swapped in, so that a certificate that
- * cannot be loaded refuses the reload. This weak definition does nothing (returns 0); the
- * HTTPS module defines the real one. An action: 0, or -1 with err. */
+/* The TLS part of a reload (listen[].tls certificates, server/tls.c): called in main's
+ * thread once the new configuration is valid and everything else debitd prepares for it
+ * (content, digests, access log) is ready, before the offloads are changed and before the
+ * swap, so that a certificate that cannot be loaded refuses the reload. What it loads must
+ * be put in force by itself (the one later step that can still refuse the reload is an
+ * offload change that fails). This weak definition does nothing (returns 0); the HTTPS
+ * module defines the real one. An action: 0, or -1 with err ("FILE:LINE: ..." or
+ * "listen ADDR:PORT: tls: ..."). */
 int reload_tls(struct server *s, const struct config *new_cfg, char *err, size_t errlen);
 
 /* The row of FILE (an index in AT's configuration) in S's current configuration, found by
