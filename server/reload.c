@@ -161,10 +161,10 @@ static int prepare(struct server *s, const struct reload_args *a, struct prepare
     return reload_tls(s, c, err, errlen) < 0 ? -1 : 0;
 }
 
-/* Record the outcome for /status and /metrics (under the write lock: callbacks read it). */
+/* Record the outcome for /status and /metrics. The caller holds the write lock (callbacks
+ * read it). */
 static void record(struct server *s, int ok, const char *error)
 {
-    pthread_rwlock_wrlock(&s->swap_lock);
     s->reload.have_last = 1;
     s->reload.last_wall = sys_wall_s();
     s->reload.last_ok = ok;
@@ -175,7 +175,6 @@ static void record(struct server *s, int ok, const char *error)
     } else {
         s->reload.refused++;
     }
-    pthread_rwlock_unlock(&s->swap_lock);
 }
 
 int reload_run(struct server *s, const struct reload_args *a, struct offload_ctl *off, char *msg, size_t msglen)
@@ -208,7 +207,9 @@ int reload_run(struct server *s, const struct reload_args *a, struct offload_ctl
     if (r < 0) {
         prepared_free(&p);
         snprintf(msg, msglen, "reload refused: %s", err);
+        pthread_rwlock_wrlock(&s->swap_lock);
         record(s, 0, err);
+        pthread_rwlock_unlock(&s->swap_lock);
         return -1;
     }
     struct config *nc = next->cfg;
@@ -235,6 +236,7 @@ int reload_run(struct server *s, const struct reload_args *a, struct offload_ctl
     if (d.content) /* other bytes: an If-Range date from before must not match them */
         server_set_last_modified(s);
     s->reload.generation = next->generation;
+    record(s, 1, NULL); /* /status: the new generation and its reload, seen together */
     pthread_rwlock_unlock(&s->swap_lock);
     snapshot_retire(&s->retired, was);
     metrics_free(old_metrics);
@@ -248,6 +250,5 @@ int reload_run(struct server *s, const struct reload_args *a, struct offload_ctl
     config_diff_format(&d, nc, what, sizeof what);
     snprintf(msg, msglen, "reload: generation %llu from %s: %s%s", (unsigned long long)next->generation, nc->source,
              what, held ? " (the previous configuration stays until the responses that use it end)" : "");
-    record(s, 1, NULL);
     return 0;
 }
