@@ -159,6 +159,8 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         char remote[80], id[TRANSFER_ID_LEN];
         client_name(conn, remote, sizeof remote);
         r->kind = REQ_FILE;
+        if (!r->snap) /* the body may be the region's memory: keep it until the request ends */
+            r->snap = snapshot_get(s->snap);
         r->sock = conn_socket(conn);
         struct peer owner;
         int have_owner = http_peer(conn, &owner) == 0;
@@ -232,6 +234,8 @@ enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn
         o = r->dw.outcome; /* called again after the resume: the hashing thread's verdict */
     } else {
         r->kind = REQ_DIGEST;
+        if (!r->snap) /* the digest this request waits on outlives a reload */
+            r->snap = snapshot_get(l->srv->snap);
         r->dw = (struct digest_waiter){.fd = conn_socket(conn), .park = digest_park, .wake = digest_wake,
                                        .arg = conn};
         o = digest_request(l->srv->digest, f->size, &r->dw);
