@@ -37,6 +37,18 @@ static int listeners_eq(const struct config *a, const struct config *b)
     return 1;
 }
 
+/* HTTP vs HTTPS and the GnuTLS priorities are options of the listener's libmicrohttpd
+ * daemon, fixed at its start; the certificate and key files are not (tls_reload swaps them
+ * for new handshakes), so their paths may change. */
+static int tls_modes_eq(const struct config *a, const struct config *b)
+{
+    for (size_t i = 0; i < a->n_listen && i < b->n_listen; i++)
+        if ((a->listen[i].tls.cert != NULL) != (b->listen[i].tls.cert != NULL) ||
+            !str_eq(a->listen[i].tls.priorities, b->listen[i].tls.priorities))
+            return 0;
+    return 1;
+}
+
 static const struct file_cfg *find(const struct config *c, const char *path)
 {
     for (size_t i = 0; i < c->n_files; i++)
@@ -60,6 +72,8 @@ static const char *restart_needed(const struct config *o, const struct config *n
 {
     if (!listeners_eq(o, n))
         return "listen";
+    if (!tls_modes_eq(o, n))
+        return "listen.tls";
     if (o->threads != n->threads)
         return "threads";
     if (o->max_connections != n->max_connections)

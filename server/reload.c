@@ -49,12 +49,18 @@ int reload_load_config(struct config *c, const struct reload_args *a, char *err,
     return check_access_log(c, err, errlen);
 }
 
-__attribute__((weak)) int reload_tls(struct server *s, const struct config *new_cfg, char *err, size_t errlen)
+/* Every reload re-reads each HTTPS listener's certificate and key, changed or not: a
+ * renewal (certbot) rewrites the same paths. restart_needed() has already refused a file
+ * that turns TLS on or off or changes its priorities, so listener i is the same daemon. */
+int reload_tls(struct server *s, const struct config *new_cfg, char *err, size_t errlen)
 {
-    (void)s;
-    (void)new_cfg;
-    (void)err;
-    (void)errlen;
+    for (size_t i = 0; i < s->n_listeners && i < new_cfg->n_listen; i++) {
+        const struct listen_cfg *l = &new_cfg->listen[i];
+        if (!s->listeners[i].tls || !l->tls.cert)
+            continue;
+        if (tls_reload(s->listeners[i].tls, l->tls.cert, l->tls.key, err, errlen) < 0)
+            return err_prefix(err, errlen, "listen[%zu].tls", i);
+    }
     return 0;
 }
 

@@ -54,9 +54,9 @@ int reload_run(struct server *s, const struct reload_args *a, struct offload_ctl
  * (content, digests, access log) is ready, before the offloads are changed and before the
  * swap, so that a certificate that cannot be loaded refuses the reload. What it loads must
  * be put in force by itself (the one later step that can still refuse the reload is an
- * offload change that fails). This weak definition does nothing (returns 0); the HTTPS
- * module defines the real one. An action: 0, or -1 with err ("FILE:LINE: ..." or
- * "listen ADDR:PORT: tls: ..."). */
+ * offload change that fails). It re-reads every HTTPS listener's certificate and key
+ * (tls_reload: new handshakes get them, open connections keep theirs). An action: 0, or -1
+ * with err ("listen[N].tls: ..."). */
 int reload_tls(struct server *s, const struct config *new_cfg, char *err, size_t errlen);
 
 /* The row of FILE (an index in AT's configuration) in S's current configuration, found by

@@ -135,6 +135,42 @@ fi
 srv_stop
 check_eq "debitd with a TLS listener: SIGTERM exits 0" 0 "$SRV_RC"
 
+# --- SIGHUP: certificates re-read for new handshakes; TLS mode and priorities need a restart ---
+cp "$C/a.crt" "$C/r.crt"; cp "$C/a.key" "$C/r.key"
+tls_conf "$T_TMP/dr.conf" "{ cert = \"$C/r.crt\"; key = \"$C/r.key\"; }"
+srv_start "$T_TMP/dr.conf"
+wait_port "$TPORT" 50 || true
+subject() { curl -s "$BASE/status" | jq -r --arg n "127.0.0.1:$TPORT" '.listeners[] | select(.name == $n) | .tls.subject'; }
+hup_wait() { # GENERATION-LINE-COUNT: SIGHUP, then wait for the Nth "reload" outcome line
+  kill -HUP "$DEBITD_PID"
+  wait_for 100 eval '[ "$(grep -c -e "reload: generation" -e "reload refused" "$T_TMP/debitd.log")" -ge '"$1"' ]'
+}
+check_eq "before the reload: the certificate of CN=debit-test-a" "CN=debit-test-a" "$(subject)"
+# a renewal as certbot does it: new files at the same paths
+cp "$C/b.crt" "$C/r.crt"; cp "$C/b.key" "$C/r.key"
+hup_wait 1
+check_match "SIGHUP after a renewal in place: reload applied" 'reload: generation 2' "$(cat "$T_TMP/debitd.log")"
+check_eq "after the reload: /status names the new certificate" "CN=debit-test-b" "$(subject)"
+check_eq "after the reload: a new handshake verifies with the new CA" 200 \
+  "$(curl -s -o /dev/null -w '%{http_code}' --cacert "$C/b.crt" "$TBASE/f.dat")"
+check_eq "after the reload: the old CA no longer verifies (curl exit 60)" 60 \
+  "$(curl -s -o /dev/null --cacert "$C/a.crt" "$TBASE/f.dat"; echo $?)"
+# a certificate that cannot be read: refused, the one in force keeps serving
+sed -i "s|$C/r.crt|$C/gone.crt|" "$T_TMP/dr.conf"
+hup_wait 2
+check_match "reload with a missing certificate: refused with FILE:LINE: setting" \
+  "reload refused: .*dr\.conf:2: listen\[1\]\.tls\.cert: cannot read" "$(cat "$T_TMP/debitd.log")"
+check_eq "... and the certificate in force still serves" 200 \
+  "$(curl -s -o /dev/null -w '%{http_code}' --cacert "$C/b.crt" "$TBASE/f.dat")"
+# other priorities: a restart, not a reload
+sed -i "s|$C/gone.crt\"; key = \"$C/r.key\";|$C/r.crt\"; key = \"$C/r.key\"; priorities = \"NORMAL\";|" "$T_TMP/dr.conf"
+hup_wait 3
+check_match "reload changing tls priorities: refused, needs a restart" \
+  'reload refused: .*dr\.conf: listen\.tls: changes need a restart' "$(cat "$T_TMP/debitd.log")"
+check_eq "/status config.last_reload.ok false after the refusals" false \
+  "$(curl -s "$BASE/status" | jq -r .config.last_reload.ok)"
+srv_stop
+
 # --- priorities: TLS 1.3 only refuses a TLS 1.2 client ---
 tls_conf "$T_TMP/d13.conf" "{ cert = \"$C/b.crt\"; key = \"$C/b.key\"; priorities = \"NORMAL:-VERS-ALL:+VERS-TLS1.3\"; }"
 srv_start "$T_TMP/d13.conf"
