@@ -52,7 +52,7 @@ count_through() {
   ip netns exec "$dst" timeout 40 $UDP recv "$addr" "$PORT" 30 >"$T_TMP/$name.recv" 2>&1 &
   local rp=$!
   t_track "$rp"
-  for ((i = 0; i < 100; i++)); do grep -q ready "$T_TMP/$name.recv" && break; sleep 0.05; done
+  for ((i = 0; i < 100; i++)); do grep -qs ready "$T_TMP/$name.recv" && break; sleep 0.05; done
   ip netns exec "$src" timeout 30 $UDP send "$addr" "$PORT" "$n" 20000
   wait "$rp"
   sed -n '2p' "$T_TMP/$name.recv"
@@ -147,8 +147,8 @@ if [ -x "$DEBITD" ] && LAB_CHECK=$("$LAB" check 2>&1); then
     . "$DIR/lab.env"
     ip netns exec "$LAB_NS_S1" ping -c 1 -W 2 "$LAB_C_ADDR" >/dev/null 2>&1
     out=$("$LAB" delay "$DIR" 0 --loss 5% 2>&1)
-    check_match "lab.sh delay 0 --loss 5%: says so" "5% loss on the client" "$out"
-    check_match "lab.sh status shows the loss" "loss 5%" "$("$LAB" status "$DIR")"
+    check_match "lab.sh delay 0 --loss 5%: says so" "delay: 5% loss per direction on the client \(both\) via (delayline|netem)" "$out"
+    check_match "lab.sh status shows the loss" "delay .*loss=5%" "$("$LAB" status "$DIR")"
     got=$(count_through lab "$LAB_NS_S1" "$LAB_NS_C" "$LAB_C_ADDR" $N)
     check_rate "lab.sh 5 % (server -> client)" "${got:-0}"
     out=$("$LAB" delay "$DIR" 150ms --loss 150% 2>&1); rc=$?
