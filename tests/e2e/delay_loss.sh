@@ -31,6 +31,21 @@ check_match "netctl: --delay 0 without --loss refused" "^2 .*--delay: '0'.*0 onl
 check_match "netctl --help documents --loss" "--loss RATE" "$("$NC" --help)"
 check_match "delay line --help documents --loss and --seed" "--loss RATE.*--seed N" "$("$DL" --help | tr '\n' ' ')"
 
+# debit: the option and the scenario key
+out=$("$DEBIT" --loss 101% --delay-dev lo http://127.0.0.1:9/x 2>&1); rc=$?
+check_match "debit --loss 101%: exit 2, names the option" "^2 debit: --loss: '101%': above 100%" "$rc $out"
+out=$("$DEBIT" --loss 1% http://127.0.0.1:9/x 2>&1); rc=$?
+check_match "debit --loss without --delay-dev: exit 2" "^2 debit: --loss: needs --delay-dev DEV" "$rc $out"
+out=$("$DEBIT" -t --loss 0.5% --delay-dev lo http://127.0.0.1:9/x 2>&1); rc=$?
+check_match "debit -t: loss-only path in the plan" "^0 .*delay: 0.5% loss per direction on lo" "$rc $(printf '%s' "$out" | tr '\n' ' ')"
+cat >"$T_TMP/bad.conf" <<'CONF'
+servers = ( { url = "http://127.0.0.1:9/x"; } );
+latency = ( { name = "natural"; },
+            { name = "lossy"; loss = "150%"; device = "lo"; } );
+CONF
+out=$("$DEBIT" -t --scenario "$T_TMP/bad.conf" 2>&1); rc=$?
+check_match "scenario loss = \"150%\": exit 2, FILE:LINE: setting" "^2 debit: --scenario: $T_TMP/bad.conf:3: latency\[1\]\.loss: '150%': above 100%" "$rc $out"
+
 need_root "network namespaces and iptables"
 need_cmd iptables python3
 READY=$(wire_get WIRE_DELAY_READY) || { t_fail "WIRE_DELAY_READY is defined in common/wire.h"; t_done; }
@@ -122,6 +137,50 @@ check_rate "netctl 5 % (both directions, one-way flow)" "${got:-0}"
 check_eq "netctl, same seed as the delay line's run: same loss" "$((N - got1))" "$((N - ${got:-0}))"
 check_match "netctl relays the delay line's stats (dropped=)" "stats .*dropped=$((N - ${got:-0})) " "$(cat "$T_TMP/nc1.log")"
 check_eq "netctl: rules removed" 0 "$(ip netns exec "$B" iptables -w -t mangle -S | grep -c "debit-delayline:q$Q")"
+
+# --- debit: a scenario with a loss-only and a delay + loss row, measured for real ---------
+if command -v nginx >/dev/null && [ -x "$DEBIT" ]; then
+  www_new
+  nginx_spawn "$WWW" 8080 "$B" 198.18.21.2
+  if wait_http "http://198.18.21.2:8080/files/1Mio.dat" 100 "$A"; then
+    cat >"$T_TMP/loss.conf" <<CONF
+servers = ( { name = "B"; url = "http://198.18.21.2:8080/files/1Mio.dat"; } );
+runs = 1;
+stall = 10;
+latency = ( { name = "natural"; },
+            { name = "2% loss"; loss = "2%"; device = "va"; },
+            { name = "+10 ms, 1%"; delay = "10ms"; loss = "1%"; device = "va"; } );
+CONF
+    out=$(ip netns exec "$A" "$DEBIT" -t --scenario "$T_TMP/loss.conf" 2>&1)
+    check_match "debit -t: each row's delay and loss" "latency 2% loss: 2% loss per direction on va.*latency \+10 ms, 1%: \+10 ms and 1% loss per direction on va" "$(printf '%s' "$out" | tr '\n' ' ')"
+    ip netns exec "$A" timeout 120 "$DEBIT" --no-progress --scenario "$T_TMP/loss.conf" --format json -o "$T_TMP/loss.json" 2>"$T_TMP/loss.err"
+    rc=$?
+    check_eq "debit scenario with loss: exit 0" 0 "$rc"
+    [ $rc -eq 0 ] || t_diag "$(tail -5 "$T_TMP/loss.err")"
+    j=$T_TMP/loss.json
+    check_eq "cells' loss_pct" "0 2 1" "$(jq -r '[.scenario.cells[].loss_pct] | map(tostring) | join(" ")' "$j" 2>&1)"
+    check_eq "cells' settings.delay.loss_pct" "2 1" "$(jq -r '[.scenario.cells[].settings.delay.loss_pct // empty] | map(tostring) | join(" ")' "$j" 2>&1)"
+    check_match "the loss-only cell says what it applied" "2% loss on va \(each direction\) via (delayline|netem)" \
+      "$(jq -r '.scenario.cells[1].description' "$j" 2>&1)"
+    check_eq "every run succeeded through the lossy path" 3 "$(jq '[.runs[] | select(.ok)] | length' "$j" 2>&1)"
+    if python3 -c 'import jsonschema' 2>/dev/null; then
+      out=$(python3 "$DEBIT_TOP/tests/e2e/schema_check.py" "$DEBIT_TOP/docs/schema" json "$j" 2>&1)
+      check_eq "the JSON is valid against docs/schema" "" "$out"
+    else
+      t_skip "schema check" "python3-jsonschema is not installed"
+    fi
+    ip netns exec "$A" timeout 60 "$DEBIT" --no-progress -n 1 --loss 2% --delay-dev va --format json -o "$T_TMP/cli.json" \
+      "http://198.18.21.2:8080/files/1Mio.dat" 2>"$T_TMP/cli.err"
+    check_eq "debit --loss 2% --delay-dev: exit 0" 0 "$?"
+    check_eq "client_settings.delay: loss_pct 2, rtt_ms 0" "2 0" "$(jq -r '.client_settings.delay | "\(.loss_pct) \(.rtt_ms)"' "$T_TMP/cli.json" 2>&1)"
+    check_match "stderr says the loss applied" "client settings: delay 2% loss on va \(each direction\)" "$(cat "$T_TMP/cli.err")"
+    check_eq "debit: no rule left in A" 0 "$(ip netns exec "$A" iptables -w -t mangle -S | grep -c NFQUEUE)"
+  else
+    t_fail "nginx in namespace B"
+  fi
+else
+  t_skip "debit through a lossy path" "needs nginx and build/debit"
+fi
 
 # --- netem loss ---------------------------------------------------------------------------
 lab_expected_mechanism
