@@ -174,6 +174,27 @@ CONF
     check_eq "debit --loss 2% --delay-dev: exit 0" 0 "$?"
     check_eq "client_settings.delay: loss_pct 2, rtt_ms 0" "2 0" "$(jq -r '.client_settings.delay | "\(.loss_pct) \(.rtt_ms)"' "$T_TMP/cli.json" 2>&1)"
     check_match "stderr says the loss applied" "client settings: delay 2% loss on va \(each direction\)" "$(cat "$T_TMP/cli.err")"
+    # With a loss set, the delay line has the kernel segment GSO packets: the rate is per
+    # wire packet. nginx's replies leave B's TSO-on veth as up to 64 KB GSO packets; what
+    # the delay line sees of them must be MTU-sized (<= 1500 B on average, per its stats).
+    t_bg dl5 ip netns exec "$B" "$DL" --dev vb --delay 1ms --loss 0.0001% --seed 1 --direction out --queue-num "$Q" --no-ipv6
+    p=$T_LAST_PID
+    delay_wait_ready "$T_TMP/dl5.log" "$p"
+    ip netns exec "$A" curl -s -o /dev/null --max-time 30 "http://198.18.21.2:8080/files/10Mio.dat"
+    stop_holder "$p"
+    pk=$(field packets "$T_TMP/dl5.log"); by=$(field bytes "$T_TMP/dl5.log")
+    t_diag "10 MiB download through --loss 0.0001% --direction out: $pk packets, $by bytes"
+    check_cmp "with a loss, the delay line sees the download's bytes" "${by:-0}" ">=" 10485760
+    check_cmp "with a loss, GSO packets are queued as MTU-sized segments (<= 1500 B each)" "$(( ${by:-0} / (${pk:-0} > 0 ? pk : 1) ))" "<=" 1500
+    # The control: the same without a loss keeps them whole (one message per GSO packet).
+    t_bg dl6 ip netns exec "$B" "$DL" --dev vb --delay 1ms --direction out --queue-num "$Q" --no-ipv6
+    p=$T_LAST_PID
+    delay_wait_ready "$T_TMP/dl6.log" "$p"
+    ip netns exec "$A" curl -s -o /dev/null --max-time 30 "http://198.18.21.2:8080/files/10Mio.dat"
+    stop_holder "$p"
+    pk=$(field packets "$T_TMP/dl6.log"); by=$(field bytes "$T_TMP/dl6.log")
+    t_diag "the same without a loss: $pk packets, $by bytes"
+    check_cmp "without a loss, GSO packets stay whole (> 3000 B each on average)" "$(( ${by:-0} / (${pk:-0} > 0 ? pk : 1) ))" ">" 3000
     check_eq "debit: no rule left in A" 0 "$(ip netns exec "$A" iptables -w -t mangle -S | grep -c NFQUEUE)"
   else
     t_fail "nginx in namespace B"
