@@ -6,7 +6,11 @@
 # replayed); 0 % drops none and 100 % all; the rate is per direction (a one-way flow
 # through --direction both loses 5 %, not 10 %). Through debit-delayline itself, through
 # debit-netctl (as debit and the lab use it) and through lab/lab.sh delay; netem `loss`
-# where the kernel has sch_netem, skipped with the reason where it has not.
+# where the kernel has sch_netem, skipped with the reason where it has not. With a loss the
+# delay line sees a TCP download as MTU-sized segments (the rate is per wire packet),
+# without one as whole GSO packets. And debit: --loss and a scenario's loss = "..." are
+# refused with the option or FILE:LINE when out of range, and applied for real (JSON
+# loss_pct per cell and in client_settings, valid against docs/schema).
 . "$DEBIT_TOP/tests/lib/common.sh"
 . "$DEBIT_TOP/tests/e2e/lab_lib.bash"
 DL=$DEBIT_BUILD/debit-delayline
