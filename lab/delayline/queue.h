@@ -1,7 +1,7 @@
 /* queue: the NFQUEUE side of the delay line (nfnetlink_queue over libmnl). Each queued
  * packet's metadata is read (NFQNL_COPY_META: no payload crosses to userspace), its id
  * held in a FIFO (hold.h) for the delay, then released with one batched ACCEPT verdict per
- * wake-up. NFQA_CFG_F_GSO keeps GSO/GRO packets whole, so a 64 KB aggregate costs one
+ * wake-up. NFQA_CFG_F_GSO keeps GSO/GRO packets whole (unless a loss is set: loss_ppm), so a 64 KB aggregate costs one
  * message instead of 45. */
 #ifndef DEBIT_DELAYLINE_QUEUE_H
 #define DEBIT_DELAYLINE_QUEUE_H

@@ -89,42 +89,36 @@ check_rate() {
   check_cmp "$1: loss <= 5.5 %" "$lost" "<=" $((N * 55 / 1000))
 }
 
+# dl_count NAME COUNT DELAYLINE-ARGS...: debit-delayline on B's vb (incoming) with ARGS,
+# COUNT datagrams A -> B through it, stopped (its stats line is then in NAME.log): prints
+# the number received, "x" when it did not become ready.
+dl_count() {
+  local name=$1 n=$2 p got=x; shift 2
+  t_bg "$name" ip netns exec "$B" "$DL" --dev vb --direction in --queue-num "$Q" --no-ipv6 "$@"
+  p=$T_LAST_PID
+  delay_wait_ready "$T_TMP/$name.log" "$p" && got=$(count_through "$name" "$A" "$B" 198.18.21.2 "$n")
+  stop_holder "$p"
+  echo "${got:-x}"
+}
+
 # --- debit-delayline --loss 5%, loss only (delay 0), incoming on B --------------------------
-t_bg dl1 ip netns exec "$B" "$DL" --dev vb --delay 0 --loss 5% --seed 42 --direction in --queue-num "$Q" --no-ipv6
-p=$T_LAST_PID
-check "delay line, loss only: ready" delay_wait_ready "$T_TMP/dl1.log" "$p"
+got1=$(dl_count dl1 $N --delay 0 --loss 5% --seed 42); got1=${got1//x/0}
 check_match "ready line: loss and seed" "^$READY dev=vb delay_us=0 direction=in queue=$Q loss=5% seed=42 pid=" "$(head -1 "$T_TMP/dl1.log")"
-got1=$(count_through dl1 "$A" "$B" 198.18.21.2 $N)
-stop_holder "$p"
-check_rate "delay line 5 %" "${got1:-0}"
+check_rate "delay line 5 %" "$got1"
 t_diag "$(grep 'stats' "$T_TMP/dl1.log")"
 check_eq "delay line: stats seen = datagrams sent" "$N" "$(field seen "$T_TMP/dl1.log")"
-check_eq "delay line: stats dropped = datagrams lost" "$((N - ${got1:-0}))" "$(field dropped "$T_TMP/dl1.log")"
+check_eq "delay line: stats dropped = datagrams lost" "$((N - $got1))" "$(field dropped "$T_TMP/dl1.log")"
 check_match "delay line: stats line names loss and seed" "loss=5% seed=42" "$(grep stats "$T_TMP/dl1.log")"
 check_eq "delay line: nothing dropped by the kernel queue" 0 "$(field kernel_dropped "$T_TMP/dl1.log")"
 
 # The same seed again: the same datagrams dropped, so the same count.
-t_bg dl2 ip netns exec "$B" "$DL" --dev vb --delay 0 --loss 5% --seed 42 --direction in --queue-num "$Q" --no-ipv6
-p=$T_LAST_PID
-delay_wait_ready "$T_TMP/dl2.log" "$p"
-got2=$(count_through dl2 "$A" "$B" 198.18.21.2 $N)
-stop_holder "$p"
-check_eq "same --seed: same number of datagrams lost" "$((N - got1))" "$((N - ${got2:-0}))"
+got2=$(dl_count dl2 $N --delay 0 --loss 5% --seed 42)
+check_eq "same --seed: same number of datagrams lost" "$((N - $got1))" "$((N - ${got2//x/0}))"
 
 # 100 % and 0 %, with a delay.
-t_bg dl3 ip netns exec "$B" "$DL" --dev vb --delay 1ms --loss 100% --direction in --queue-num "$Q" --no-ipv6
-p=$T_LAST_PID
-delay_wait_ready "$T_TMP/dl3.log" "$p"
-got=$(count_through dl3 "$A" "$B" 198.18.21.2 500)
-stop_holder "$p"
-check_eq "100 %: nothing arrives" 0 "${got:-x}"
+check_eq "100 %: nothing arrives" 0 "$(dl_count dl3 500 --delay 1ms --loss 100%)"
 check_match "100 %: the seed the delay line drew is printed" "seed=[0-9]+ pid=" "$(head -1 "$T_TMP/dl3.log")"
-t_bg dl4 ip netns exec "$B" "$DL" --dev vb --delay 1ms --loss 0% --direction in --queue-num "$Q" --no-ipv6
-p=$T_LAST_PID
-delay_wait_ready "$T_TMP/dl4.log" "$p"
-got=$(count_through dl4 "$A" "$B" 198.18.21.2 2000)
-stop_holder "$p"
-check_eq "0 %: everything arrives" 2000 "${got:-x}"
+check_eq "0 %: everything arrives" 2000 "$(dl_count dl4 2000 --delay 1ms --loss 0%)"
 
 # --- debit-netctl (what debit and the lab run): delay + loss, both directions ---------------
 # A one-way flow crosses one direction: 5 % per direction means 5 % for it, not 10 %.
@@ -180,25 +174,25 @@ CONF
     check_match "stderr says the loss applied" "client settings: delay 2% loss on va \(each direction\)" "$(cat "$T_TMP/cli.err")"
     # With a loss set, the delay line has the kernel segment GSO packets: the rate is per
     # wire packet. nginx's replies leave B's TSO-on veth as up to 64 KB GSO packets; what
-    # the delay line sees of them must be MTU-sized (<= 1500 B on average, per its stats).
-    t_bg dl5 ip netns exec "$B" "$DL" --dev vb --delay 1ms --loss 0.0001% --seed 1 --direction out --queue-num "$Q" --no-ipv6
-    p=$T_LAST_PID
-    delay_wait_ready "$T_TMP/dl5.log" "$p"
-    ip netns exec "$A" curl -s -o /dev/null --max-time 30 "http://198.18.21.2:8080/files/10Mio.dat"
-    stop_holder "$p"
-    pk=$(field packets "$T_TMP/dl5.log"); by=$(field bytes "$T_TMP/dl5.log")
-    t_diag "10 MiB download through --loss 0.0001% --direction out: $pk packets, $by bytes"
-    check_cmp "with a loss, the delay line sees the download's bytes" "${by:-0}" ">=" 10485760
-    check_cmp "with a loss, GSO packets are queued as MTU-sized segments (<= 1500 B each)" "$(( ${by:-0} / (${pk:-0} > 0 ? pk : 1) ))" "<=" 1500
-    # The control: the same without a loss keeps them whole (one message per GSO packet).
-    t_bg dl6 ip netns exec "$B" "$DL" --dev vb --delay 1ms --direction out --queue-num "$Q" --no-ipv6
-    p=$T_LAST_PID
-    delay_wait_ready "$T_TMP/dl6.log" "$p"
-    ip netns exec "$A" curl -s -o /dev/null --max-time 30 "http://198.18.21.2:8080/files/10Mio.dat"
-    stop_holder "$p"
-    pk=$(field packets "$T_TMP/dl6.log"); by=$(field bytes "$T_TMP/dl6.log")
-    t_diag "the same without a loss: $pk packets, $by bytes"
-    check_cmp "without a loss, GSO packets stay whole (> 3000 B each on average)" "$(( ${by:-0} / (${pk:-0} > 0 ? pk : 1) ))" ">" 3000
+    # the delay line sees of them must be MTU-sized with a loss, whole without one.
+    # seg_avg NAME DELAYLINE-ARGS...: 10 MiB A <- B through it; "bytes bytes/packet".
+    seg_avg() {
+      local name=$1 p pk by; shift
+      t_bg "$name" ip netns exec "$B" "$DL" --dev vb --delay 1ms --direction out --queue-num "$Q" --no-ipv6 "$@"
+      p=$T_LAST_PID
+      delay_wait_ready "$T_TMP/$name.log" "$p"
+      ip netns exec "$A" curl -s -o /dev/null --max-time 30 "http://198.18.21.2:8080/files/10Mio.dat"
+      stop_holder "$p"
+      pk=$(field packets "$T_TMP/$name.log"); by=$(field bytes "$T_TMP/$name.log")
+      echo "${by:-0} $(( ${by:-0} / (${pk:-0} > 0 ? pk : 1) ))"
+    }
+    read -r by avg < <(seg_avg dl5 --loss 0.0001% --seed 1)
+    t_diag "10 MiB download through --loss 0.0001% --direction out: $by bytes, $avg per queued packet"
+    check_cmp "with a loss, the delay line sees the download's bytes" "$by" ">=" 10485760
+    check_cmp "with a loss, GSO packets are queued as MTU-sized segments (<= 1500 B each)" "$avg" "<=" 1500
+    read -r by avg < <(seg_avg dl6)
+    t_diag "the same without a loss: $by bytes, $avg per queued packet"
+    check_cmp "without a loss, GSO packets stay whole (> 3000 B each on average)" "$avg" ">" 3000
     check_eq "debit: no rule left in A" 0 "$(ip netns exec "$A" iptables -w -t mangle -S | grep -c NFQUEUE)"
   else
     t_fail "nginx in namespace B"
