@@ -271,7 +271,9 @@ static int delayline_apply(struct delay *d, char *err, size_t errlen)
     d->cleanup_argv[4] = d->qnum_arg;
     d->cleanup_argv[5] = v6;
     d->cleanup_argv[6] = NULL;
-    /* --loss always (0% is none), --seed when the caller chose one; v6 (maybe NULL) last. */
+    /* --loss always (0% is none), --seed N when the caller chose one, then v6, which may be
+     * NULL and so ends the list: without a seed its slot comes first and the NULL after it
+     * terminates. */
     lossrate_format(d->loss_ppm, d->loss_arg, sizeof d->loss_arg);
     snprintf(d->seed_arg, sizeof d->seed_arg, "%llu", (unsigned long long)d->seed);
     if (!d->seed_given) d->seed_known = 0;
