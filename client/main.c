@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "jsonl.h"
 #include "log.h"
+#include "lossrate.h"
 #include "netcfg.h"
 #include "offload_session.h"
 #include "opts.h"
@@ -147,6 +148,18 @@ static const char *if_warning(const char *dev)
     return if_nametoindex(dev) ? "" : " (warning: no such interface here)";
 }
 
+/* A path's delay and loss for the plan: "+10 ms and 1% loss per direction on eth0". */
+static void print_path(uint64_t delay_us, uint32_t loss_ppm, const char *dev)
+{
+    char loss[16];
+    lossrate_format(loss_ppm, loss, sizeof loss);
+    if (delay_us)
+        printf("+%g ms", delay_us / 1000.0);
+    if (loss_ppm)
+        printf("%s%s loss per direction", delay_us ? " and " : "", loss);
+    printf(" on %s%s\n", dev, if_warning(dev));
+}
+
 /* -t/--check: what would run, like `nginx -t`, from the settings as validated. */
 static void print_plan(const struct settings *s, const struct scenario *scn)
 {
@@ -185,8 +198,8 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
         for (size_t i = 0; i < scn->nlat; i++) {
             const struct scenario_latency *l = &scn->lat[i];
             printf("latency %s: ", l->name);
-            if (l->delay_us)
-                printf("+%g ms on %s%s\n", l->delay_us / 1000.0, l->device, if_warning(l->device));
+            if (l->delay_us || l->loss_ppm)
+                print_path(l->delay_us, l->loss_ppm, l->device);
             else
                 printf("nothing added\n");
         }
@@ -204,8 +217,10 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
         offload_wish_format(&s->offloads[i].wish, w, sizeof w);
         printf("offload: %s on %s%s\n", w, s->offloads[i].ifname, if_warning(s->offloads[i].ifname));
     }
-    if (s->delay_dev)
-        printf("delay: +%g ms on %s%s\n", s->delay_us / 1000.0, s->delay_dev, if_warning(s->delay_dev));
+    if (s->delay_dev) {
+        printf("delay: ");
+        print_path(s->delay_us, s->loss_ppm, s->delay_dev);
+    }
     if (s->write_out)
         printf("write-out: %s\n", s->write_out);
     printf("downloads: %zu (%zu cell%s x %zu server%s x %u runs)\n", cells * s->nservers * s->runs, cells,
@@ -224,8 +239,8 @@ static int apply_settings(const struct settings *s, struct netcfg *net)
         } else if (*netcfg_note(net)) {
             fprintf(stderr, "debit: %s\n", netcfg_note(net));
         }
-    if (s->delay_dev && netcfg_delay(net, s->delay_dev, s->delay_us, err, sizeof err) != 0) {
-        fprintf(stderr, "debit: --delay: %s\n", err);
+    if (s->delay_dev && netcfg_delay(net, s->delay_dev, s->delay_us, s->loss_ppm, err, sizeof err) != 0) {
+        fprintf(stderr, "debit: %s: %s\n", s->delay_us ? "--delay" : "--loss", err);
         return -1;
     }
     if ((s->noffloads || s->delay_dev) && !s->quiet) {

@@ -62,6 +62,8 @@ void opts_usage(FILE *out)
           "                            set client offloads for the measurement, restored at exit\n"
           "      --delay DURATION      add round-trip delay (e.g. 10ms) for the measurement, removed at exit\n"
           "      --delay-dev DEV       interface that gets it (netem, else debit's NFQUEUE delay line)\n"
+          "      --loss RATE           also drop RATE of the packets (e.g. 1%, 0.5%) on --delay-dev, in each\n"
+          "                            direction (as netem loss; --delay may then be left out)\n"
           "Output:\n"
           "      --format FMT          table (default), markdown, csv or json\n"
           "  -o, --output FILE         write the result there (atomically) instead of stdout\n"
@@ -105,6 +107,7 @@ enum {
     OPT_PLOT,
     OPT_DELAY,
     OPT_DELAY_DEV,
+    OPT_LOSS,
     OPT_RCVBUF,
     OPT_SPLIT,
     OPT_UPLOAD,
@@ -146,6 +149,7 @@ static const struct option long_opts[] = {
     {"plot", required_argument, NULL, OPT_PLOT},
     {"delay", required_argument, NULL, OPT_DELAY},
     {"delay-dev", required_argument, NULL, OPT_DELAY_DEV},
+    {"loss", required_argument, NULL, OPT_LOSS},
     {"parallel", required_argument, NULL, 'P'},
     {"split", no_argument, NULL, OPT_SPLIT},
     {"upload", required_argument, NULL, OPT_UPLOAD},
@@ -196,6 +200,7 @@ static const struct {
     {OPT_PLOT, settings_set_plot, NULL},
     {OPT_DELAY, settings_set_delay, NULL},
     {OPT_DELAY_DEV, settings_set_delay_dev, NULL},
+    {OPT_LOSS, settings_set_loss, NULL},
     {'P', settings_set_parallel, NULL},
     {OPT_SPLIT, settings_set_split, "on"},
     {OPT_UPLOAD, settings_set_upload, NULL},

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "lossrate.h"
 #include "units.h"
 #include "writeout.h"
 
@@ -579,6 +580,11 @@ int settings_set_delay_dev(struct settings *s, const char *value, char *err, siz
     return set_string(&s->delay_dev, value, err, errlen);
 }
 
+int settings_set_loss(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return lossrate_parse(value, &s->loss_ppm, err, errlen);
+}
+
 int settings_set_server_upload(struct settings *s, const char *value, char *err, size_t errlen)
 {
     if (s->nservers == 0)
@@ -603,9 +609,10 @@ int settings_check(const struct settings *s, char *err, size_t errlen)
         return err_set(err, errlen, "--max-bytes: downloads only (--upload SIZE is the upload's size)");
     if (s->seed_given && s->order != PLAN_ORDER_RANDOM)
         return err_set(err, errlen, "--seed: only meaningful with --order random");
-    if ((s->delay_us > 0) != (s->delay_dev != NULL))
+    if ((s->delay_us > 0 || s->loss_ppm > 0) != (s->delay_dev != NULL))
         return err_set(err, errlen, "%s",
-                       s->delay_dev ? "--delay-dev: needs --delay" : "--delay: needs --delay-dev DEV");
+                       s->delay_dev ? "--delay-dev: needs --delay or --loss"
+                       : s->delay_us ? "--delay: needs --delay-dev DEV" : "--loss: needs --delay-dev DEV");
     if (s->dl.interface && s->dl.local_address)
         return err_set(err, errlen, "--local-address: cannot be combined with --interface");
     return 0;

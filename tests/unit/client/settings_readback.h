@@ -46,6 +46,7 @@ static inline void rb_offload(const struct settings *s, char *b, size_t l)
     snprintf(b, l, "%zu %s %s", s->noffloads, s->noffloads ? s->offloads[0].ifname : "-", w);
 }
 RB(delay, "%llu", (unsigned long long)s->delay_us)
+RB(loss, "%u", (unsigned)s->loss_ppm)
 RB(delay_dev, "%s", s->delay_dev ? s->delay_dev : "-")
 RB(server, "%zu %s %s", s->nservers, s->nservers ? s->servers[0].name : "-",              s->nservers ? s->servers[0].url : "-")
 RB(seed_value, "%llu", (unsigned long long)s->seed)
