@@ -177,6 +177,8 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
         printf(", interval %g s", s->dl.interval_s);
     if (s->dl.min_bytes != DL_MIN_BYTES)
         printf(", min-bytes %llu", (unsigned long long)s->dl.min_bytes);
+    if (s->dl.bottleneck_bps > 0)
+        printf(", bottleneck %g Mb/s", s->dl.bottleneck_bps / 1e6);
     printf("\n");
     size_t cells = 1;
     if (scn) {
