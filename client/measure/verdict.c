@@ -115,25 +115,60 @@ struct ctx {
     struct text *t;
 };
 
+static void retrans_at_path_rate(const struct ctx *c)
+{
+    if (pos(c->in->total_retrans))
+        add(c->t, "; %.0f segments retransmitted at the path's rate", c->in->total_retrans);
+}
+
+/* The predicted transfer time of one stream (s), 0 when there is no prediction. */
+static double predicted_time_s(const struct verdict_in *in, const struct predict_out *pred)
+{
+    return pred->avg_bps > 0 && in->bytes ? (double)in->bytes / (in->parallel > 1 ? in->parallel : 1) * 8 / pred->avg_bps
+                                          : 0;
+}
+
+/* The path's rate, strong form: the average itself within 10% of the bottleneck. The
+ * path is shared by every stream: the run's total. */
 static int rule_network(const struct ctx *c)
+{
+    const struct verdict_in *in = c->in;
+    double bn = in->bottleneck_mbps;
+    if (!pos(bn) || in->measured_mbps < VERDICT_NETWORK_FRACTION * bn)
+        return 0;
+    char a[32], b[32];
+    add(c->t, "measured %s Mb/s = %.0f%% of the %s Mb/s bottleneck", mbps(in->measured_mbps, a, sizeof a),
+        in->measured_mbps / bn * 100, mbps(bn, b, sizeof b));
+    if (in->measured_mbps > VERDICT_MATCH_HI * bn)
+        add(c->t, " (more than the path's rate: is --bottleneck right?)");
+    retrans_at_path_rate(c);
+    return 1;
+}
+
+/* The path's rate, weak form (after sender_cpu: a starved server can still peak at the
+ * bottleneck): the series peaked at the bottleneck with an average of at least 75% of
+ * it, or the average is within 10% of a prediction that the bottleneck limits (slow
+ * start at a long RTT lowers the average, not the path's share) — unless slow start is
+ * most of that prediction: then it is congestion control's (rule_congestion). */
+static int rule_network_slow_start(const struct ctx *c, const struct predict_out *pred)
 {
     const struct verdict_in *in = c->in;
     double bn = in->bottleneck_mbps;
     if (!pos(bn))
         return 0;
     char a[32], b[32], p[32];
-    double f = in->measured_mbps / bn; /* the path is shared by every stream: the run's total */
-    if (f >= VERDICT_NETWORK_FRACTION) {
-        add(c->t, "measured %s Mb/s = %.0f%% of the %s Mb/s bottleneck", mbps(in->measured_mbps, a, sizeof a), f * 100,
-            mbps(bn, b, sizeof b));
-    } else if (pos(in->peak_mbps) && in->peak_mbps >= VERDICT_NETWORK_PEAK * bn && f >= VERDICT_NETWORK_PEAK_AVG) {
+    double f = in->measured_mbps / bn;
+    if (pos(in->peak_mbps) && in->peak_mbps >= VERDICT_NETWORK_PEAK * bn && f >= VERDICT_NETWORK_PEAK_AVG)
         add(c->t, "peak %s Mb/s reached the %s Mb/s bottleneck; average %s Mb/s (%.0f%%) lowered by slow start or recovery",
             mbps(in->peak_mbps, p, sizeof p), mbps(bn, b, sizeof b), mbps(in->measured_mbps, a, sizeof a), f * 100);
-    } else {
+    else if (pred->limit == PREDICT_LIMIT_BOTTLENECK && in->measured_mbps >= VERDICT_NETWORK_FRACTION * pred->avg_bps / 1e6 &&
+             pred->slow_start_s < VERDICT_SLOW_START_SHARE * predicted_time_s(in, pred))
+        add(c->t, "measured %s Mb/s = %.0f%% of the %s Mb/s predicted from the %s Mb/s bottleneck after %u slow-start rounds",
+            mbps(in->measured_mbps, a, sizeof a), in->measured_mbps / (pred->avg_bps / 1e6) * 100,
+            mbps(pred->avg_bps / 1e6, p, sizeof p), mbps(bn, b, sizeof b), pred->rounds);
+    else
         return 0;
-    }
-    if (pos(in->total_retrans))
-        add(c->t, "; %.0f segments retransmitted at the path's rate", in->total_retrans);
+    retrans_at_path_rate(c);
     return 1;
 }
 
@@ -216,7 +251,12 @@ static int rule_sender_buffer(const struct ctx *c)
     int capped = pos(payload) && (known(in->sndbuf_setting) ||
                                   (pos(in->tcp_wmem_max) && in->so_sndbuf >= VERDICT_CAPPED * in->tcp_wmem_max));
     double lim = capped && pos(c->rtt) ? payload * 8 / (c->rtt / 1000) / 1e6 : NAN;
-    int match = matches(c, lim);
+    /* The payload share of so_sndbuf is between PREDICT_SNDBUF_PAYLOAD (small skbs) and
+     * all of it (64 KB TSO skbs carry little overhead): "at the limit" spans both. */
+    double bn = in->bottleneck_mbps;
+    int match = known(lim) && c->rate >= VERDICT_MATCH_LO * lim &&
+                c->rate <= VERDICT_MATCH_HI * lim / PREDICT_SNDBUF_PAYLOAD &&
+                !(pos(bn) && in->measured_mbps >= VERDICT_NETWORK_FRACTION * bn);
     if (!ratio && !match)
         return 0;
     char a[32], b[32], s[32];
@@ -265,7 +305,7 @@ static int rule_congestion(const struct ctx *c, const struct predict_out *pred)
                (!known(in->bytes_retrans) || !in->bytes || in->bytes_retrans / (double)in->bytes >= VERDICT_RETRANS_SHARE);
     /* The series' slow start needs 10 intervals (1 s); the prediction's its own figures. */
     int ss = pos(in->slow_start_s) && pos(in->duration_s) && in->slow_start_s >= VERDICT_SLOW_START_SHARE * in->duration_s;
-    double pt = pred->avg_bps > 0 && in->bytes ? (double)in->bytes / (in->parallel > 1 ? in->parallel : 1) * 8 / pred->avg_bps : 0;
+    double pt = predicted_time_s(in, pred);
     int pss = !ss && pt > 0 && pred->slow_start_s >= VERDICT_SLOW_START_SHARE * pt;
     if (!loss && !ss && !pss)
         return 0;
@@ -315,6 +355,8 @@ void verdict_decide(const struct verdict_in *in, struct verdict *out)
         out->kind = VERDICT_NETWORK;
     else if (rule_sender_cpu(&c))
         out->kind = VERDICT_SENDER_CPU;
+    else if (rule_network_slow_start(&c, &out->pred))
+        out->kind = VERDICT_NETWORK;
     else if (rule_sender_buffer(&c))
         out->kind = VERDICT_SENDER_BUFFER;
     else if (rule_receiver_window(&c))

@@ -91,8 +91,9 @@ struct verdict {
  * initial window and MSS, the size. rtt_ms > 0 replaces the RTT (the plot's curve). */
 void verdict_predict_in(const struct verdict_in *in, double rtt_ms, struct predict_in *p);
 
-/* The rules, in order: network, sender_cpu, sender_buffer, receiver_window, congestion,
- * else unknown. Pure; fills every field of out. */
+/* The rules, in order: network (the average at the bottleneck), sender_cpu, network
+ * (the bottleneck after slow start), sender_buffer, receiver_window, congestion, else
+ * unknown. Pure; fills every field of out. */
 void verdict_decide(const struct verdict_in *in, struct verdict *out);
 
 /* The adapter (verdict_input.c): in from r alone (its figures, bottleneck, "tcp",
