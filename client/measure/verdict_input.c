@@ -54,6 +54,8 @@ void verdict_in_from_run(const struct run_result *r, struct verdict_in *in)
     in->tcp_rmem_max = r->tcp_rmem_max > 0 ? (double)r->tcp_rmem_max : NAN;
     in->rcvbuf_setting = r->rcvbuf_setting ? (double)r->rcvbuf_setting : NAN;
     const json_t *s = r->server_record;
+    if (!s && r->streams) /* --parallel: the first stream's record, as the rules read per stream */
+        s = json_object_get(json_array_get(r->streams, 0), "server_record");
     in->server_debitd = json_is_object(s);
     if (!in->server_debitd)
         return;

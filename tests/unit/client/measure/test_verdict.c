@@ -91,7 +91,7 @@ static void test_rules(void **state)
         /* docs/verdict.md: 256 MiB at 35.6 ms behind 1 Gb/s, iw 10, mss 1448: 9 rounds of
          * slow start (3.25 Mb/s x 2^k up to 832 < 1000): 0.3204 s carrying 14480 x 511 = 7399280 B;
          * the other 261036176 B at 1 Gb/s take 2.0883 s: 2147483648 / 2.4087 s = a
-         * predicted 891.5 Mb/s. 870 (testbed.md's measured +30 ms figure) is 98% of it. */
+         * predicted 891.5 Mb/s. 870 (the +30 ms figure issue 10's test bed notes quote) is 98% of it. */
         {"network: the bottleneck after slow start at +30 ms (a tuned server, no peak)",
          LAB "measured_mbps=870 debitd srv_min_rtt_ms=35.6 so_sndbuf=67108864 tcp_wmem_max=67108864 initial_cwnd=10 "
              "snd_mss=1448",
