@@ -251,22 +251,23 @@ static int rule_sender_buffer(const struct ctx *c)
     int capped = pos(payload) && (known(in->sndbuf_setting) ||
                                   (pos(in->tcp_wmem_max) && in->so_sndbuf >= VERDICT_CAPPED * in->tcp_wmem_max));
     double lim = capped && pos(c->rtt) ? payload * 8 / (c->rtt / 1000) / 1e6 : NAN;
-    /* The payload share of so_sndbuf is between PREDICT_SNDBUF_PAYLOAD (small skbs) and
-     * all of it (64 KB TSO skbs carry little overhead): "at the limit" spans both. */
-    double bn = in->bottleneck_mbps;
-    int match = known(lim) && c->rate >= VERDICT_MATCH_LO * lim &&
-                c->rate <= VERDICT_MATCH_HI * lim / PREDICT_SNDBUF_PAYLOAD &&
-                !(pos(bn) && in->measured_mbps >= VERDICT_NETWORK_FRACTION * bn);
+    int match = matches(c, lim);
     if (!ratio && !match)
         return 0;
-    char a[32], b[32], s[32];
+    char a[32], b[32], s[32], q[32];
     if (ratio)
         add(c->t, "sndbuf-limited %.0f%% of busy time", in->sndbuf_limited_ratio * 100);
-    if (known(lim))
-        add(c->t, "%s%s send buffer / %.1f ms RTT predicts %s Mb/s, measured %s", ratio ? "; " : "",
-            size(payload, s, sizeof s), c->rtt, mbps(lim, b, sizeof b), mbps(c->rate, a, sizeof a));
-    else
+    if (known(lim)) {
+        add(c->t, "%s", ratio ? "; " : "");
+        if (known(in->sndbuf_setting))
+            add(c->t, "send buffer %s: ", size(in->sndbuf_setting, q, sizeof q));
+        else
+            add(c->t, "send buffer at its tcp_wmem ceiling: ");
+        add(c->t, "%.2f x SO_SNDBUF %s / %.1f ms RTT predicts %s Mb/s, measured %s", PREDICT_SNDBUF_PAYLOAD,
+            size(in->so_sndbuf, s, sizeof s), c->rtt, mbps(lim, b, sizeof b), mbps(c->rate, a, sizeof a));
+    } else {
         add(c->t, "; measured %s Mb/s", mbps(c->rate, a, sizeof a));
+    }
     return 1;
 }
 

@@ -33,8 +33,8 @@ const char *verdict_name(enum verdict_kind k);
 #define VERDICT_NETWORK_PEAK 0.90       /* ... or a peak at it with an average of at least: */
 #define VERDICT_NETWORK_PEAK_AVG 0.75
 #define VERDICT_LIMITED_RATIO 0.50      /* rwnd/sndbuf-limited share of busy time */
-#define VERDICT_MATCH_LO 0.75           /* measured / (window / RTT) that counts as "at that limit" */
-#define VERDICT_MATCH_HI 1.25
+#define VERDICT_MATCH_LO 0.60           /* measured / (buffer / RTT) that counts as "at that limit": */
+#define VERDICT_MATCH_HI 1.35           /* a payload share of 0.40 to 0.90 when 0.67 is predicted */
 #define VERDICT_CAPPED 0.90             /* a buffer at >= 90% of its ceiling is capped */
 #define VERDICT_THROTTLED_SHARE 0.10    /* throttled_ms / wall */
 #define VERDICT_THROTTLED_PERIODS 0.50  /* nr_throttled / nr_periods */
