@@ -38,9 +38,10 @@ const char *verdict_name(enum verdict_kind k);
 #define VERDICT_CAPPED 0.90             /* a buffer at >= 90% of its ceiling is capped */
 #define VERDICT_THROTTLED_SHARE 0.10    /* throttled_ms / wall */
 #define VERDICT_THROTTLED_PERIODS 0.50  /* nr_throttled / nr_periods */
+#define VERDICT_THROTTLED_HEAVY 0.25    /* throttled_ms / wall that is enough without a dry socket */
 #define VERDICT_CPU_NEAR_BUDGET 0.80    /* thread CPU share / budget */
 #define VERDICT_DRY_SAMPLES 0.20        /* app-limited samples / samples */
-#define VERDICT_DRY_BUSY 0.80           /* busy time / transfer time at most: the socket idle 20% */
+#define VERDICT_DRY_BUSY 0.90           /* busy time / transfer time at most: the socket idle 10% */
 #define VERDICT_RETRANS_SHARE 0.001     /* bytes_retrans / bytes */
 #define VERDICT_SLOW_START_SHARE 0.50   /* slow start / transfer time */
 

@@ -109,6 +109,29 @@ static void test_rules(void **state)
              "samples=100 app_limited=45 busy_ms=1900 srv_duration_s=2.6",
          VERDICT_SENDER_CPU, "throttled 46% of 2.60 s, 25 of 26 periods under a 3% CPU quota; socket ran dry: 45% of 100 "
                              "samples app-limited, busy 73% of the transfer"},
+        /* The lab (docs/verdict.md): TSO/GSO on under 1.5%, +0 ms: 797 Mb/s, throttled 810 ms
+         * of 2.66 s, 15 of 26 periods, 1 of 22 samples app-limited, busy 2308 ms of 2.66 s. */
+        {"sender_cpu: the lab's TSO/GSO-on server under 1.5%, socket idle 13%",
+         LAB "measured_mbps=797 peak_mbps=983 debitd quota_pct=1.5 throttled_ms=810.1 cpu_wall_ms=2659.6 nr_throttled=15 "
+             "nr_periods=26 cpu_share=0.0116 samples=22 app_limited=1 busy_ms=2308 srv_duration_s=2.6596",
+         VERDICT_SENDER_CPU, "throttled 30% of 2.66 s, 15 of 26 periods under a 1.5% CPU quota; socket ran dry: 5% of 22 "
+                             "samples app-limited, busy 87% of the transfer; measured 797 Mb/s"},
+        /* The lab: TSO/GSO on under 1.5%, +0 ms, 635 Mb/s: throttled 2206 ms of 3.33 s, yet
+         * its socket busy 94% (a 50 MiB autotuned buffer stays queued). */
+        {"sender_cpu: throttled two thirds of the time, socket still busy",
+         LAB "measured_mbps=635 debitd quota_pct=1.5 throttled_ms=2206.2 cpu_wall_ms=3328.8 nr_throttled=19 nr_periods=33 "
+             "samples=23 app_limited=0 busy_ms=3128 srv_duration_s=3.3289 sndbuf_limited_ratio=0 rwnd_limited_ratio=0",
+         VERDICT_SENDER_CPU, "throttled 66% of 3.33 s, 19 of 33 periods under a 1.5% CPU quota; socket: 0% of 23 samples "
+                             "app-limited, busy 94% of the transfer; measured 635 Mb/s"},
+        {"not sender_cpu: throttled 16%, socket busy 93%: the path after slow start",
+         LAB "measured_mbps=774 peak_mbps=968 debitd quota_pct=1.5 throttled_ms=430.5 cpu_wall_ms=2700 nr_throttled=10 "
+             "nr_periods=27 samples=27 app_limited=0 busy_ms=2540 srv_duration_s=2.719",
+         VERDICT_NETWORK, "peak 968 Mb/s reached the 1000 Mb/s bottleneck"},
+        {"not sender_cpu: app-limited samples of a full send buffer are not a dry socket",
+         "measured_mbps=375 bottleneck_mbps=1000 bytes=268435456 debitd quota_pct=3 throttled_ms=600 cpu_wall_ms=5700 "
+             "samples=57 app_limited=55 busy_ms=5716 srv_duration_s=5.729 sndbuf_limited_ratio=0.686 so_sndbuf=2097152 "
+             "sndbuf_setting=1048576 srv_min_rtt_ms=30.04",
+         VERDICT_SENDER_BUFFER, "sndbuf-limited 69% of busy time"},
         {"sender_cpu: at its budget without a cgroup, socket idle",
          "measured_mbps=3000 debitd cpu_share=0.97 busy_ms=700 srv_duration_s=1.0", VERDICT_SENDER_CPU,
          "serving thread used 0.97 CPU of a 1.00 budget; socket ran dry: busy 70%"},
