@@ -19,3 +19,17 @@ bench_thp() {
   THP_NOW=$(grep -o '\[[a-z_]*\]' "$THP_FILE" 2>/dev/null | tr -d '[]')
 }
 bench_thp_restore() { [ -z "${THP:-}" ] || echo "$THP_ORIG" >"$THP_FILE"; }
+
+# cpu_of PID...: CPU of processes (every thread) as "TICKS RUNTIME_MS": utime+stime of
+# /proc/PID/stat (tick-sampled) and se.sum_exec_runtime of /proc/PID/task/*/sched (exact;
+# 0 where the kernel has no sched file).
+cpu_of() {
+  local t=0 r=0 p x
+  for p in "$@"; do
+    t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+    for x in /proc/"$p"/task/*/sched; do
+      r=$(awk -v r="$r" '/^se.sum_exec_runtime/{r += $3} END{printf "%.3f", r}' "$x" 2>/dev/null || echo "$r")
+    done
+  done
+  echo "$t $r"
+}

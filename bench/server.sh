@@ -84,17 +84,6 @@ if [ "$PIN" = 1 ]; then for p in "$DEBITD_PID" $NGINX_PID $(pgrep -P "$NGINX_PID
 h_n=$(curl -s "http://127.0.0.1:$port_n/ram/1GiB.dat" | sha256sum); h_d=$(curl -s "http://127.0.0.1:$port_d/ram/1GiB.dat" | sha256sum)
 [ "$h_n" = "$h_d" ] || { echo "servers differ: nginx $h_n, debitd $h_d"; exit 1; }
 
-# CPU of processes (every thread): "TICKS RUNTIME_MS" (runtime 0 where /proc/PID/sched is absent)
-cpu_of() {
-  local t=0 r=0 p x
-  for p in "$@"; do
-    t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
-    for x in /proc/"$p"/task/*/sched; do
-      r=$(awk -v r="$r" '/^se.sum_exec_runtime/{r += $3} END{printf "%.3f", r}' "$x" 2>/dev/null || echo "$r")
-    done
-  done
-  echo "$t $r"
-}
 nginx_pids() { echo "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"; }
 
 run_one() { # name url pids...

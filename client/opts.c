@@ -55,6 +55,9 @@ void opts_usage(FILE *out)
           "      --interface DEV       send from interface DEV\n"
           "      --local-address ADDR  send from address ADDR\n"
           "      --user-agent STRING   User-Agent header (default debit/VERSION)\n"
+          "  -H, --header LINE         extra request header \"Name: value\" (repeatable, as curl)\n"
+          "  -k, --insecure            https: do not verify the server's certificate (as curl -k)\n"
+          "      --cacert FILE         https: trust the CA certificates in FILE (PEM)\n"
           "      --rcvbuf SIZE         fixed socket receive buffer (default: kernel autotuning)\n"
           "      --offload DEV:tso=on|off,gso=on|off[,gro=on|off]\n"
           "                            set client offloads for the measurement, restored at exit\n"
@@ -110,6 +113,7 @@ enum {
     OPT_DURATION,
     OPT_INTERVAL,
     OPT_MIN_BYTES,
+    OPT_CACERT,
     OPT_BOTTLENECK,
 };
 
@@ -128,6 +132,9 @@ static const struct option long_opts[] = {
     {"interface", required_argument, NULL, OPT_INTERFACE},
     {"local-address", required_argument, NULL, OPT_LOCAL_ADDRESS},
     {"user-agent", required_argument, NULL, OPT_USER_AGENT},
+    {"header", required_argument, NULL, 'H'},
+    {"insecure", no_argument, NULL, 'k'},
+    {"cacert", required_argument, NULL, OPT_CACERT},
     {"rcvbuf", required_argument, NULL, OPT_RCVBUF},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"output", required_argument, NULL, 'o'},
@@ -175,6 +182,9 @@ static const struct {
     {OPT_INTERFACE, settings_set_interface, NULL},
     {OPT_LOCAL_ADDRESS, settings_set_local_address, NULL},
     {OPT_USER_AGENT, settings_set_user_agent, NULL},
+    {'H', settings_add_header, NULL},
+    {'k', settings_set_insecure, "on"},
+    {OPT_CACERT, settings_set_cacert, NULL},
     {OPT_RCVBUF, settings_set_rcvbuf, NULL},
     {'4', settings_set_ip_version, "4"},
     {'6', settings_set_ip_version, "6"},
@@ -252,7 +262,7 @@ static enum opts_result parse_argv(struct client_opts *o, struct settings *scrat
     int c, li;
     for (;;) {
         li = -1;
-        c = getopt_long(argc, argv, ":n:o:P:qw:46thV", long_opts, &li);
+        c = getopt_long(argc, argv, ":n:o:P:qw:H:k46thV", long_opts, &li);
         if (c == -1)
             break;
         char nb[48];

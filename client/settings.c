@@ -2,11 +2,13 @@
 #include "settings.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "units.h"
@@ -38,6 +40,8 @@ void settings_free(struct settings *s)
     free((char *)s->dl.interface);
     free((char *)s->dl.local_address);
     free((char *)s->dl.user_agent);
+    free((char *)s->dl.cacert);
+    curl_slist_free_all(s->dl.headers);
     free(s->output);
     free(s->jsonl);
     free(s->plot);
@@ -490,6 +494,39 @@ int settings_set_user_agent(struct settings *s, const char *value, char *err, si
     if (strpbrk(value, "\r\n"))
         return bad(err, errlen, value, "must not contain a line break");
     return set_string((char **)&s->dl.user_agent, value, err, errlen);
+}
+
+int settings_set_insecure(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_on_off(value, &s->dl.insecure, err, errlen);
+}
+
+int settings_set_cacert(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (!*value)
+        return err_set(err, errlen, "empty file name");
+    /* checked now: libcurl would only say "problem with the SSL CA cert" for each run */
+    if (access(value, R_OK) != 0)
+        return err_set(err, errlen, "'%s': %s", value, strerror(errno));
+    return set_string((char **)&s->dl.cacert, value, err, errlen);
+}
+
+int settings_add_header(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    /* as curl -H: "Name: value" adds or replaces, "Name:" removes, "Name;" sends it empty */
+    size_t n = strcspn(value, ":;");
+    if (n == 0 || !value[n])
+        return bad(err, errlen, value, "expected \"Name: value\" (\"Name:\" removes a header, \"Name;\" sends it empty)");
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)value[i] <= ' ' || value[i] == 0x7f)
+            return bad(err, errlen, value, "the header name must not contain white space or control characters");
+    if (strpbrk(value, "\r\n"))
+        return bad(err, errlen, value, "must not contain a line break");
+    struct curl_slist *l = curl_slist_append(s->dl.headers, value);
+    if (!l)
+        return err_set(err, errlen, "out of memory");
+    s->dl.headers = l;
+    return 0;
 }
 
 int settings_set_format(struct settings *s, const char *value, char *err, size_t errlen)

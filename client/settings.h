@@ -82,7 +82,9 @@ int settings_add_server(struct settings *s, const char *value, char *err, size_t
  *   parallel 1..128                  split on|off
  *   upload a size, 0: download       upload_method POST|PUT
  *   duration a duration > 0          interval a duration >= 10ms
- *   min_bytes a size, 0: any body */
+ *   min_bytes a size, 0: any body
+ *   insecure on|off                  cacert a readable file (PEM CAs)
+ *   header "Name: value", "Name:" or "Name;" as curl -H (appended) */
 int settings_set_runs(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_order(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_seed(struct settings *s, const char *value, char *err, size_t errlen);
@@ -102,6 +104,9 @@ int settings_add_connect_to(struct settings *s, const char *value, char *err, si
 int settings_set_interface(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_local_address(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_user_agent(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_insecure(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_cacert(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_add_header(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_format(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_output(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_jsonl(struct settings *s, const char *value, char *err, size_t errlen);

@@ -277,6 +277,8 @@ void http_connection(void *cls, struct MHD_Connection *conn, void **socket_conte
     struct listener *l = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
         watchdog_conn_started(l->srv->watchdog, conn, socket_context);
+        if (l->tls) /* before the handshake: the credentials it will use */
+            tls_conn_started(l->tls, conn);
         l->srv->active++;
         l->srv->connections++;
         if (!tcp_profile_is_default(&l->cfg->tcp)) {
@@ -288,6 +290,8 @@ void http_connection(void *cls, struct MHD_Connection *conn, void **socket_conte
         }
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
         watchdog_conn_closed(l->srv->watchdog, socket_context);
+        if (l->tls)
+            tls_conn_closed(conn);
         const union MHD_ConnectionInfo *ad = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         const struct sockaddr *sa = ad ? ad->client_addr : NULL;
         socklen_t len = !sa ? 0 : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);

@@ -91,6 +91,13 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         listener_name(&cfg->listen[i], s->listeners[i].name, sizeof s->listeners[i].name);
         if (!(s->listeners[i].per_ip = ip_limit_new(cfg->per_ip, cfg->max_connections, err, errlen)))
             goto fail;
+        /* the certificate and key are read here, before main drops privileges */
+        const struct listen_cfg *lc = &cfg->listen[i];
+        if (lc->tls.cert && !(s->listeners[i].tls = tls_listener_new(lc->tls.cert, lc->tls.key, lc->tls.priorities,
+                                                                      err, errlen))) {
+            err_prefix(err, errlen, "%s: listen %s: tls", cfg->source, s->listeners[i].name);
+            goto fail;
+        }
     }
     return s;
 fail:
@@ -269,6 +276,10 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
             flags |= MHD_USE_IPv6;
         struct MHD_OptionItem opts[16];
         int n = 0;
+        if (l->tls) {
+            flags |= tls_mhd_flags();
+            tls_mhd_options(l->tls, opts, &n);
+        }
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, l->fd, NULL};
         if (threads > 1)
             opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, threads, NULL};
@@ -329,8 +340,10 @@ void server_free(struct server *s)
     server_stop(s);
     if (s->backing_fd >= 0) /* bound, never started */
         close(s->backing_fd);
-    for (size_t i = 0; s->listeners && i < s->n_listeners; i++)
+    for (size_t i = 0; s->listeners && i < s->n_listeners; i++) {
         ip_limit_free(s->listeners[i].per_ip);
+        tls_listener_free(s->listeners[i].tls);
+    }
     free(s->listeners);
     watchdog_free(s->watchdog);
     metrics_free(s->metrics);

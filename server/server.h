@@ -16,6 +16,7 @@
 #include "digest.h"
 #include "ip_limit.h"
 #include "metrics.h"
+#include "tls.h"
 #include "transfers.h"
 #include "watchdog.h"
 
@@ -26,6 +27,7 @@ struct listener {
     int fd;        /* listening socket, owned until handed to MHD */
     struct MHD_Daemon *mhd;
     struct ip_limit *per_ip; /* limits.per_ip: open connections per peer address */
+    struct tls_listener *tls; /* listen[].tls: HTTPS (tls.h); NULL = plain HTTP */
     _Atomic unsigned tcp_warned;
     _Atomic uint64_t zero_copy_transfers, copy_transfers; /* file bodies by send path (/status) */
 };

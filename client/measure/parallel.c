@@ -112,6 +112,8 @@ static void aggregate(struct run_result *r, struct stream *ss, unsigned n, doubl
     r->remote_ip = dup_or_null(f->remote_ip);
     r->effective_url = dup_or_null(f->effective_url);
     r->content_type = dup_or_null(f->content_type);
+    memcpy(r->tls_version, f->tls_version, sizeof r->tls_version); /* stream 1's, as content_type */
+    memcpy(r->tls_cipher, f->tls_cipher, sizeof r->tls_cipher);
     r->server_config = f->server_config ? json_incref(f->server_config) : NULL;
     r->so_rcvbuf = f->so_rcvbuf;
     r->tcp_rmem_max = f->tcp_rmem_max;

@@ -24,6 +24,7 @@ static const char *const err_names[] = {
     [RESULT_ERR_OTHER] = "other",
     [RESULT_ERR_NOT_TEST_FILE] = "not_test_file",
     [RESULT_ERR_UPLOAD] = "upload",
+    [RESULT_ERR_TLS] = "tls",
 };
 
 static const char *result_strerror(enum result_err e)
@@ -142,6 +143,8 @@ json_t *result_to_json(const struct run_result *r)
     json_object_set_new(o, "ranged", json_boolean(r->ranged));
     json_object_set_new(o, "duration_reached", json_boolean(r->duration_reached));
     json_object_set_new(o, "content_type", str_or_null(r->content_type));
+    json_object_set_new(o, "tls", r->tls_version[0] ? json_pack("{s:s, s:s}", "version", r->tls_version, "cipher",
+                                                                r->tls_cipher) : json_null());
     json_object_set_new(o, "avg_mbps", num(r->avg_mbps));
     json_object_set_new(o, "total_mbps", num(r->total_mbps));
     json_object_set_new(o, "peak_mbps", num(r->peak_mbps));

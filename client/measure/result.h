@@ -23,6 +23,7 @@ enum result_err {
     RESULT_ERR_OTHER,
     RESULT_ERR_NOT_TEST_FILE, /* text/html or under --min-bytes: a wrong URL, not a result */
     RESULT_ERR_UPLOAD,      /* the server's own count of an upload differs from ours */
+    RESULT_ERR_TLS,         /* TLS handshake or certificate verification failed */
 };
 
 /* Each kind's short stable name is the run's JSON "error_kind" ("dns", "connect", ...). */
@@ -51,6 +52,8 @@ struct run_result {
     int split;             /* --split: each stream fetched 1/parallel by Range */
     int duration_reached;  /* stopped on purpose after --duration */
     char *content_type;    /* of the final response (stream 1), or NULL */
+    char tls_version[16];  /* of its connection ("TLS1.3"); "" over plain HTTP: JSON "tls": null */
+    char tls_cipher[80];   /* cipher suite, IANA name ("TLS_AES_256_GCM_SHA384") */
 
     /* Sizes and times (seconds from the start of the download unless said otherwise). */
     uint64_t bytes;          /* body bytes received */

@@ -22,6 +22,7 @@ enum xfer_stall {
 struct xfer {
     const struct dl_options *opt;
     const struct dl_hooks *hooks;
+    CURL *curl;           /* the handle (set by xfer_setup) */
     struct series *agg;   /* the run's aggregate series over every stream (may be NULL) */
     uint64_t range_from, range_len; /* --split: this stream's part; range_len 0: whole file */
     uint64_t max_bytes;   /* bytes this stream may count: range_len, else --max-bytes; 0: all */
@@ -46,6 +47,8 @@ struct xfer {
     char reason[128];     /* its reason phrase */
     char content_type[128]; /* its Content-Type ("" when none) */
     json_t *debit_headers; /* X-Debit-* of the latest response (owned) */
+    char tls_version[16]; /* its connection's TLS version ("TLS1.3"), "" over plain HTTP (tls_info.h) */
+    char tls_cipher[80];  /* its cipher suite, IANA name */
 
     /* --upload: bytes handed to libcurl so far, the first one's time, the response's. */
     uint64_t up_sent;

@@ -59,6 +59,10 @@ RB(upload_method, "%s", s->dl.upload_put ? "PUT" : "POST")
 RB(duration, "%g", s->dl.duration_s)
 RB(interval, "%g", s->dl.interval_s)
 RB(min_bytes, "%llu", (unsigned long long)s->dl.min_bytes)
+/* Issue 11: HTTPS and extra headers. */
+RB(insecure, "%d", s->dl.insecure)
+RB(cacert, "%s", s->dl.cacert ? s->dl.cacert : "-")
+RB(header, "%s", s->dl.headers ? s->dl.headers->data : "-")
 RB(server_upload, "%llu", s->nservers ? (unsigned long long)s->servers[s->nservers - 1].upload : 0ULL)
 
 #endif
