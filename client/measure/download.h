@@ -36,6 +36,7 @@ struct dl_options {
     int insecure;                /* -k/--insecure: no certificate or host name check (as curl -k) */
     const char *cacert;          /* --cacert FILE: trust these CAs (PEM) instead of the system's */
     struct curl_slist *headers;  /* -H/--header "Name: value" lines, as curl -H (owned by the caller) */
+    double bottleneck_bps;       /* --bottleneck: the path's rate for the verdict (verdict.h); 0: unknown */
 };
 
 /* Live figures handed to a progress hook, about every 200 ms during a download. */
