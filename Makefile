@@ -30,8 +30,8 @@ CC        ?= cc
 PKG_CONFIG?= pkg-config
 
 PKGS_COMMON := libconfig jansson
-PKGS_SERVER := libmicrohttpd libcrypto libsystemd libcap libseccomp
-PKGS_CLIENT := libcurl
+PKGS_SERVER := libmicrohttpd gnutls libcrypto libsystemd libcap libseccomp
+PKGS_CLIENT := libcurl libssl
 PKGS_NETCTL := libnl-route-3.0 libnl-3.0
 PKGS_DELAY  := libnetfilter_queue libmnl
 PKGS_ALL    := $(PKGS_COMMON) $(PKGS_SERVER) $(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_DELAY)
@@ -99,7 +99,7 @@ all: $(PROGS)
 
 PC_common         := $(PKGS_COMMON)
 PC_netctl         := $(PKGS_COMMON) $(PKGS_NETCTL)
-PC_client/measure := $(PKGS_COMMON) libcurl
+PC_client/measure := $(PKGS_COMMON) libcurl libssl
 PC_client/output  := $(PKGS_COMMON) libcurl
 PC_client         := $(PKGS_COMMON) $(PKGS_CLIENT) $(PKGS_NETCTL)
 PC_server         := $(PKGS_COMMON) $(PKGS_SERVER)

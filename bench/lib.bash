@@ -20,9 +20,9 @@ bench_thp() {
 }
 bench_thp_restore() { [ -z "${THP:-}" ] || echo "$THP_ORIG" >"$THP_FILE"; }
 
-# cpu_of PID...: CPU of processes (every thread): "TICKS RUNTIME_MS" (utime+stime of
-# /proc/PID/stat, tick-sampled; se.sum_exec_runtime of /proc/PID/task/*/sched, exact, 0 where
-# the kernel has no /proc/PID/sched)
+# cpu_of PID...: CPU of processes (every thread) as "TICKS RUNTIME_MS": utime+stime of
+# /proc/PID/stat (tick-sampled) and se.sum_exec_runtime of /proc/PID/task/*/sched (exact;
+# 0 where the kernel has no sched file).
 cpu_of() {
   local t=0 r=0 p x
   for p in "$@"; do

@@ -2,6 +2,7 @@
  * plan (measurement loop), the journal, progress, outputs, and the exit status. */
 #include <curl/curl.h>
 #include <errno.h>
+#include <limits.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "escape.h"
 #include "jsonl.h"
 #include "log.h"
+#include "lossrate.h"
 #include "netcfg.h"
 #include "offload_session.h"
 #include "opts.h"
@@ -147,6 +149,18 @@ static const char *if_warning(const char *dev)
     return if_nametoindex(dev) ? "" : " (warning: no such interface here)";
 }
 
+/* A path's delay and loss for the plan: "+10 ms and 1% loss per direction on eth0". */
+static void print_path(uint64_t delay_us, uint32_t loss_ppm, const char *dev)
+{
+    char loss[16];
+    lossrate_format(loss_ppm, loss, sizeof loss);
+    if (delay_us)
+        printf("+%g ms", delay_us / 1000.0);
+    if (loss_ppm)
+        printf("%s%s loss per direction", delay_us ? " and " : "", loss);
+    printf(" on %s%s\n", dev, if_warning(dev));
+}
+
 /* -t/--check: what would run, like `nginx -t`, from the settings as validated. */
 static void print_plan(const struct settings *s, const struct scenario *scn)
 {
@@ -177,6 +191,8 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
         printf(", interval %g s", s->dl.interval_s);
     if (s->dl.min_bytes != DL_MIN_BYTES)
         printf(", min-bytes %llu", (unsigned long long)s->dl.min_bytes);
+    if (s->dl.bottleneck_bps > 0)
+        printf(", bottleneck %g Mb/s", s->dl.bottleneck_bps / 1e6);
     printf("\n");
     size_t cells = 1;
     if (scn) {
@@ -185,8 +201,8 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
         for (size_t i = 0; i < scn->nlat; i++) {
             const struct scenario_latency *l = &scn->lat[i];
             printf("latency %s: ", l->name);
-            if (l->delay_us)
-                printf("+%g ms on %s%s\n", l->delay_us / 1000.0, l->device, if_warning(l->device));
+            if (l->delay_us || l->loss_ppm)
+                print_path(l->delay_us, l->loss_ppm, l->device);
             else
                 printf("nothing added\n");
         }
@@ -204,8 +220,10 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
         offload_wish_format(&s->offloads[i].wish, w, sizeof w);
         printf("offload: %s on %s%s\n", w, s->offloads[i].ifname, if_warning(s->offloads[i].ifname));
     }
-    if (s->delay_dev)
-        printf("delay: +%g ms on %s%s\n", s->delay_us / 1000.0, s->delay_dev, if_warning(s->delay_dev));
+    if (s->delay_dev) {
+        printf("delay: ");
+        print_path(s->delay_us, s->loss_ppm, s->delay_dev);
+    }
     if (s->write_out)
         printf("write-out: %s\n", s->write_out);
     printf("downloads: %zu (%zu cell%s x %zu server%s x %u runs)\n", cells * s->nservers * s->runs, cells,
@@ -224,8 +242,8 @@ static int apply_settings(const struct settings *s, struct netcfg *net)
         } else if (*netcfg_note(net)) {
             fprintf(stderr, "debit: %s\n", netcfg_note(net));
         }
-    if (s->delay_dev && netcfg_delay(net, s->delay_dev, s->delay_us, err, sizeof err) != 0) {
-        fprintf(stderr, "debit: --delay: %s\n", err);
+    if (s->delay_dev && netcfg_delay(net, s->delay_dev, s->delay_us, s->loss_ppm, err, sizeof err) != 0) {
+        fprintf(stderr, "debit: %s: %s\n", s->delay_us ? "--delay" : "--loss", err);
         return -1;
     }
     if ((s->noffloads || s->delay_dev) && !s->quiet) {
@@ -518,11 +536,15 @@ int main(int argc, char **argv)
             rc = 1;
         if (s->output && !s->quiet)
             report_write(stderr, scn ? REPORT_MARKDOWN : REPORT_TABLE, &rs, &sum, &meta);
-        if (s->plot && plot_write(s->plot, &rs, &sum, err, sizeof err) != 0) {
+        char rtt_plot[PATH_MAX] = "";
+        if (s->plot && plot_rtt_path(s->plot, rtt_plot, sizeof rtt_plot) != 0)
+            snprintf(err, sizeof err, "%s: name too long for its -rtt picture", s->plot);
+        if (s->plot && (!rtt_plot[0] || plot_write(s->plot, &rs, &sum, err, sizeof err) != 0 ||
+                        plot_rtt_write(rtt_plot, &rs, &sum, err, sizeof err) != 0)) {
             fprintf(stderr, "debit: --plot: %s\n", err);
             rc = 1;
         } else if (s->plot && !s->quiet) {
-            fprintf(stderr, "debit: plot written to %s\n", s->plot);
+            fprintf(stderr, "debit: plot written to %s (throughput against RTT: %s)\n", s->plot, rtt_plot);
         }
         for (size_t i = 0; i < rs.n; i++)
             if (!rs.runs[i]->ok)

@@ -47,6 +47,7 @@ void opts_usage(FILE *out)
           "      --duration SECONDS    stop each run after that long, the figure over what arrived\n"
           "      --interval SECONDS    one line per interval on stderr, the series at that resolution\n"
           "      --min-bytes SIZE      a smaller body (or any text/html) is not a test file (default 1MiB; 0: any)\n"
+          "      --bottleneck RATE     the path's rate (e.g. 1Gbit), for each run's verdict and prediction\n"
           "Network:\n"
           "  -4, -6                    IPv4 or IPv6 only\n"
           "      --resolve HOST:PORT:ADDR      use ADDR for HOST:PORT (repeatable, as curl)\n"
@@ -54,11 +55,16 @@ void opts_usage(FILE *out)
           "      --interface DEV       send from interface DEV\n"
           "      --local-address ADDR  send from address ADDR\n"
           "      --user-agent STRING   User-Agent header (default debit/VERSION)\n"
+          "  -H, --header LINE         extra request header \"Name: value\" (repeatable, as curl)\n"
+          "  -k, --insecure            https: do not verify the server's certificate (as curl -k)\n"
+          "      --cacert FILE         https: trust the CA certificates in FILE (PEM)\n"
           "      --rcvbuf SIZE         fixed socket receive buffer (default: kernel autotuning)\n"
           "      --offload DEV:tso=on|off,gso=on|off[,gro=on|off]\n"
           "                            set client offloads for the measurement, restored at exit\n"
           "      --delay DURATION      add round-trip delay (e.g. 10ms) for the measurement, removed at exit\n"
           "      --delay-dev DEV       interface that gets it (netem, else debit's NFQUEUE delay line)\n"
+          "      --loss RATE           also drop RATE of the packets (e.g. 1%, 0.5%) on --delay-dev, in each\n"
+          "                            direction (as netem loss; --delay may then be left out)\n"
           "Output:\n"
           "      --format FMT          table (default), markdown, csv or json\n"
           "  -o, --output FILE         write the result there (atomically) instead of stdout\n"
@@ -102,6 +108,7 @@ enum {
     OPT_PLOT,
     OPT_DELAY,
     OPT_DELAY_DEV,
+    OPT_LOSS,
     OPT_RCVBUF,
     OPT_SPLIT,
     OPT_UPLOAD,
@@ -109,6 +116,8 @@ enum {
     OPT_DURATION,
     OPT_INTERVAL,
     OPT_MIN_BYTES,
+    OPT_CACERT,
+    OPT_BOTTLENECK,
 };
 
 static const struct option long_opts[] = {
@@ -126,6 +135,9 @@ static const struct option long_opts[] = {
     {"interface", required_argument, NULL, OPT_INTERFACE},
     {"local-address", required_argument, NULL, OPT_LOCAL_ADDRESS},
     {"user-agent", required_argument, NULL, OPT_USER_AGENT},
+    {"header", required_argument, NULL, 'H'},
+    {"insecure", no_argument, NULL, 'k'},
+    {"cacert", required_argument, NULL, OPT_CACERT},
     {"rcvbuf", required_argument, NULL, OPT_RCVBUF},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"output", required_argument, NULL, 'o'},
@@ -139,6 +151,7 @@ static const struct option long_opts[] = {
     {"plot", required_argument, NULL, OPT_PLOT},
     {"delay", required_argument, NULL, OPT_DELAY},
     {"delay-dev", required_argument, NULL, OPT_DELAY_DEV},
+    {"loss", required_argument, NULL, OPT_LOSS},
     {"parallel", required_argument, NULL, 'P'},
     {"split", no_argument, NULL, OPT_SPLIT},
     {"upload", required_argument, NULL, OPT_UPLOAD},
@@ -146,6 +159,7 @@ static const struct option long_opts[] = {
     {"duration", required_argument, NULL, OPT_DURATION},
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"min-bytes", required_argument, NULL, OPT_MIN_BYTES},
+    {"bottleneck", required_argument, NULL, OPT_BOTTLENECK},
     {"check", no_argument, NULL, 't'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -172,6 +186,9 @@ static const struct {
     {OPT_INTERFACE, settings_set_interface, NULL},
     {OPT_LOCAL_ADDRESS, settings_set_local_address, NULL},
     {OPT_USER_AGENT, settings_set_user_agent, NULL},
+    {'H', settings_add_header, NULL},
+    {'k', settings_set_insecure, "on"},
+    {OPT_CACERT, settings_set_cacert, NULL},
     {OPT_RCVBUF, settings_set_rcvbuf, NULL},
     {'4', settings_set_ip_version, "4"},
     {'6', settings_set_ip_version, "6"},
@@ -186,6 +203,7 @@ static const struct {
     {OPT_PLOT, settings_set_plot, NULL},
     {OPT_DELAY, settings_set_delay, NULL},
     {OPT_DELAY_DEV, settings_set_delay_dev, NULL},
+    {OPT_LOSS, settings_set_loss, NULL},
     {'P', settings_set_parallel, NULL},
     {OPT_SPLIT, settings_set_split, "on"},
     {OPT_UPLOAD, settings_set_upload, NULL},
@@ -193,6 +211,7 @@ static const struct {
     {OPT_DURATION, settings_set_duration, NULL},
     {OPT_INTERVAL, settings_set_interval, NULL},
     {OPT_MIN_BYTES, settings_set_min_bytes, NULL},
+    {OPT_BOTTLENECK, settings_set_bottleneck, NULL},
 };
 
 static const char *opt_name(int c, char *buf, size_t len)
@@ -248,7 +267,7 @@ static enum opts_result parse_argv(struct client_opts *o, struct settings *scrat
     int c, li;
     for (;;) {
         li = -1;
-        c = getopt_long(argc, argv, ":n:o:P:qw:46thV", long_opts, &li);
+        c = getopt_long(argc, argv, ":n:o:P:qw:H:k46thV", long_opts, &li);
         if (c == -1)
             break;
         char nb[48];

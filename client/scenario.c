@@ -9,6 +9,7 @@
 #include "array.h"
 #include "cfg.h"
 #include "err.h"
+#include "lossrate.h"
 #include "netcfg.h"
 
 void scenario_free(struct scenario *s)
@@ -181,13 +182,23 @@ static int add_latency(struct scenario *s, const config_setting_t *e, int i, int
         return cfg_error(err, errlen, d, "expected a number or a string such as \"10ms\"");
     if (settings_parse_delay(text, &us, err, errlen) != 0)
         return at_setting(d, s->path, err, errlen);
-    if (us > 0 && !dev)
-        return cfg_error(err, errlen, e, "device: missing (the interface that gets the delay)");
+    /* The path's loss, per direction, parsed as --loss is. */
+    uint32_t ppm = 0;
+    const config_setting_t *ls = config_setting_get_member(e, "loss");
+    const char *ltext = ls ? value_text(ls, buf, sizeof buf) : "0";
+    if (!ltext)
+        return cfg_error(err, errlen, ls, "expected a string such as \"1%%\"");
+    if (lossrate_parse(ltext, &ppm, err, errlen) != 0)
+        return at_setting(ls, s->path, err, errlen);
+    int any = us > 0 || ppm > 0;
+    if (any && !dev)
+        return cfg_error(err, errlen, e, "device: missing (the interface that gets the %s)", us ? "delay" : "loss");
     struct scenario_latency *l = &s->lat[s->nlat++];
     l->name = strdup(name);
     l->delay_us = us;
-    l->device = us ? dup_or_null(dev) : NULL;
-    if (!l->name || (us && !l->device))
+    l->loss_ppm = ppm;
+    l->device = any ? dup_or_null(dev) : NULL;
+    if (!l->name || (any && !l->device))
         return cfg_error(err, errlen, e, "out of memory");
     return 0;
 }
@@ -221,7 +232,7 @@ static int add_variant(struct scenario *s, const config_setting_t *e, int i, int
 
 static int load_latency(const config_setting_t *list, struct scenario *s, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"name", "delay", "device", NULL};
+    static const char *const keys[] = {"name", "delay", "loss", "device", NULL};
     return load_axis(list, keys, "{ name = \"...\"; delay = \"10ms\"; device = \"eth0\"; }", s, add_latency, err,
                      errlen);
 }
@@ -246,6 +257,7 @@ static const struct {
     {"parallel", settings_set_parallel}, {"split", settings_set_split},      {"upload", settings_set_upload},
     {"upload_method", settings_set_upload_method}, {"duration", settings_set_duration},
     {"interval", settings_set_interval}, {"min_bytes", settings_set_min_bytes},
+    {"bottleneck", settings_set_bottleneck},
 };
 
 struct scenario *scenario_load(const char *path, struct settings *st, char *err, size_t errlen)
@@ -308,6 +320,7 @@ json_t *scenario_cells_to_json(const struct scenario_cells *c)
         json_object_set_new(o, "scenario", x->latency ? json_string(x->latency) : json_null());
         json_object_set_new(o, "variant", x->variant ? json_string(x->variant) : json_null());
         json_object_set_new(o, "delay_ms", json_real(x->delay_us / 1000.0));
+        json_object_set_new(o, "loss_pct", json_real(lossrate_pct(x->loss_ppm)));
         json_object_set(o, "settings", x->settings);
         json_object_set_new(o, "description", json_string(x->description));
         if (json_array_append_new(a, o) != 0) {
@@ -333,6 +346,7 @@ static int cells_add(struct scenario_cells *c, const struct scenario_latency *L,
         .latency = L ? L->name : NULL,
         .variant = V ? V->name : NULL,
         .delay_us = L ? L->delay_us : 0,
+        .loss_ppm = L ? L->loss_ppm : 0,
         .description = strdup(desc),
         .settings = a,
     };
@@ -377,7 +391,7 @@ enum scenario_status scenario_run(const struct scenario *scn, const struct setti
     volatile sig_atomic_t *stop = hooks ? hooks->plan.stop : NULL;
     for (size_t li = 0; li < nlat && rc == SCENARIO_DONE; li++) {
         const struct scenario_latency *L = scn->nlat ? &scn->lat[li] : NULL;
-        if (L && L->delay_us && netcfg_delay(lat_cfg, L->device, L->delay_us, err, errlen) != 0) {
+        if (L && L->device && netcfg_delay(lat_cfg, L->device, L->delay_us, L->loss_ppm, err, errlen) != 0) {
             err_prefix(err, errlen, "latency \"%s\"", L->name);
             rc = SCENARIO_ERR_SETTING;
             break;

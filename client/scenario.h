@@ -6,7 +6,8 @@
  *   runs = 5;  order = "alternate";  pause = 0;      # optional: seed, max_bytes, stall,
  *                                                    #   stall_rate, max_time, timeout
  *   latency = ( { name = "natural"; delay = 0; },
- *               { name = "+10 ms"; delay = "10ms"; device = "eth0"; } );
+ *               { name = "+10 ms"; delay = "10ms"; device = "eth0"; },
+ *               { name = "1% loss"; loss = "1%"; device = "eth0"; } );  # per direction
  *   client_offload = ( { name = "TSO/GSO on"; device = "eth0"; tso = true; gso = true; },
  *                      { name = "TSO/GSO off"; device = "eth0"; tso = false; gso = false; } );
  *
@@ -28,8 +29,9 @@
 
 struct scenario_latency {
     char *name;
-    uint64_t delay_us; /* 0: nothing applied */
-    char *device;      /* NULL when delay_us is 0 */
+    uint64_t delay_us; /* 0: no delay */
+    uint32_t loss_ppm; /* packet loss per direction (common/lossrate.h), 0: none */
+    char *device;      /* NULL when both are 0 (nothing applied) */
 };
 
 struct scenario_variant {
@@ -58,6 +60,7 @@ struct scenario_cell {
     const char *latency;  /* borrowed from the scenario; NULL without a latency axis */
     const char *variant;  /* likewise */
     uint64_t delay_us;
+    uint32_t loss_ppm;
     char *description;    /* owned: the settings applied in words, "" when none */
     json_t *settings;     /* owned: netcfg_to_json of them (offload state read back, delay mechanism) */
 };
@@ -71,7 +74,7 @@ struct scenario_cells {
 /* A new, empty list (NULL on allocation failure); scenario_cells_free(NULL) is fine. */
 struct scenario_cells *scenario_cells_new(void);
 void scenario_cells_free(struct scenario_cells *c);
-/* [{"scenario":..,"variant":..,"delay_ms":..,"settings":{..},"description":".."}, ...]
+/* [{"scenario":..,"variant":..,"delay_ms":..,"loss_pct":..,"settings":{..},"description":".."}, ...]
  * (new reference, NULL on allocation failure). */
 json_t *scenario_cells_to_json(const struct scenario_cells *c);
 

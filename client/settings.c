@@ -2,13 +2,16 @@
 #include "settings.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "err.h"
+#include "lossrate.h"
 #include "units.h"
 #include "writeout.h"
 
@@ -38,6 +41,8 @@ void settings_free(struct settings *s)
     free((char *)s->dl.interface);
     free((char *)s->dl.local_address);
     free((char *)s->dl.user_agent);
+    free((char *)s->dl.cacert);
+    curl_slist_free_all(s->dl.headers);
     free(s->output);
     free(s->jsonl);
     free(s->plot);
@@ -291,6 +296,18 @@ int settings_set_stall_rate(struct settings *s, const char *value, char *err, si
     return 0;
 }
 
+int settings_set_bottleneck(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    uint64_t bits;
+    enum units_err e = units_parse_rate(value, &bits);
+    if (e == UNITS_OK && bits == 0)
+        return bad(err, errlen, value, "must be more than 0 (leave it out when unknown)");
+    if (e != UNITS_OK)
+        return units_bad(e, value, "expected the path's rate, such as 1Gbit or 100Mbit", err, errlen);
+    s->dl.bottleneck_bps = (double)bits;
+    return 0;
+}
+
 int settings_set_max_time(struct settings *s, const char *value, char *err, size_t errlen)
 {
     return parse_seconds(value, 0, &s->dl.max_time_s, err, errlen); /* 0: no limit */
@@ -480,6 +497,39 @@ int settings_set_user_agent(struct settings *s, const char *value, char *err, si
     return set_string((char **)&s->dl.user_agent, value, err, errlen);
 }
 
+int settings_set_insecure(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_on_off(value, &s->dl.insecure, err, errlen);
+}
+
+int settings_set_cacert(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (!*value)
+        return err_set(err, errlen, "empty file name");
+    /* checked now: libcurl would only say "problem with the SSL CA cert" for each run */
+    if (access(value, R_OK) != 0)
+        return err_set(err, errlen, "'%s': %s", value, strerror(errno));
+    return set_string((char **)&s->dl.cacert, value, err, errlen);
+}
+
+int settings_add_header(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    /* as curl -H: "Name: value" adds or replaces, "Name:" removes, "Name;" sends it empty */
+    size_t n = strcspn(value, ":;");
+    if (n == 0 || !value[n])
+        return bad(err, errlen, value, "expected \"Name: value\" (\"Name:\" removes a header, \"Name;\" sends it empty)");
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)value[i] <= ' ' || value[i] == 0x7f)
+            return bad(err, errlen, value, "the header name must not contain white space or control characters");
+    if (strpbrk(value, "\r\n"))
+        return bad(err, errlen, value, "must not contain a line break");
+    struct curl_slist *l = curl_slist_append(s->dl.headers, value);
+    if (!l)
+        return err_set(err, errlen, "out of memory");
+    s->dl.headers = l;
+    return 0;
+}
+
 int settings_set_format(struct settings *s, const char *value, char *err, size_t errlen)
 {
     if (report_format_parse(value, &s->format) != 0)
@@ -542,6 +592,11 @@ int settings_set_delay_dev(struct settings *s, const char *value, char *err, siz
     return set_string(&s->delay_dev, value, err, errlen);
 }
 
+int settings_set_loss(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return lossrate_parse(value, &s->loss_ppm, err, errlen);
+}
+
 int settings_set_server_upload(struct settings *s, const char *value, char *err, size_t errlen)
 {
     if (s->nservers == 0)
@@ -566,9 +621,10 @@ int settings_check(const struct settings *s, char *err, size_t errlen)
         return err_set(err, errlen, "--max-bytes: downloads only (--upload SIZE is the upload's size)");
     if (s->seed_given && s->order != PLAN_ORDER_RANDOM)
         return err_set(err, errlen, "--seed: only meaningful with --order random");
-    if ((s->delay_us > 0) != (s->delay_dev != NULL))
+    if ((s->delay_us > 0 || s->loss_ppm > 0) != (s->delay_dev != NULL))
         return err_set(err, errlen, "%s",
-                       s->delay_dev ? "--delay-dev: needs --delay" : "--delay: needs --delay-dev DEV");
+                       s->delay_dev ? "--delay-dev: needs --delay or --loss"
+                       : s->delay_us ? "--delay: needs --delay-dev DEV" : "--loss: needs --delay-dev DEV");
     if (s->dl.interface && s->dl.local_address)
         return err_set(err, errlen, "--local-address: cannot be combined with --interface");
     return 0;

@@ -51,6 +51,7 @@ struct settings {
     struct settings_offload offloads[SETTINGS_MAX_OFFLOADS];
     size_t noffloads;
     uint64_t delay_us;  /* --delay; 0: none */
+    uint32_t loss_ppm;  /* --loss, per direction, in parts per million (common/lossrate.h); 0: none */
     char *delay_dev;
     char *write_out;    /* -w FORMAT (checked by writeout_parse), NULL: none */
 };
@@ -79,16 +80,22 @@ int settings_add_server(struct settings *s, const char *value, char *err, size_t
  *   output, jsonl a non-empty path   plot *.png or *.svg
  *   progress, quiet on|off           offload DEV:tso=on|off,... (appended, offload_parse_spec)
  *   delay a duration, 0: none        delay_dev a valid interface name
+ *   loss a percentage 0%..100% ("1%", "0.5%", 0: none; lossrate.h), per direction
  *   parallel 1..128                  split on|off
  *   upload a size, 0: download       upload_method POST|PUT
  *   duration a duration > 0          interval a duration >= 10ms
- *   min_bytes a size, 0: any body */
+ *   min_bytes a size, 0: any body
+ *   insecure on|off                  cacert a readable file (PEM CAs)
+ *   header "Name: value", "Name:" or "Name;" as curl -H (appended) */
 int settings_set_runs(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_order(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_seed(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_pause(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_stall(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_stall_rate(struct settings *s, const char *value, char *err, size_t errlen);
+/* --bottleneck RATE: the path's rate (units_parse_rate, > 0) for the verdict and the
+ * prediction (client/measure/verdict.h). */
+int settings_set_bottleneck(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_max_time(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_timeout(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_max_bytes(struct settings *s, const char *value, char *err, size_t errlen);
@@ -99,6 +106,9 @@ int settings_add_connect_to(struct settings *s, const char *value, char *err, si
 int settings_set_interface(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_local_address(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_user_agent(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_insecure(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_cacert(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_add_header(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_format(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_output(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_jsonl(struct settings *s, const char *value, char *err, size_t errlen);
@@ -108,6 +118,7 @@ int settings_set_quiet(struct settings *s, const char *value, char *err, size_t 
 int settings_add_offload(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_delay(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_delay_dev(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_loss(struct settings *s, const char *value, char *err, size_t errlen);
 /* -w/--write-out FORMAT: a writeout.h template (unknown variable, escape: an error). */
 int settings_set_write_out(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_parallel(struct settings *s, const char *value, char *err, size_t errlen);
@@ -122,7 +133,7 @@ int settings_set_min_bytes(struct settings *s, const char *value, char *err, siz
 int settings_set_server_upload(struct settings *s, const char *value, char *err, size_t errlen);
 
 /* What no single setter can see, checked once everything is applied: --seed needs
- * --order random, --delay and --delay-dev go together, --interface excludes
+ * --order random, --delay or --loss and --delay-dev go together, --interface excludes
  * --local-address. Returns 0, or -1 with "--OPTION: why" in err. */
 int settings_check(const struct settings *s, char *err, size_t errlen);
 

@@ -6,6 +6,8 @@
  *   X-Debit-Interface  that interface's name
  *   X-Debit-Tcp        the listener's TCP profile ("cc=cubic pacing=unlimited sndbuf=auto")
  *   X-Debit-Kernel     the server's kernel release (uname -r)
+ *   X-Debit-Tls        the connection's TLS version and cipher suite ("TLS1.3; TLS_AES_256_GCM_SHA384"),
+ *                      "none" on a plain HTTP listener
  *   X-Debit-Transfer   the ID of this transfer's record, served at WIRE_TRANSFERS_PATH ID
  *                      (32 hex digits, 128 random bits)
  * X-Debit-Interface and X-Debit-Kernel are left out when debitd runs with
@@ -22,6 +24,7 @@
 #define WIRE_HDR_TCP "X-Debit-Tcp"
 #define WIRE_HDR_KERNEL "X-Debit-Kernel"
 #define WIRE_HDR_TRANSFER "X-Debit-Transfer"
+#define WIRE_HDR_TLS "X-Debit-Tls"
 
 /* GET WIRE_TRANSFERS_PATH ID: 200 with a JSON object whose "state" is "sending", "done" or
  * "aborted"; 404 until the record exists, after it left the ring, and to any address but

@@ -9,8 +9,9 @@
 #   lab/lab.sh up DIR [options]     build it, start both servers, write DIR/lab.env
 #   lab/lab.sh down DIR             stop every process, remove every namespace (idempotent)
 #   lab/lab.sh delay DIR DUR|off [--direction both|out|in] [--mechanism auto|netem|delayline]
-#                                   add DUR of round-trip delay at the client (or remove it,
-#                                   checking that nothing is left), held by debit-netctl
+#                    [--loss P%]    add DUR of round-trip delay at the client (or remove it,
+#                                   checking that nothing is left), held by debit-netctl;
+#                                   --loss drops P% of the packets per direction (DUR may be 0)
 #   lab/lab.sh exec DIR NODE CMD... run CMD in a node's namespace (NODE: c, r, s1, s2)
 #   lab/lab.sh status DIR           topology, qdiscs, offloads, delay in force
 #   lab/lab.sh run [DIR] [up options] [--delay DUR] -- CMD...
@@ -278,32 +279,41 @@ lab_hold() { # DIR LABEL NS LOG ARGS...
   return 1
 }
 
-lab_delay() { # DIR DUR|off [--direction D] [--mechanism M]
+lab_delay() { # DIR DUR|off [--direction D] [--mechanism M] [--loss P%]
   local dir=$1 dur=$2; shift 2
-  local direction=both mech=auto
+  local direction=both mech=auto loss=0
   while [ $# -gt 0 ]; do
     case $1 in
       --direction) direction=$2; shift 2 ;;
       --mechanism) mech=$2; shift 2 ;;
+      --loss) loss=$2; shift 2 ;;
       *) lab_die "delay: unknown option '$1'" ;;
     esac
   done
   case $direction in both|in|out) ;; *) lab_die "delay: --direction: '$direction' is not both, in or out" ;; esac
   case $mech in auto|netem|delayline) ;; *) lab_die "delay: --mechanism: '$mech' is not auto, netem or delayline" ;; esac
+  # The form here, before anything is touched; debit-netctl parses it (common/lossrate.h).
+  case $loss in 0|0%) loss=0 ;; *)
+    [[ $loss =~ ^[0-9]+(\.[0-9]{1,4})?%$ ]] || lab_die "delay: --loss: '$loss': expected a percentage such as 1% or 0.5%"
+    awk -v p="${loss%\%}" 'BEGIN { exit !(p <= 100) }' || lab_die "delay: --loss: '$loss': above 100%" ;;
+  esac
   lab_load "$dir"
   local us; us=$(lab_us "$dur") || lab_die "delay: '$dur' is not a duration (10ms, 500us, off)"
   lab_delay_off "$dir" || lab_die "delay: the previous delay was not removed completely"
-  [ "$us" -eq 0 ] && { echo "delay: off"; return 0; }
+  [ "$us" -eq 0 ] && [ "$loss" = 0 ] && { echo "delay: off"; return 0; }
   local pid
   if ! pid=$(lab_hold "$dir" delay-client "$LAB_NS_C" "$dir/delayline.log" --dev "$LAB_C_DEV" --delay "${us}us" \
-             --direction "$direction" --mechanism "$mech" --queue-num $LAB_QUEUE --no-ipv6); then
+             --loss "$loss" --direction "$direction" --mechanism "$mech" --queue-num $LAB_QUEUE --no-ipv6); then
     [ "$mech" = netem ] && lab_die "delay: netem failed (no sch_netem? try --mechanism delayline)"
     lab_die "delay: the delay could not be applied"
   fi
   # The mechanism is the one debit-netctl chose (auto) or was told, from its ready line.
   mech=$(sed -n "s/^$LAB_READY mechanism=\([a-z]*\) .*/\1/p" "$dir/delayline.log")
-  echo "${mech:-?} $us $pid" >"$dir/delay"
-  echo "delay: +$((us / 1000)).$(printf '%03d' $((us % 1000))) ms round trip on the client ($direction) via ${mech:-?}"
+  echo "${mech:-?} $us $pid loss=$loss" >"$dir/delay"
+  local what="+$((us / 1000)).$(printf '%03d' $((us % 1000))) ms round trip"
+  [ "$loss" = 0 ] || what="$what and $loss loss per direction"
+  [ "$us" -eq 0 ] && what="$loss loss per direction"
+  echo "delay: $what on the client ($direction) via ${mech:-?}"
 }
 
 # What a client delay could leave in the client namespace (netem or ingress qdisc, IFB
@@ -323,7 +333,7 @@ lab_delay_left() { # (env loaded)
 lab_delay_off() { # DIR (env loaded)
   local dir=$1 mech us pid left
   if [ -f "$dir/delay" ]; then
-    read -r mech us pid <"$dir/delay"
+    read -r mech us pid _ <"$dir/delay"
     if [ -n "${pid:-}" ]; then
       lab_stop_pid "$pid"
       sed -i "/^$pid /d" "$dir/pids"
@@ -467,7 +477,7 @@ if [ -z "${LAB_SOURCE:-}" ]; then
   case $cmd in
     up) [ $# -ge 1 ] || lab_die "usage: lab/lab.sh up DIR [options]"; lab_up "$@" ;;
     down) [ $# -eq 1 ] || lab_die "usage: lab/lab.sh down DIR"; lab_down "$1" ;;
-    delay) [ $# -ge 2 ] || lab_die "usage: lab/lab.sh delay DIR DUR|off [--direction D] [--mechanism M]"; lab_delay "$@" ;;
+    delay) [ $# -ge 2 ] || lab_die "usage: lab/lab.sh delay DIR DUR|off [--direction D] [--mechanism M] [--loss P%]"; lab_delay "$@" ;;
     exec) [ $# -ge 3 ] || lab_die "usage: lab/lab.sh exec DIR NODE CMD..."
           lab_load "$1"; ns=$(lab_ns "$2"); shift 2; exec ip netns exec "$ns" "$@" ;;
     status) [ $# -eq 1 ] || lab_die "usage: lab/lab.sh status DIR"; lab_status "$1" ;;

@@ -15,6 +15,7 @@
 #include "array.h"
 #include "delay_int.h"
 #include "err.h"
+#include "lossrate.h"
 #include "sys.h"
 #include "wire.h"
 
@@ -105,7 +106,7 @@ struct delay *delay_new(const char *dev, uint64_t rtt_us, char *err, size_t errl
         err_set(err, errlen, "delay device '%s' is not a valid interface name", dev ? dev : "");
         return NULL;
     }
-    if (rtt_us == 0 || rtt_us > DELAY_MAX_US) {
+    if (rtt_us > DELAY_MAX_US) {
         err_set(err, errlen, "delay must be between 1 us and 10 s");
         return NULL;
     }
@@ -170,6 +171,30 @@ int delay_set_queue_num(struct delay *d, unsigned queue_num, char *err, size_t e
     return 0;
 }
 
+int delay_set_loss(struct delay *d, uint32_t ppm, char *err, size_t errlen)
+{
+    if (check_idle(d, err, errlen) < 0) return -1;
+    if (ppm > LOSSRATE_PPM_MAX) return err_set(err, errlen, "loss rate above 100%%");
+    d->loss_ppm = ppm;
+    return 0;
+}
+
+uint32_t delay_loss(const struct delay *d) { return d->loss_ppm; }
+
+void delay_set_seed(struct delay *d, uint64_t seed)
+{
+    if (d->applied) return;
+    d->seed = seed;
+    d->seed_known = d->seed_given = 1;
+}
+
+int delay_seed(const struct delay *d, uint64_t *seed)
+{
+    if (!d->seed_known || (d->applied && d->used != DELAY_MECH_DELAYLINE)) return 0;
+    *seed = d->seed;
+    return 1;
+}
+
 int delay_set_ipv6(struct delay *d, int enabled, char *err, size_t errlen)
 {
     if (check_idle(d, err, errlen) < 0) return -1;
@@ -182,15 +207,28 @@ int delay_output_fd(const struct delay *d) { return d->out_fd; }
 
 int delay_describe(const struct delay *d, char *buf, size_t len)
 {
+    char what[160], loss[16], via[32];
+    lossrate_format(d->loss_ppm, loss, sizeof loss);
+    if (d->applied) snprintf(via, sizeof via, " via %s", delay_mechanism_name(d->used));
+    else snprintf(via, sizeof via, ", not applied");
+    if (d->rtt_us == 0) {
+        /* A loss-only path: the loss, and the directions it covers. */
+        const char *dir = d->dir == DELAY_DIR_BOTH ? "each direction"
+                        : d->dir == DELAY_DIR_OUT ? "outgoing packets" : "incoming packets";
+        return snprintf(buf, len, "%s loss on %s (%s)%s", loss, d->dev, dir, via);
+    }
     char dur[32];
     if (d->rtt_us % 1000 == 0) snprintf(dur, sizeof dur, "%llu ms", (unsigned long long)(d->rtt_us / 1000));
     else snprintf(dur, sizeof dur, "%.3f ms", (double)d->rtt_us / 1000.0);
     const char *dir = d->dir == DELAY_DIR_BOTH ? "split between both directions"
                     : d->dir == DELAY_DIR_OUT ? "on outgoing packets" : "on incoming packets";
-    if (d->applied)
-        return snprintf(buf, len, "+%s round trip on %s (%s) via %s", dur, d->dev, dir,
-                        delay_mechanism_name(d->used));
-    return snprintf(buf, len, "+%s round trip on %s (%s), not applied", dur, d->dev, dir);
+    snprintf(what, sizeof what, "+%s round trip on %s (%s)", dur, d->dev, dir);
+    if (!d->loss_ppm)
+        return snprintf(buf, len, "%s%s", what, via);
+    /* The loss goes where the delay goes: per direction of the same setting. */
+    return snprintf(buf, len, "%s, %s loss %s%s%s", what, loss,
+                    d->dir == DELAY_DIR_BOTH ? "per direction" : d->dir == DELAY_DIR_OUT ? "outgoing" : "incoming",
+                    d->applied ? "," : "", via);
 }
 
 /* ---- delay line --------------------------------------------------------------------- */
@@ -233,8 +271,15 @@ static int delayline_apply(struct delay *d, char *err, size_t errlen)
     d->cleanup_argv[4] = d->qnum_arg;
     d->cleanup_argv[5] = v6;
     d->cleanup_argv[6] = NULL;
+    /* --loss always (0% is none), --seed N when the caller chose one, then v6, which may be
+     * NULL and so ends the list: without a seed its slot comes first and the NULL after it
+     * terminates. */
+    lossrate_format(d->loss_ppm, d->loss_arg, sizeof d->loss_arg);
+    snprintf(d->seed_arg, sizeof d->seed_arg, "%llu", (unsigned long long)d->seed);
+    if (!d->seed_given) d->seed_known = 0;
     char *argv[] = { d->exe, "--dev", d->dev, "--delay", delay_arg, "--direction", (char *)dir,
-                     "--queue-num", d->qnum_arg, "--exit-with-parent", "--quiet", v6, NULL };
+                     "--queue-num", d->qnum_arg, "--loss", d->loss_arg, "--exit-with-parent", "--quiet",
+                     d->seed_given ? "--seed" : v6, d->seed_given ? d->seed_arg : NULL, v6, NULL };
 
     if (d->out_fd >= 0) { close(d->out_fd); d->out_fd = -1; } /* from an earlier apply */
     int pfd[2];
@@ -290,7 +335,15 @@ static int delayline_apply(struct delay *d, char *err, size_t errlen)
         }
         used += (size_t)n;
         out[used] = '\0';
-        if (strstr(out, WIRE_DELAY_READY)) {
+        const char *ready = strstr(out, WIRE_DELAY_READY);
+        if (ready) {
+            /* The seed it drew (when none was given), for the caller to report. */
+            const char *sd = strstr(ready, " seed=");
+            if (sd && !d->seed_given) {
+                char *end;
+                unsigned long long v = strtoull(sd + 6, &end, 10);
+                if (end != sd + 6) { d->seed = v; d->seed_known = 1; }
+            }
             d->used = DELAY_MECH_DELAYLINE;
             return 0;
         }
@@ -345,6 +398,8 @@ static int delayline_remove(struct delay *d, char *err, size_t errlen)
 int delay_apply(struct delay *d, char *err, size_t errlen)
 {
     if (d->applied) return err_set(err, errlen, "delay on %s is already applied", d->dev);
+    if (d->rtt_us == 0 && d->loss_ppm == 0)
+        return err_set(err, errlen, "nothing to apply on %s: no delay and no loss", d->dev);
     if (if_nametoindex(d->dev) == 0)
         return err_set(err, errlen, "%s: no such network interface in this namespace", d->dev);
     enum delay_mechanism m = d->want;

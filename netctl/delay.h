@@ -17,6 +17,13 @@
  * default) half of it is added to each direction; with DELAY_DIR_OUT or DELAY_DIR_IN all of
  * it goes on that one direction. Needs CAP_NET_ADMIN in DEV's network namespace.
  *
+ * Packet loss (delay_set_loss) is a PER-DIRECTION figure, as netem's (one per qdisc): each
+ * direction the setting covers (both, out or in) drops each packet with that probability,
+ * independently, so with DELAY_DIR_BOTH a round trip (ping) is lost with 1 - (1 - p)^2.
+ * netem decides per queued packet (a GSO/GRO aggregate is one), the delay line per wire
+ * packet (it has the kernel segment aggregates when loss is set). A delay of 0 with a loss
+ * is a loss-only path.
+ *
  * Typical use:
  *   struct delay *d = delay_new("eth0", 10000, err, sizeof err);
  *   if (!d || delay_apply(d, err, sizeof err) < 0) { ...report err... }
@@ -60,7 +67,8 @@ int delay_netem_available(char *err, size_t errlen);
 
 #define DELAY_MAX_US 10000000u   /* 10 s: the longest round-trip delay delay_new() accepts */
 
-/* A delay of rtt_us microseconds (round trip; 1 us .. DELAY_MAX_US) on interface dev (copied).
+/* A delay of rtt_us microseconds (round trip; 0 .. DELAY_MAX_US, 0 only for a loss-only
+ * path: delay_apply() refuses a delay of 0 without a loss) on interface dev (copied).
  * Nothing is changed on the system until delay_apply(). Returns NULL with err filled on a
  * bad argument. Owned by the caller: delay_free(). */
 struct delay *delay_new(const char *dev, uint64_t rtt_us, char *err, size_t errlen);
@@ -77,6 +85,16 @@ int delay_set_rate_hint(struct delay *d, uint64_t bits_per_s, char *err, size_t 
 int delay_set_delayline_path(struct delay *d, const char *path, char *err, size_t errlen);
 /* NFQUEUE number used by the delay line (default 7301). */
 int delay_set_queue_num(struct delay *d, unsigned queue_num, char *err, size_t errlen);
+/* Packet loss, in parts per million (0 .. 10^6 = 100 %, common/lossrate.h; default 0), per
+ * direction (see above): netem `loss`, or the delay line's --loss. */
+int delay_set_loss(struct delay *d, uint32_t ppm, char *err, size_t errlen);
+uint32_t delay_loss(const struct delay *d);
+/* Delay line only: the seed of its drop decisions (default: the delay line draws one
+ * from the clock), so that a run can be replayed; netem has no seed. */
+void delay_set_seed(struct delay *d, uint64_t seed);
+/* The seed in force: 1 and *seed when known (set, or reported by the running delay
+ * line's ready line), 0 when not (netem, before apply without a set seed). */
+int delay_seed(const struct delay *d, uint64_t *seed);
 /* Delay line only: also delay IPv6 (ip6tables rules; default 1). 0 leaves IPv6 alone, for
  * namespaces without ip6tables or IPv6-free setups. netem delays every protocol. */
 int delay_set_ipv6(struct delay *d, int enabled, char *err, size_t errlen);
@@ -116,7 +134,9 @@ int delay_remove(struct delay *d, char *err, size_t errlen);
 /* Removes the delay if still applied, then frees. NULL is fine. Not signal-safe. */
 void delay_free(struct delay *d);
 
-/* Human summary for logs and reports, e.g. "+10 ms on eth0 (both directions) via netem".
+/* Human summary for logs and reports, e.g. "+10 ms round trip on eth0 (split between both
+ * directions), 1% loss per direction, via netem", "1% loss on eth0 (each direction) via
+ * delayline".
  * Returns the snprintf result. */
 int delay_describe(const struct delay *d, char *buf, size_t len);
 

@@ -14,6 +14,10 @@
 struct delay {
     char dev[IF_NAMESIZE];
     uint64_t rtt_us;
+    uint32_t loss_ppm;             /* per direction; 0: none */
+    uint64_t seed;                 /* delay line's drop decisions */
+    int seed_known;                /* set by the caller, or read from the ready line */
+    int seed_given;                /* set by the caller: passed as --seed */
     enum delay_dir dir;
     enum delay_mechanism want;
     enum delay_mechanism used;
@@ -36,6 +40,8 @@ struct delay {
     int out_fd;                       /* its stdout+stderr */
     char exe[PATH_MAX];               /* resolved program */
     char qnum_arg[16];
+    char loss_arg[16];
+    char seed_arg[24];
     char *cleanup_argv[7];            /* exe --cleanup --quiet --queue-num N [--no-ipv6], built at apply */
 };
 

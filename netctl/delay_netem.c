@@ -5,6 +5,8 @@
  *   tc filter add dev DEV parent ffff: protocol all u32 match u32 0 0 \
  *        action mirred egress redirect dev dbifbN
  *   tc qdisc replace dev dbifbN root handle deb1: netem delay IN limit L
+ * With a loss rate, both netem qdiscs of the directions it covers also get `loss P%` (one
+ * qdisc per direction: the rate is per direction), a direction without delay included.
  * The undo requests are built before anything is changed, from what is there now. */
 #include <errno.h>
 #include <linux/if_ether.h>
@@ -38,7 +40,13 @@ static uint32_t netem_limit(uint64_t rate_bps, uint64_t delay_us)
     return (uint32_t)pkts;
 }
 
-static int add_netem(struct nl_sock *sk, int ifindex, uint64_t delay_us, uint64_t rate,
+/* netem's loss field: a probability scaled to 0..2^32-1 (~0 = 100 %), as tc fills it. */
+static uint32_t netem_loss(uint32_t ppm)
+{
+    return (uint32_t)((uint64_t)ppm * UINT32_MAX / 1000000u);
+}
+
+static int add_netem(struct nl_sock *sk, int ifindex, uint64_t delay_us, uint32_t loss_ppm, uint64_t rate,
                      const char *devname, char *err, size_t errlen)
 {
     struct rtnl_qdisc *q = rtnl_qdisc_alloc();
@@ -50,6 +58,8 @@ static int add_netem(struct nl_sock *sk, int ifindex, uint64_t delay_us, uint64_
     if (rc == 0) {
         rtnl_netem_set_delay(q, (int)delay_us);
         rtnl_netem_set_limit(q, (int)netem_limit(rate, delay_us));
+        if (loss_ppm)
+            rtnl_netem_set_loss(q, (int)netem_loss(loss_ppm)); /* libnl takes the raw u32 as int */
         rc = rtnl_qdisc_add(sk, q, NLM_F_CREATE | NLM_F_REPLACE);
     }
     rtnl_qdisc_put(q);
@@ -145,6 +155,9 @@ int delay_netem_apply(struct delay *d, char *err, size_t errlen)
 {
     uint64_t out_us, in_us;
     delay_split(d, &out_us, &in_us);
+    /* A direction gets a netem qdisc when it has delay, or loss. */
+    int do_out = out_us || (d->loss_ppm && d->dir != DELAY_DIR_IN);
+    int do_in = in_us || (d->loss_ppm && d->dir != DELAY_DIR_OUT);
     d->undo_ingress.len = d->undo_ifb.len = d->undo_root.len = 0;
     d->root_saved_kind[0] = '\0';
 
@@ -160,13 +173,13 @@ int delay_netem_apply(struct delay *d, char *err, size_t errlen)
         err_set(err, errlen, "reading the qdiscs of %s: %s", d->dev, strerror(-rc));
         return -1;
     }
-    if (out_us && now.classes > 0) {
+    if (do_out && now.classes > 0) {
         err_set(err, errlen, "%s has a classful root qdisc (%s, %d classes) that debit could not put "
                  "back after replacing it: remove it, or delay another device", d->dev, now.root_kind,
                  now.classes);
         return -1;
     }
-    if (in_us && now.has_ingress) {
+    if (do_in && now.has_ingress) {
         err_set(err, errlen, "%s already has an ingress qdisc: debit will not replace its filters "
                  "(use --delay-direction out, or remove it)", d->dev);
         return -1;
@@ -180,7 +193,7 @@ int delay_netem_apply(struct delay *d, char *err, size_t errlen)
         return -1;
     }
     int ok = 0;
-    if (in_us) {
+    if (do_in) {
         char ifb[IF_NAMESIZE];
         int ifb_index;
         snprintf(ifb, sizeof ifb, "dbifb%d", d->ifindex);
@@ -189,16 +202,16 @@ int delay_netem_apply(struct delay *d, char *err, size_t errlen)
          * exercise the ingress/u32/mirred steps, which the tests then see undone. */
         if (make_ifb(sk, d, ifb, &ifb_index, err, errlen) < 0) goto out;
         if (redirect_ingress(sk, d, ifb_index, err, errlen) < 0) goto out;
-        if (add_netem(sk, ifb_index, in_us, d->rate_hint, ifb, err, errlen) < 0) goto out;
+        if (add_netem(sk, ifb_index, in_us, d->loss_ppm, d->rate_hint, ifb, err, errlen) < 0) goto out;
     }
-    if (out_us) {
+    if (do_out) {
         if (now.root_custom && restore.len) {
             d->undo_root = restore;
             snprintf(d->root_saved_kind, sizeof d->root_saved_kind, "%s", now.root_kind);
         } else {
             delay_nl_build_qdisc_del(&d->undo_root, d->ifindex, TC_H_ROOT, DELAY_HANDLE);
         }
-        if (add_netem(sk, d->ifindex, out_us, d->rate_hint, d->dev, err, errlen) < 0) {
+        if (add_netem(sk, d->ifindex, out_us, d->loss_ppm, d->rate_hint, d->dev, err, errlen) < 0) {
             d->undo_root.len = 0; /* nothing of ours at the root: leave it alone */
             goto out;
         }

@@ -22,6 +22,7 @@
 #include "cliopt.h"
 #include "delay.h"
 #include "err.h"
+#include "lossrate.h"
 #include "units.h"
 #include "wire.h"
 
@@ -30,17 +31,22 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-        "Usage: " PROG " delay --dev DEV --delay DURATION [OPTIONS]\n"
+        "Usage: " PROG " delay --dev DEV --delay DURATION [--loss RATE] [OPTIONS]\n"
         "       " PROG " probe\n"
         "Network changes for a measurement, done by the code debit uses (netctl/).\n"
         "\n"
         "delay: add DURATION of round-trip delay on DEV, print one line\n"
-        "  \"" WIRE_DELAY_READY " mechanism=M dev=DEV direction=D rtt_us=N out_us=N in_us=N pid=N\"\n"
+        "  \"" WIRE_DELAY_READY " mechanism=M dev=DEV direction=D rtt_us=N out_us=N in_us=N loss=P%% seed=S pid=N\"\n"
         "  on stdout once it is in force, hold it until SIGTERM, SIGINT or SIGHUP, then remove\n"
         "  it and put back what was there. Exit 0 when removed cleanly, 1 when applying or\n"
         "  removing failed, 2 on a usage error.\n"
         "  -d, --dev DEV            network device (required)\n"
-        "  -D, --delay DURATION     round-trip delay: 10ms, 500us, 0.03s (1us..10s, required)\n"
+        "  -D, --delay DURATION     round-trip delay: 10ms, 500us, 0.03s (1us..10s, required;\n"
+        "                           0 with --loss: loss only)\n"
+        "      --loss RATE          packet loss per direction of --direction, 0%%..100%% (1%%,\n"
+        "                           0.5%%): netem loss, or the delay line's drops\n"
+        "      --seed N             delay line: seed of its drop decisions (default from the\n"
+        "                           clock; seed= in the ready line, \"-\" with netem)\n"
         "      --direction DIR      both (default: half each way) | out | in (all on one way)\n"
         "      --mechanism M        auto (default: netem if the kernel has it) | netem | delayline\n"
         "      --queue-num N        NFQUEUE number of the delay line, 0..65535 (default 7301)\n"
@@ -122,7 +128,7 @@ static int hold(struct delay *d, int sfd)
 
 static int cmd_delay(int argc, char **argv)
 {
-    enum { O_DIR = 256, O_MECH, O_QNUM, O_RATE, O_PATH, O_NOV6 };
+    enum { O_DIR = 256, O_MECH, O_QNUM, O_RATE, O_PATH, O_NOV6, O_LOSS, O_SEED };
     static const struct option opts[] = {
         { "dev", required_argument, NULL, 'd' },
         { "delay", required_argument, NULL, 'D' },
@@ -132,14 +138,17 @@ static int cmd_delay(int argc, char **argv)
         { "rate-hint", required_argument, NULL, O_RATE },
         { "delayline", required_argument, NULL, O_PATH },
         { "no-ipv6", no_argument, NULL, O_NOV6 },
+        { "loss", required_argument, NULL, O_LOSS },
+        { "seed", required_argument, NULL, O_SEED },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *dev = NULL, *delay_arg = NULL, *path = NULL;
     enum delay_dir dir = DELAY_DIR_BOTH;
     enum delay_mechanism mech = DELAY_MECH_AUTO;
-    uint64_t qnum = 7301, rate = 0, rtt_us = 0;
-    int ipv6 = 1, c;
+    uint64_t qnum = 7301, rate = 0, rtt_us = 0, seed = 0;
+    uint32_t loss = 0;
+    int ipv6 = 1, seed_given = 0, c;
     char err[1024] = "";
 
     optind = 1;
@@ -174,6 +183,17 @@ static int cmd_delay(int argc, char **argv)
         }
         case O_PATH: path = optarg; break;
         case O_NOV6: ipv6 = 0; break;
+        case O_LOSS:
+            if (lossrate_parse(optarg, &loss, err, sizeof err) < 0) {
+                err_prefix(err, sizeof err, "--loss");
+                return usage_error(err);
+            }
+            break;
+        case O_SEED:
+            if (cliopt_uint("--seed", optarg, 0, UINT64_MAX, NULL, &seed, err, sizeof err) < 0)
+                return usage_error(err);
+            seed_given = 1;
+            break;
         case 'h': usage(stdout); return 0;
         case ':':
             snprintf(err, sizeof err, "delay: %s needs a value (see --help)", argv[optind - 1]);
@@ -194,8 +214,9 @@ static int cmd_delay(int argc, char **argv)
     if (cliopt_duration("--delay", delay_arg, "10ms, 500us, 0.03s", &rtt_us, err, sizeof err) < 0)
         return usage_error(err);
 
-    if (rtt_us == 0 || rtt_us > DELAY_MAX_US) {
-        cliopt_error(err, sizeof err, "--delay", delay_arg, "must be between 1 us and 10 s");
+    if ((rtt_us == 0 && loss == 0) || rtt_us > DELAY_MAX_US) {
+        cliopt_error(err, sizeof err, "--delay", delay_arg,
+                     rtt_us ? "must be between 1 us and 10 s" : "must be between 1 us and 10 s (0 only with --loss)");
         return usage_error(err);
     }
     /* The delay is in range: what delay_new() can still refuse is the device name. */
@@ -211,6 +232,8 @@ static int cmd_delay(int argc, char **argv)
     else if (rate && delay_set_rate_hint(d, rate, err, sizeof err) < 0) bad = "--rate-hint";
     else if (path && delay_set_delayline_path(d, path, err, sizeof err) < 0) bad = "--delayline";
     else if (delay_set_ipv6(d, ipv6, err, sizeof err) < 0) bad = "--no-ipv6";
+    else if (delay_set_loss(d, loss, err, sizeof err) < 0) bad = "--loss";
+    if (seed_given) delay_set_seed(d, seed);
     if (bad) {
         delay_free(d);
         err_prefix(err, sizeof err, "%s", bad);
@@ -245,9 +268,14 @@ static int cmd_delay(int argc, char **argv)
     }
     uint64_t out_us, in_us;
     delay_split(d, &out_us, &in_us);
-    printf(WIRE_DELAY_READY " mechanism=%s dev=%s direction=%s rtt_us=%llu out_us=%llu in_us=%llu pid=%ld\n",
+    char loss_s[16], seed_s[24] = "-";
+    uint64_t used_seed;
+    lossrate_format(loss, loss_s, sizeof loss_s);
+    if (delay_seed(d, &used_seed) == 1) snprintf(seed_s, sizeof seed_s, "%llu", (unsigned long long)used_seed);
+    printf(WIRE_DELAY_READY " mechanism=%s dev=%s direction=%s rtt_us=%llu out_us=%llu in_us=%llu loss=%s seed=%s pid=%ld\n",
            delay_mechanism_name(delay_mechanism_used(d)), dev, delay_dir_name(dir),
-           (unsigned long long)rtt_us, (unsigned long long)out_us, (unsigned long long)in_us, (long)getpid());
+           (unsigned long long)rtt_us, (unsigned long long)out_us, (unsigned long long)in_us, loss_s, seed_s,
+           (long)getpid());
     fflush(stdout);
 
     int sig = hold(d, sfd);

@@ -7,6 +7,7 @@
 
 #include "delay.h"
 #include "err.h"
+#include "lossrate.h"
 #include "offload_session.h"
 
 #define NETCFG_MAX_OFFLOADS OFFLOAD_SESSION_MAX
@@ -16,6 +17,7 @@ struct netcfg {
     size_t noff;
     struct delay *delay;
     uint64_t delay_us;
+    uint32_t loss_ppm;
     char delay_dev[64];
     char note[256];     /* what the last netcfg_offload() wants the user to know */
 };
@@ -62,7 +64,7 @@ const char *netcfg_note(const struct netcfg *n)
     return n->note;
 }
 
-int netcfg_delay(struct netcfg *n, const char *dev, uint64_t delay_us, char *err, size_t errlen)
+int netcfg_delay(struct netcfg *n, const char *dev, uint64_t delay_us, uint32_t loss_ppm, char *err, size_t errlen)
 {
     if (n->delay) {
         err_set(err, errlen, "a delay is already applied (on %s)", n->delay_dev);
@@ -71,12 +73,13 @@ int netcfg_delay(struct netcfg *n, const char *dev, uint64_t delay_us, char *err
     struct delay *d = delay_new(dev, delay_us, err, errlen);
     if (!d)
         return -1;
-    if (delay_apply(d, err, errlen) < 0) {
+    if (delay_set_loss(d, loss_ppm, err, errlen) < 0 || delay_apply(d, err, errlen) < 0) {
         delay_free(d);
         return -1;
     }
     n->delay = d;
     n->delay_us = delay_us;
+    n->loss_ppm = loss_ppm;
     snprintf(n->delay_dev, sizeof n->delay_dev, "%s", dev);
     return 0;
 }
@@ -129,8 +132,8 @@ json_t *netcfg_to_json(const struct netcfg *n)
         char desc[256];
         delay_describe(n->delay, desc, sizeof desc);
         json_object_set_new(o, "delay",
-                            json_pack("{s:s, s:f, s:s, s:s}", "device", n->delay_dev, "rtt_ms", n->delay_us / 1000.0,
-                                      "mechanism", delay_mechanism_name(delay_mechanism_used(n->delay)),
+                            json_pack("{s:s, s:f, s:f, s:s, s:s}", "device", n->delay_dev, "rtt_ms",
+                                      n->delay_us / 1000.0, "loss_pct", lossrate_pct(n->loss_ppm), "mechanism", delay_mechanism_name(delay_mechanism_used(n->delay)),
                                       "description", desc));
     }
     return o;

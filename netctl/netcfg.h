@@ -28,8 +28,10 @@ int netcfg_offload(struct netcfg *n, const char *ifname, const struct offload_wi
  * restored from a killed run's state file), "" when nothing. Owned by n, valid until the
  * next call. netcfg never prints: the program shows it. */
 const char *netcfg_note(const struct netcfg *n);
-/* Add round-trip delay on dev (delay_us > 0). Returns 0, or -1 with err filled. */
-int netcfg_delay(struct netcfg *n, const char *dev, uint64_t delay_us, char *err, size_t errlen);
+/* Add round-trip delay (delay_us) and packet loss per direction (loss_ppm, parts per
+ * million, common/lossrate.h) on dev; either may be 0, not both. Returns 0, or -1 with err
+ * filled. */
+int netcfg_delay(struct netcfg *n, const char *dev, uint64_t delay_us, uint32_t loss_ppm, char *err, size_t errlen);
 
 /* Undo everything applied so far, newest first, and verify. Returns 0, or -1 when
  * something could not be restored (err lists it; the other steps are still done). The
@@ -38,7 +40,7 @@ int netcfg_end(struct netcfg *n, char *err, size_t errlen);
 
 /* What is applied, for the JSON output (new reference):
  *   {"offload":[{"interface":..,"tso":false,...}], "delay":{"device":..,"rtt_ms":10,
- *    "mechanism":"netem","description":"..."}}  (members absent when unused). */
+ *    "loss_pct":1,"mechanism":"netem","description":"..."}}  (members absent when unused). */
 json_t *netcfg_to_json(const struct netcfg *n);
 /* One line for logs, e.g. "offloads veth0: tso=off gso=off gro=on; +10 ms ... via netem". */
 int netcfg_describe(const struct netcfg *n, char *buf, size_t len);

@@ -13,13 +13,18 @@
 #include "array.h"
 #include "cfg.h"
 #include "err.h"
+#include "tls.h"
 #include "units.h"
 #include "wire.h"
 
 int config_clear_listeners(struct config *c)
 {
-    for (size_t i = 0; i < c->n_listen; i++)
+    for (size_t i = 0; i < c->n_listen; i++) {
         free(c->listen[i].address);
+        free(c->listen[i].tls.cert);
+        free(c->listen[i].tls.key);
+        free(c->listen[i].tls.priorities);
+    }
     free(c->listen);
     c->listen = NULL;
     c->n_listen = 0;
@@ -85,6 +90,27 @@ int config_add_listener(struct config *c, const char *address, uint64_t port, ch
     l.port = (uint16_t)port;
     tcp_profile_defaults(&l.tcp);
     c->listen[c->n_listen++] = l;
+    return 0;
+}
+
+int config_set_listener_tls(struct listen_cfg *l, const char *cert, const char *key, const char *priorities,
+                            const char **field, char *err, size_t errlen)
+{
+    static const char *const names[] = {[TLS_FIELD_CERT] = "cert", [TLS_FIELD_KEY] = "key",
+                                        [TLS_FIELD_PRIORITIES] = "priorities"};
+    enum tls_field f = TLS_FIELD_CERT;
+    if (tls_check(cert, key, priorities, &f, err, errlen) < 0) {
+        *field = names[f];
+        return -1;
+    }
+    char *c2 = strdup(cert), *k2 = strdup(key), *p2 = priorities ? strdup(priorities) : NULL;
+    if (!c2 || !k2 || (priorities && !p2)) {
+        free(c2), free(k2), free(p2);
+        *field = names[TLS_FIELD_CERT];
+        return err_set(err, errlen, "out of memory");
+    }
+    free(l->tls.cert), free(l->tls.key), free(l->tls.priorities);
+    l->tls.cert = c2, l->tls.key = k2, l->tls.priorities = p2;
     return 0;
 }
 

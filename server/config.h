@@ -28,6 +28,11 @@ struct listen_cfg {
     struct sockaddr_storage sa; /* resolved numeric address */
     socklen_t salen;
     struct tcp_profile tcp;     /* applied on every accepted socket */
+    /* tls = { cert; key; priorities; } (tls.h): cert NULL = plain HTTP. Paths as written;
+     * priorities NULL = TLS_DEFAULT_PRIORITIES. */
+    struct {
+        char *cert, *key, *priorities;
+    } tls;
 };
 
 struct file_cfg {
@@ -112,6 +117,12 @@ void config_clear_files(struct config *c);
 int config_add_listener(struct config *c, const char *address, uint64_t port, char *err, size_t errlen);
 /* "ADDR:PORT", "[V6ADDR]:PORT" or "PORT" (= [::]:PORT), as in nginx's listen. */
 int config_add_listener_spec(struct config *c, const char *spec, char *err, size_t errlen);
+/* Make listener L serve HTTPS with CERT and KEY (PEM files) and GnuTLS PRIORITIES (NULL =
+ * the default): the files are read and checked now (tls_check), so that debitd -t reports a
+ * missing file, a key that does not match or a bad priority string. On failure *FIELD says
+ * which setting is wrong ("cert", "key" or "priorities"). */
+int config_set_listener_tls(struct listen_cfg *l, const char *cert, const char *key, const char *priorities,
+                            const char **field, char *err, size_t errlen);
 /* Add file PATH of SIZE bytes; a bad path or one colliding with another file, its
  * .sha256, the upload path or a reserved page fails. */
 int config_add_file(struct config *c, const char *path, uint64_t size, char *err, size_t errlen);

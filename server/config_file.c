@@ -9,6 +9,7 @@
 #include "array.h"
 #include "cfg.h"
 #include "err.h"
+#include "tls.h"
 #include "units.h"
 
 static const config_setting_t *need_type(const config_setting_t *s, int type, const char *what,
@@ -23,11 +24,33 @@ static const config_setting_t *need_type(const config_setting_t *s, int type, co
     return s;
 }
 
+/* listen[].tls = { cert = "FILE"; key = "FILE"; priorities = "GnuTLS string"; } */
+static int parse_listen_tls(struct listen_cfg *l, const config_setting_t *g, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"cert", "key", "priorities", NULL};
+    if (!g)
+        return 0;
+    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { cert = \"FILE\"; key = \"FILE\"; }", err, errlen) ||
+        cfg_check_keys(g, keys, err, errlen) < 0)
+        return -1;
+    const char *cert = NULL, *key = NULL, *prio = NULL, *field = "cert";
+    if (cfg_get_string(g, "cert", &cert, err, errlen) < 0 || cfg_get_string(g, "key", &key, err, errlen) < 0 ||
+        cfg_get_string(g, "priorities", &prio, err, errlen) < 0)
+        return -1;
+    if (!cert || !key)
+        return cfg_error(err, errlen, g, "%s is missing (a TLS listener needs cert and key)", !cert ? "cert" : "key");
+    if (config_set_listener_tls(l, cert, key, prio, &field, err, errlen) < 0) {
+        const config_setting_t *at = config_setting_get_member(g, field);
+        return cfg_error_prefix(err, errlen, at ? at : g);
+    }
+    return 0;
+}
+
 static int parse_listen(struct config *c, const config_setting_t *list, char *err, size_t errlen)
 {
     if (!need_type(list, CONFIG_TYPE_LIST, "a list of groups: ( { address = \"::\"; port = 8080; } )", err, errlen))
         return -1;
-    static const char *const keys[] = {"address", "port", "tcp", NULL};
+    static const char *const keys[] = {"address", "port", "tcp", "tls", NULL};
     config_clear_listeners(c);
     int n = config_setting_length(list);
     if (n == 0)
@@ -51,6 +74,8 @@ static int parse_listen(struct config *c, const config_setting_t *list, char *er
             return cfg_error_prefix(err, errlen, where ? where : g);
         if (tcp_profile_from_cfg(config_setting_get_member(g, "tcp"), &c->listen[c->n_listen - 1].tcp, err,
                                  errlen) < 0)
+            return -1;
+        if (parse_listen_tls(&c->listen[c->n_listen - 1], config_setting_get_member(g, "tls"), err, errlen) < 0)
             return -1;
     }
     return 0;
@@ -440,6 +465,10 @@ void config_print(const struct config *c, FILE *out)
                 fprintf(out, " notsent_lowat = %s;", fmt_size(t->notsent_lowat, b1, sizeof b1));
             fprintf(out, " };");
         }
+        if (c->listen[i].tls.cert)
+            fprintf(out, " tls = { cert = \"%s\"; key = \"%s\"; priorities = \"%s\"; };", c->listen[i].tls.cert,
+                    c->listen[i].tls.key, c->listen[i].tls.priorities ? c->listen[i].tls.priorities
+                                                                       : TLS_DEFAULT_PRIORITIES);
         fprintf(out, " }%s\n", i + 1 < c->n_listen ? "," : "");
     }
     fprintf(out, ");\n");

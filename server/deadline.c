@@ -138,6 +138,14 @@ static int expired(struct deadlines *d, struct deadline_conn *c, int64_t now_ms,
     return 0;
 }
 
+void deadlines_set_limits(struct deadlines *d, int64_t header_timeout_ms, uint64_t body_min_rate)
+{
+    pthread_mutex_lock(&d->lock); /* deadline_scan reads them under it */
+    d->header_timeout_ms = header_timeout_ms;
+    d->body_min_rate = body_min_rate;
+    pthread_mutex_unlock(&d->lock);
+}
+
 size_t deadline_scan(struct deadlines *d, int64_t now_ms,
                      void (*expire)(void *arg, struct deadline_conn *c, enum deadline_reason why), void *arg)
 {

@@ -67,6 +67,8 @@ struct deadlines {
  * -1 (memory, mutex) with err. */
 int deadlines_init(struct deadlines *d, size_t capacity, int64_t header_timeout_ms, uint64_t body_min_rate,
                    int64_t window_ms, char *err, size_t errlen);
+/* New limits (a reload): taken at the next scan, for the connections already open too. */
+void deadlines_set_limits(struct deadlines *d, int64_t header_timeout_ms, uint64_t body_min_rate);
 /* Free the entries and the lock. */
 void deadlines_destroy(struct deadlines *d);
 

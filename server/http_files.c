@@ -138,8 +138,15 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     char retry[24];
     if (!head && http_quota_refused(l, conn, r, len, retry, sizeof retry))
         return http_reply_text(l, conn, 429, MHD_HTTP_HEADER_RETRY_AFTER, retry);
-    const char *send_path;
-    struct MHD_Response *resp = body_response(s, off, len, &send_path);
+    const char *send_path = "tls";
+    struct MHD_Response *resp;
+    /* HTTPS: libmicrohttpd encrypts in user space, never with sendfile; from a buffer it
+     * encrypts straight out of the content map, where an fd response adds a pread copy */
+    if (l->tls && len && off + len <= content_region_size(s->content))
+        resp = MHD_create_response_from_buffer((size_t)len, (void *)(content_map(s->content) + off),
+                                               MHD_RESPMEM_PERSISTENT);
+    else if ((resp = body_response(s, off, len, &send_path)) && l->tls)
+        send_path = "tls";
     if (!resp)
         return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     http_headers_file(l, conn, resp, etag);
@@ -152,6 +159,8 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         char remote[80], id[TRANSFER_ID_LEN];
         client_name(conn, remote, sizeof remote);
         r->kind = REQ_FILE;
+        if (!r->snap) /* the body may be the region's memory: keep it until the request ends */
+            r->snap = snapshot_get(s->snap);
         r->sock = conn_socket(conn);
         struct peer owner;
         int have_owner = http_peer(conn, &owner) == 0;
@@ -225,6 +234,8 @@ enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn
         o = r->dw.outcome; /* called again after the resume: the hashing thread's verdict */
     } else {
         r->kind = REQ_DIGEST;
+        if (!r->snap) /* the digest this request waits on outlives a reload */
+            r->snap = snapshot_get(l->srv->snap);
         r->dw = (struct digest_waiter){.fd = conn_socket(conn), .park = digest_park, .wake = digest_wake,
                                        .arg = conn};
         o = digest_request(l->srv->digest, f->size, &r->dw);

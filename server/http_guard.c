@@ -36,7 +36,10 @@ void *http_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
         r->log_t0 = sys_mono_s();
         r->log_target = uri ? strdup(uri) : NULL;
     }
-    if (!r || !l->srv->cfg->http_strict)
+    server_read_lock(l->srv); /* a reload may change http.strict (reload.h) */
+    int strict = l->srv->cfg->http_strict;
+    server_read_unlock(l->srv);
+    if (!r || !strict)
         return r; /* NULL: http_access allocates (and fails) as before */
     if (uri && http_strict_check_target(uri, strlen(uri), r->target_why, sizeof r->target_why) != HTTP_STRICT_OK)
         r->target_status = 400;

@@ -228,15 +228,18 @@ enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *
                             const char *version, const char *upload_data, size_t *upload_data_size,
                             void **req_cls)
 {
+    struct listener *l = cls;
+    server_read_lock(l->srv); /* one configuration for the whole call (reload.h) */
     http_log_current(req_cls); /* replies note their body size for the access log */
     enum MHD_Result res = access_request(cls, conn, url, method, version, upload_data, upload_data_size, req_cls);
     http_log_current(NULL);
+    server_read_unlock(l->srv);
     return res;
 }
 
-void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe)
+static void completed(struct listener *l, struct MHD_Connection *conn, void **req_cls,
+                      enum MHD_RequestTerminationCode toe)
 {
-    struct listener *l = cls;
     struct req *r = *req_cls;
     watchdog_request_done(l->srv->watchdog, conn); /* keep-alive: the next headers' deadline */
     if (!r)
@@ -257,7 +260,8 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
         }
         l->srv->bytes_sent += bytes;
         http_quota_settle(l, r, bytes);
-        metrics_transfer(l->srv->metrics, (size_t)(l - l->srv->listeners), r->file, bytes, sys_mono_s() - r->t0);
+        metrics_transfer(l->srv->metrics, (size_t)(l - l->srv->listeners), reload_file_row(l->srv, r->snap, r->file),
+                         bytes, sys_mono_s() - r->t0);
         if (r->seq) { /* the record (none when no ID could be drawn) */
             struct tcp_info_sample last;
             char err[128];
@@ -275,12 +279,21 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
     http_req_free(r);
 }
 
-void http_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
-                     enum MHD_ConnectionNotificationCode toe)
+void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe)
 {
     struct listener *l = cls;
+    server_read_lock(l->srv);
+    completed(l, conn, req_cls, toe);
+    server_read_unlock(l->srv);
+}
+
+static void connection(struct listener *l, struct MHD_Connection *conn, void **socket_context,
+                       enum MHD_ConnectionNotificationCode toe)
+{
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
         watchdog_conn_started(l->srv->watchdog, conn, socket_context);
+        if (l->tls) /* before the handshake: the credentials it will use */
+            tls_conn_started(l->tls, conn);
         l->srv->active++;
         l->srv->connections++;
         if (!tcp_profile_is_default(&l->cfg->tcp)) {
@@ -295,12 +308,23 @@ void http_connection(void *cls, struct MHD_Connection *conn, void **socket_conte
         if (fd)
             http_headers_conn_closed(fd->connect_fd);
         watchdog_conn_closed(l->srv->watchdog, socket_context);
+        if (l->tls)
+            tls_conn_closed(conn);
         const union MHD_ConnectionInfo *ad = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         const struct sockaddr *sa = ad ? ad->client_addr : NULL;
         socklen_t len = !sa ? 0 : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
         ip_limit_release(l->per_ip, sa, len); /* admitted by server.c's accept_policy */
         l->srv->active--;
     }
+}
+
+void http_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                     enum MHD_ConnectionNotificationCode toe)
+{
+    struct listener *l = cls;
+    server_read_lock(l->srv); /* l->cfg: the TCP profile a reload may change */
+    connection(l, conn, socket_context, toe);
+    server_read_unlock(l->srv);
 }
 
 void http_mhd_log(void *cls, const char *fmt, va_list ap)

@@ -18,6 +18,7 @@
 #include "sys.h"
 #include "tcp_info.h"
 #include "tcp_profile.h"
+#include "tls.h"
 #include "wire.h"
 
 uint64_t http_tcp_bytes_acked(int sock)
@@ -275,6 +276,8 @@ void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct M
     MHD_add_response_header(resp, WIRE_HDR_TCP, f->tcp);
     if (s->cfg->details)
         MHD_add_response_header(resp, WIRE_HDR_KERNEL, s->kernel);
+    tls_conn_describe(conn, buf, sizeof buf);
+    MHD_add_response_header(resp, WIRE_HDR_TLS, buf);
 }
 
 json_t *http_listener_json(struct listener *l)
@@ -293,6 +296,9 @@ json_t *http_listener_json(struct listener *l)
     char hdr[160];
     tcp_profile_format(&shown, hdr, sizeof hdr);
     json_object_set_new(o, "x_debit_tcp", json_string(hdr));
+    /* HTTPS: the certificate in use; libmicrohttpd encrypts in user space, so no sendfile */
+    json_object_set_new(o, "tls", l->tls ? tls_listener_json(l->tls) : json_null());
+    json_object_set_new(o, "send_path", json_string(l->tls ? "tls" : "sendfile"));
     /* the offload state of the interface this listener serves through */
     char ifname[IF_NAMESIZE + 1] = "";
     if (s->cfg->offload.interface)

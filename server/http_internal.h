@@ -28,7 +28,8 @@ struct req {
     int sock;           /* the connection's socket */
     struct quota_receipt quota; /* what the response was charged (refunded in part if it ends early) */
     int in_flight;              /* counted in server.in_flight (a download or upload under way) */
-    size_t file;        /* index in cfg->files, for the metrics */
+    size_t file;        /* index in snap's cfg->files, for the metrics */
+    struct snapshot *snap; /* REQ_FILE, REQ_DIGEST, REQ_UPLOAD: held until the request ends (reload.h) */
     double t0;          /* sys_mono_s when the response was queued */
     /* REQ_UPLOAD */
     uint64_t up_bytes;

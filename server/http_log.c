@@ -98,5 +98,6 @@ void http_req_free(struct req *r)
     free(r->log_version);
     free(r->log_ua);
     free(r->log_referer);
+    snapshot_put(r->snap); /* the response over its region has ended */
     free(r);
 }

@@ -92,7 +92,8 @@ static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
         .connections = s->connections, .active = s->active, .uploads = s->uploads,
         .upload_bytes = s->upload_bytes, .refusal_names = rnames, .refusals = refusals,
         .n_refusals = REFUSAL_N, .offload = off, .n_offload = offload_view(lj, nl, off, MAX_OFFLOAD_SAMPLES),
-        .tcp = tcp, .n_tcp = nl,
+        .tcp = tcp, .n_tcp = nl, .config_generation = s->reload.generation, .reloads_ok = s->reload.ok,
+        .reloads_refused = s->reload.refused,
     };
     if (!(out = open_memstream(&body, &len)))
         goto done;

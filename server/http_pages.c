@@ -132,6 +132,31 @@ enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, cons
     return http_reply_buffer(l, conn, 200, b.p, b.len, "text/html; charset=utf-8");
 }
 
+static void iso_time(double wall, char *buf, size_t len)
+{
+    time_t t = (time_t)wall;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* "config": which configuration is in force and how the last reload went (reload.h). */
+static json_t *config_json(const struct server *s)
+{
+    char loaded[48], last[48];
+    const struct reload_state *r = &s->reload;
+    iso_time(r->loaded_wall, loaded, sizeof loaded);
+    json_t *lr = json_null();
+    if (r->have_last) {
+        iso_time(r->last_wall, last, sizeof last);
+        lr = json_pack("{s:s, s:b, s:o}", "time", last, "ok", r->last_ok, "error",
+                       r->last_ok ? json_null() : json_string(r->last_error));
+    }
+    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o}", "source", s->cfg->source, "loaded", loaded, "generation",
+                     (json_int_t)r->generation, "reloads_ok", (json_int_t)r->ok, "reloads_refused",
+                     (json_int_t)r->refused, "last_reload", lr);
+}
+
 enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
 {
     struct server *s = l->srv;
@@ -195,10 +220,12 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         json_object_set_new(refusals, refusal_reason_name((enum refusal_reason)r),
                             json_integer((json_int_t)watchdog_total(s->watchdog, (enum refusal_reason)r)));
     json_object_set_new(json_object_get(j, "counters"), "refusals", refusals);
+    json_object_set_new(j, "config", config_json(s));
     if (j && !c->details) { /* privacy.details = false: what fingerprints the host (docs/server.md) */
         json_object_del(j, "pid");
         json_object_del(j, "kernel");
         json_object_del(j, "limits");
+        json_object_del(json_object_get(j, "config"), "source"); /* a path on the host */
     }
     return http_reply_json(l, conn, 200, j);
 }

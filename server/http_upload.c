@@ -28,16 +28,19 @@ enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, str
 {
     (void)upload_data;
     struct server *s = l->srv;
-    uint64_t max = s->cfg->upload_max;
     if (r->kind != REQ_UPLOAD) { /* first call: headers only */
         r->kind = REQ_UPLOAD;
+        if (!r->snap) /* the limit the upload started under, whatever a reload sets meanwhile */
+            r->snap = snapshot_get(s->snap);
         r->up_t0 = sys_mono_s();
+        uint64_t max = r->snap->cfg->upload_max;
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         uint64_t v;
         if (cl && units_parse_uint(cl, 0, UINT64_MAX, &v) == UNITS_OK && v > max)
             return too_large(l, conn, r);
         return MHD_YES;
     }
+    uint64_t max = r->snap->cfg->upload_max;
     if (*upload_data_size) {
         uint64_t n = *upload_data_size;
         *upload_data_size = 0;

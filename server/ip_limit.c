@@ -22,10 +22,10 @@ struct entry {
 
 struct ip_limit {
     pthread_mutex_t lock;
-    unsigned limit;
+    _Atomic unsigned limit; /* read without the lock: 0 skips it */
     uint64_t seed;
     size_t mask; /* buckets - 1 (a power of two) */
-    size_t n_addrs;
+    _Atomic size_t n_addrs; /* written under the lock */
     struct entry **buckets;
 };
 
@@ -146,10 +146,16 @@ int ip_limit_acquire(struct ip_limit *t, const struct sockaddr *sa, socklen_t le
     return r;
 }
 
+void ip_limit_set_limit(struct ip_limit *t, unsigned limit)
+{
+    t->limit = limit;
+}
+
 void ip_limit_release(struct ip_limit *t, const struct sockaddr *sa, socklen_t len)
 {
     unsigned char key[16];
-    if (!t->limit || !key_of(sa, len, key))
+    /* counted connections outlive a change of the limit to 0: release them all the same */
+    if ((!t->limit && !t->n_addrs) || !key_of(sa, len, key))
         return;
     pthread_mutex_lock(&t->lock);
     struct entry **p = find(t, key);

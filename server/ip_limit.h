@@ -19,6 +19,9 @@ struct ip_limit;
  * nothing is counted), with about EXPECTED addresses in mind (sizes the bucket array; any
  * number fits). NULL with err when out of resources. Free with ip_limit_free. */
 struct ip_limit *ip_limit_new(unsigned limit, size_t expected, char *err, size_t errlen);
+/* A new LIMIT (a reload), for the connections accepted from now on. Connections open
+ * before a change from 0 were not counted: their closes are ignored. Thread-safe. */
+void ip_limit_set_limit(struct ip_limit *t, unsigned limit);
 /* NULL is fine. */
 void ip_limit_free(struct ip_limit *t);
 

@@ -1,6 +1,6 @@
 /* debitd: the RAM-backed test-file server. Parses the command line, loads the
- * configuration, starts the server and waits for signals: SIGINT/SIGTERM stop it, SIGUSR1
- * reopens the access log. */
+ * configuration, starts the server and waits for signals: SIGINT/SIGTERM stop it, SIGHUP
+ * reloads the configuration (reload.h), SIGUSR1 reopens the access log. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -18,6 +18,7 @@
 #include "notify.h"
 #include "offload_ctl.h"
 #include "privdrop.h"
+#include "reload.h"
 #include "server.h"
 
 /* Where debitd looks without -c (the Makefile sets it from SYSCONFDIR). */
@@ -47,23 +48,10 @@ static void usage(FILE *out)
             "it serves /ram/1GiB.dat and /files/1Gio.dat on [::]:8080 (the built-in defaults).\n"
             "SIGTERM stops gracefully: no new connections, running downloads may finish for up to\n"
             "limits.drain_timeout (10 s by default); SIGINT or a second SIGTERM stops at once.\n"
-            "SIGUSR1 reopens the access log, SIGHUP is ignored.\n"
+            "SIGHUP re-reads the configuration and applies it without dropping a connection (an\n"
+            "invalid one is refused, the running one stays); SIGUSR1 reopens the access log.\n"
             "Exit status: 0 after SIGINT/SIGTERM, 1 on a runtime failure, 2 on a usage or\n"
             "configuration error (including an address that cannot be bound).\n");
-}
-
-/* As nginx -t does: an access log that cannot be opened is a configuration error (exit 2,
- * also with -t), not a runtime failure found once the content is generated. */
-static int check_access_log(const struct config *cfg, char *err, size_t errlen)
-{
-    if (!cfg->access_log || strcmp(cfg->access_log, "off") == 0 || strcmp(cfg->access_log, "-") == 0)
-        return 0;
-    FILE *f = fopen(cfg->access_log, "ae");
-    if (!f)
-        return err_set(err, errlen, "%s: log.access: cannot open \"%s\": %s", cfg->source, cfg->access_log,
-                       strerror(errno));
-    fclose(f);
-    return 0;
 }
 
 /* libmicrohttpd aborts the process on what it takes for an internal error (MHD_PANIC),
@@ -147,28 +135,11 @@ int main(int argc, char **argv)
     int rc = 2;
     struct server *srv = NULL;
     struct offload_ctl off = {0};
-    if (config_defaults(&cfg, err, sizeof err) < 0)
-        goto fail;
     if (!config_path)
         config_path = default_config();
-    if (config_path && config_load_file(&cfg, config_path, err, sizeof err) < 0)
-        goto fail;
-    /* the command line last, through the same setters */
-    if (n_listen) {
-        config_clear_listeners(&cfg);
-        for (size_t i = 0; i < n_listen; i++)
-            if (config_add_listener_spec(&cfg, listens[i], err, sizeof err) < 0) {
-                err_prefix(err, sizeof err, "--listen");
-                goto fail;
-            }
-    }
-    if (log_level && config_set_log_level(&cfg, log_level, err, sizeof err) < 0) {
-        err_prefix(err, sizeof err, "--log-level");
-        goto fail;
-    }
-    if (config_validate(&cfg, err, sizeof err) < 0)
-        goto fail;
-    if (check_access_log(&cfg, err, sizeof err) < 0)
+    /* the same steps at start and on every SIGHUP */
+    struct reload_args args = {config_path, listens, n_listen, log_level};
+    if (reload_load_config(&cfg, &args, err, sizeof err) < 0)
         goto fail;
     log_set_level(cfg.log_level);
     if (check) {
@@ -268,10 +239,26 @@ int main(int argc, char **argv)
         log_warn("%s", err);
     int sig = 0;
     for (;;) {
-        if (sigwait(&set, &sig) != 0)
+        /* woken every second while a replaced configuration waits for its last response */
+        struct timespec tick = {1, 0};
+        if (srv->retired)
+            sig = sigtimedwait(&set, NULL, &tick);
+        else if (sigwait(&set, &sig) != 0)
+            sig = -1;
+        snapshot_reap(&srv->retired);
+        if (sig < 0)
             continue;
         if (sig == SIGHUP) {
-            log_info("SIGHUP ignored (restart debitd to reload its configuration)");
+            if (notify_send(NOTIFY_RELOADING, NULL, err, sizeof err) < 0)
+                log_warn("%s", err);
+            char msg[1400];
+            int ok = reload_run(srv, &args, &off, msg, sizeof msg) == 0;
+            if (ok)
+                log_info("%s", msg);
+            else
+                log_error("%s", msg);
+            if (notify_send(NOTIFY_READY, msg, err, sizeof err) < 0)
+                log_warn("%s", err);
             continue;
         }
         if (sig == SIGUSR1) {
@@ -285,18 +272,19 @@ int main(int argc, char **argv)
     }
     if (notify_send(NOTIFY_STOPPING, NULL, err, sizeof err) < 0)
         log_warn("%s", err);
-    if (sig == SIGTERM && cfg.drain_timeout_ms) {
+    unsigned drain_ms = srv->cfg->drain_timeout_ms; /* as the last reload left it */
+    if (sig == SIGTERM && drain_ms) {
         /* graceful: refuse new connections, let running requests end; SIGINT or a second
          * SIGTERM stops at once */
         server_quiesce(srv);
         log_info("SIGTERM: stopping: no new connections; %llu request(s) running may take up to %.3g s "
-                 "(SIGTERM again: stop now)", (unsigned long long)srv->in_flight, cfg.drain_timeout_ms / 1000.0);
+                 "(SIGTERM again: stop now)", (unsigned long long)srv->in_flight, drain_ms / 1000.0);
         sigset_t stop;
         sigemptyset(&stop);
         sigaddset(&stop, SIGINT);
         sigaddset(&stop, SIGTERM);
         int again = 0;
-        switch (server_drain(srv, cfg.drain_timeout_ms, &stop, &again)) {
+        switch (server_drain(srv, drain_ms, &stop, &again)) {
         case SERVER_DRAIN_DONE: log_info("drained: no request left"); break;
         case SERVER_DRAIN_TIMEOUT:
             log_info("drain timeout: closing %llu request(s) still running", (unsigned long long)srv->in_flight);

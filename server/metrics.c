@@ -40,6 +40,20 @@ void metrics_free(struct metrics *m)
     free(m);
 }
 
+void metrics_carry(struct metrics *to, const struct metrics *from, const size_t *file_from)
+{
+    for (size_t i = 0; i < 5; i++)
+        to->status[i] = from->status[i];
+    for (size_t i = 0; i < N_BUCKETS + 1; i++)
+        to->buckets[i] = from->buckets[i];
+    to->duration_ns = from->duration_ns;
+    to->transfers = from->transfers;
+    for (size_t l = 0; l < to->n_listeners && l < from->n_listeners; l++)
+        for (size_t f = 0; f < to->n_files; f++)
+            if (file_from[f] < from->n_files)
+                to->bytes[l * to->n_files + f] = from->bytes[l * from->n_files + file_from[f]];
+}
+
 void metrics_status(struct metrics *m, unsigned status)
 {
     if (m && status >= 100 && status < 600)
@@ -104,6 +118,11 @@ int metrics_render(const struct metrics *m, const struct metrics_view *v, FILE *
     sample(out, "debitd_build_info", (const char *const[]){"version", v->version}, 1, 1);
     family(out, "debitd_uptime_seconds", "gauge", "Seconds since debitd started.");
     fprintf(out, "debitd_uptime_seconds %.3f\n", v->uptime_s);
+    simple(out, "debitd_config_generation", "gauge",
+           "Configuration in force: 1 as started, +1 per reload applied (SIGHUP).", v->config_generation);
+    family(out, "debitd_config_reloads_total", "counter", "Reloads (SIGHUP) by result: ok (applied) or refused.");
+    sample(out, "debitd_config_reloads_total", (const char *const[]){"result", "ok"}, 1, v->reloads_ok);
+    sample(out, "debitd_config_reloads_total", (const char *const[]){"result", "refused"}, 1, v->reloads_refused);
 
     family(out, "debitd_sent_bytes_total", "counter",
            "Bytes of test-file bodies sent, by file and listener (for an aborted transfer: what the peer acknowledged).");

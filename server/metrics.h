@@ -18,6 +18,10 @@ struct metrics;
 /* Counters for N_LISTENERS x N_FILES byte counters, all zero. NULL when out of memory. */
 struct metrics *metrics_new(size_t n_listeners, size_t n_files);
 void metrics_free(struct metrics *m);
+/* A reload's new counters TO take over FROM's: the status classes and durations, and the
+ * bytes row of each of TO's files whose FILE_FROM entry is an index in FROM (SIZE_MAX: a new
+ * file, zero), listeners unchanged. Call while nobody updates FROM. */
+void metrics_carry(struct metrics *to, const struct metrics *from, const size_t *file_from);
 /* One response queued with STATUS (100-599; others are not counted). */
 void metrics_status(struct metrics *m, unsigned status);
 /* A file transfer ended: BYTES of file FILE sent through listener LISTENER in SECONDS.
@@ -50,6 +54,7 @@ struct metrics_view {
     size_t n_offload;
     const struct metrics_tcp *tcp;
     size_t n_tcp;
+    uint64_t config_generation, reloads_ok, reloads_refused; /* reload.h */
 };
 
 /* Write every metric family (# HELP, # TYPE, samples) to OUT. Returns 0, or -1 if a write

@@ -63,6 +63,28 @@ enum offload_ctl_status offload_ctl_start(struct offload_ctl *ctl, const struct 
     return OFFLOAD_CTL_OK;
 }
 
+enum offload_ctl_status offload_ctl_change(struct offload_ctl *ctl, const struct config *cfg, char *err,
+                                           size_t errlen)
+{
+    const struct offload_cfg *o = &cfg->offload;
+    if (!o->interface || offload_wish_empty(&o->wish))
+        return OFFLOAD_CTL_OK;
+    if (!ctl->session && !ctl->applied) /* nothing changed yet: as at start (saves the original) */
+        return offload_ctl_start(ctl, cfg, err, errlen);
+    struct offload_state before, after;
+    enum offload_err e = offload_apply(o->interface, &o->wish, &before, &after, err, errlen);
+    if (e != OFFLOAD_OK) {
+        err_prefix(err, errlen, "%s: offload: %s", cfg->source, o->interface);
+        return o->required ? OFFLOAD_CTL_FAILED : OFFLOAD_CTL_WARNING;
+    }
+    char was[128] = "", now[128] = "";
+    offload_format(&before, was, sizeof was);
+    offload_format(&after, now, sizeof now);
+    log_info("offload: %s: %s, verified (was %s; the original state is still the one restored at exit)",
+             o->interface, now, was);
+    return OFFLOAD_CTL_OK;
+}
+
 int offload_ctl_stop(struct offload_ctl *ctl, char *err, size_t errlen)
 {
     if (!ctl->session)

@@ -26,6 +26,13 @@ enum offload_ctl_status {
 /* Apply cfg->offload (nothing when no interface is configured). */
 enum offload_ctl_status offload_ctl_start(struct offload_ctl *ctl, const struct config *cfg, char *err,
                                           size_t errlen);
+/* A reload changed offload.tso/gso/gro or required (same interface, restore and state
+ * file: config_diff.h): apply CFG's wishes. The state restored at exit stays the original
+ * one, from before debitd's first change; wishes the reload removed leave the interface as
+ * it is until then. Needs CAP_NET_ADMIN, which debitd keeps after its privilege drop only
+ * while an offload change of its own is to be restored (privdrop.h). */
+enum offload_ctl_status offload_ctl_change(struct offload_ctl *ctl, const struct config *cfg, char *err,
+                                           size_t errlen);
 /* Restore the original state if configured to (idempotent). An action: 0, or -1 with err. */
 int offload_ctl_stop(struct offload_ctl *ctl, char *err, size_t errlen);
 

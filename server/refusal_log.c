@@ -10,7 +10,8 @@
 #include "array.h"
 #include "err.h"
 
-static const char *const names[REFUSAL_N] = {"header_timeout", "body_min_rate", "limit", "incomplete_request"};
+static const char *const names[REFUSAL_N] = {"header_timeout", "body_min_rate", "limit", "incomplete_request",
+                                              "tls_handshake"};
 
 const char *refusal_reason_name(enum refusal_reason reason)
 {
@@ -151,6 +152,7 @@ enum refusal_reason refusal_classify_mhd(const char *msg)
         {"Connection was closed by remote side with incomplete request", REFUSAL_INCOMPLETE},
         {"Socket has been disconnected when reading request", REFUSAL_INCOMPLETE},
         {"Connection socket is closed when reading request", REFUSAL_INCOMPLETE},
+        {"Error: received handshake message out of context", REFUSAL_TLS}, /* connection_https.c */
     };
     for (size_t i = 0; i < ARRAY_SIZE(known); i++)
         if (strncmp(msg, known[i].prefix, strlen(known[i].prefix)) == 0)

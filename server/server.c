@@ -34,6 +34,14 @@ static void listener_name(const struct listen_cfg *l, char *buf, size_t len)
         snprintf(buf, len, "%s:%u", l->address, l->port);
 }
 
+void server_set_last_modified(struct server *s)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(s->last_modified, sizeof s->last_modified, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+}
+
 struct server *server_new(struct config *cfg, char *err, size_t errlen)
 {
     struct server *s = calloc(1, sizeof *s);
@@ -42,16 +50,16 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         return NULL;
     }
     s->cfg = cfg;
+    pthread_rwlock_init(&s->swap_lock, NULL);
+    s->reload.generation = 1;
     s->sampler_wake = -1;
     s->backing_fd = -1;
     s->start_mono = sys_mono_s();
     s->start_wall = sys_wall_s();
+    s->reload.loaded_wall = s->start_wall;
     struct utsname u;
     snprintf(s->kernel, sizeof s->kernel, "%s", uname(&u) == 0 ? u.release : "unknown");
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(s->last_modified, sizeof s->last_modified, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    server_set_last_modified(s);
 
     if (!cfg->access_log || strcmp(cfg->access_log, "off") == 0) {
         s->access = NULL;
@@ -91,6 +99,13 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         listener_name(&cfg->listen[i], s->listeners[i].name, sizeof s->listeners[i].name);
         if (!(s->listeners[i].per_ip = ip_limit_new(cfg->per_ip, cfg->max_connections, err, errlen)))
             goto fail;
+        /* the certificate and key are read here, before main drops privileges */
+        const struct listen_cfg *lc = &cfg->listen[i];
+        if (lc->tls.cert && !(s->listeners[i].tls = tls_listener_new(lc->tls.cert, lc->tls.key, lc->tls.priorities,
+                                                                      err, errlen))) {
+            err_prefix(err, errlen, "%s: listen %s: tls", cfg->source, s->listeners[i].name);
+            goto fail;
+        }
     }
     return s;
 fail:
@@ -141,19 +156,41 @@ static void sampler_stop(struct server *s)
     s->sampler_wake = -1;
 }
 
-/* The hashing thread, for every configured file size (all memory allocated here). */
-static int digest_start(struct server *s, char *err, size_t errlen)
+struct digest *server_digest_new(const struct content *content, const struct config *cfg, char *err,
+                                 size_t errlen)
 {
-    const struct config *cfg = s->cfg;
     uint64_t *sizes = calloc(cfg->n_files ? cfg->n_files : 1, sizeof *sizes);
-    if (!sizes)
-        return err_set(err, errlen, "out of memory");
+    if (!sizes) {
+        err_set(err, errlen, "out of memory");
+        return NULL;
+    }
     for (size_t i = 0; i < cfg->n_files; i++)
         sizes[i] = cfg->files[i].size;
-    s->digest = digest_new(content_map(s->content), content_region_size(s->content), sizes, cfg->n_files,
-                           err, errlen);
+    struct digest *d = digest_new(content_map(content), content_region_size(content), sizes, cfg->n_files, err,
+                                  errlen);
     free(sizes);
-    return s->digest ? 0 : -1;
+    return d;
+}
+
+/* The hashing thread, for every configured file size (all memory allocated here), and the
+ * first snapshot, which takes the content and the digest over. */
+static int digest_start(struct server *s, char *err, size_t errlen)
+{
+    if (!(s->digest = server_digest_new(s->content, s->cfg, err, errlen)))
+        return -1;
+    if (!(s->snap = snapshot_first(s->cfg, s->content, s->digest)))
+        return err_set(err, errlen, "out of memory");
+    return 0;
+}
+
+void server_read_lock(struct server *s)
+{
+    pthread_rwlock_rdlock(&s->swap_lock);
+}
+
+void server_read_unlock(struct server *s)
+{
+    pthread_rwlock_unlock(&s->swap_lock);
 }
 
 /* libmicrohttpd's accept policy: limits.per_ip, enforced here rather than by libmicrohttpd
@@ -270,6 +307,10 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
             flags |= MHD_USE_IPv6;
         struct MHD_OptionItem opts[16];
         int n = 0;
+        if (l->tls) {
+            flags |= tls_mhd_flags();
+            tls_mhd_options(l->tls, opts, &n);
+        }
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, l->fd, NULL};
         if (threads > 1)
             opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, threads, NULL};
@@ -309,7 +350,10 @@ void server_stop(struct server *s)
     sampler_stop(s);
     /* first: it cancels a running hash and resumes every suspended .sha256 request, which
      * MHD_stop_daemon requires (it aborts with a connection still suspended) */
-    digest_stop(s->digest);
+    if (s->snap) /* and those of the configurations a reload replaced */
+        snapshot_stop_digests(s->snap, s->retired);
+    else
+        digest_stop(s->digest);
     for (size_t i = 0; i < s->n_listeners; i++) {
         if (s->listeners[i].mhd) {
             MHD_stop_daemon(s->listeners[i].mhd);
@@ -330,17 +374,24 @@ void server_free(struct server *s)
     server_stop(s);
     if (s->backing_fd >= 0) /* bound, never started */
         close(s->backing_fd);
-    for (size_t i = 0; s->listeners && i < s->n_listeners; i++)
+    for (size_t i = 0; s->listeners && i < s->n_listeners; i++) {
         ip_limit_free(s->listeners[i].per_ip);
+        tls_listener_free(s->listeners[i].tls);
+    }
     free(s->listeners);
     watchdog_free(s->watchdog);
     metrics_free(s->metrics);
-    digest_free(s->digest);
-    content_free(s->content);
+    if (s->snap) { /* the snapshots own the content and the digests */
+        snapshot_free_all(s->snap, &s->retired);
+    } else {
+        digest_free(s->digest);
+        content_free(s->content);
+    }
     transfers_free(s->transfers);
     quota_free(s->quota);
     if (s->access && s->access != stderr)
         fclose(s->access);
+    pthread_rwlock_destroy(&s->swap_lock);
     free(s);
 }
 

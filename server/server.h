@@ -14,8 +14,11 @@
 #include "content.h"
 #include "quota.h"
 #include "digest.h"
+#include "reload.h"
+#include "snapshot.h"
 #include "ip_limit.h"
 #include "metrics.h"
+#include "tls.h"
 #include "transfers.h"
 #include "watchdog.h"
 
@@ -26,12 +29,22 @@ struct listener {
     int fd;        /* listening socket, owned until handed to MHD */
     struct MHD_Daemon *mhd;
     struct ip_limit *per_ip; /* limits.per_ip: open connections per peer address */
+    struct tls_listener *tls; /* listen[].tls: HTTPS (tls.h); NULL = plain HTTP */
     _Atomic unsigned tcp_warned;
     _Atomic uint64_t zero_copy_transfers, copy_transfers; /* file bodies by send path (/status) */
 };
 
+/* A reload (reload.h) swaps cfg, content, digest, metrics, access and every listener's cfg
+ * under swap_lock's write lock. libmicrohttpd's callbacks hold its read lock while they run
+ * (server_read_lock), so that they see one configuration throughout; what outlives a
+ * callback (a response over the region) holds a reference on snap. Other threads must not
+ * read these fields: they get what they need at start or through a setter. */
 struct server {
-    struct config *cfg; /* not owned */
+    struct config *cfg; /* the current snapshot's; the first is main's (not owned) */
+    pthread_rwlock_t swap_lock;
+    struct snapshot *snap;    /* the configuration in force (NULL until server_start) */
+    struct snapshot *retired; /* replaced snapshots not yet freed (main's: snapshot_reap) */
+    struct reload_state reload;
     struct content *content;
     int backing_fd;        /* content_backing_open's file, opened by server_bind; -1 = memfd */
     char backing_why[96];  /* why there is none */
@@ -82,6 +95,16 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen);
 void server_stop(struct server *s);
 /* Stop, then release the content, transfers and access log. NULL is fine. */
 void server_free(struct server *s);
+
+/* Hold the configuration still for a libmicrohttpd callback (the read side of swap_lock). */
+void server_read_lock(struct server *s);
+void server_read_unlock(struct server *s);
+/* The hashing thread for CFG's file sizes over CONTENT's region. NULL with err. */
+struct digest *server_digest_new(const struct content *content, const struct config *cfg, char *err,
+                                 size_t errlen);
+
+/* Last-Modified of every file: now (at start, and when a reload makes a new region). */
+void server_set_last_modified(struct server *s);
 
 /* Seconds since start (monotonic). */
 double server_uptime(const struct server *s);

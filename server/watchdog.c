@@ -22,6 +22,11 @@ struct watchdog {
     int wake; /* eventfd that stops the thread; -1 when it is not running */
 };
 
+void watchdog_set_limits(struct watchdog *w, const struct config *cfg)
+{
+    deadlines_set_limits(&w->dl, (int64_t)cfg->header_timeout_ms, cfg->body_min_rate);
+}
+
 struct watchdog *watchdog_new(const struct config *cfg, char *err, size_t errlen)
 {
     struct watchdog *w = calloc(1, sizeof *w);

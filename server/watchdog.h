@@ -31,6 +31,8 @@ struct watchdog;
 /* Deadlines from CFG (limits.header_timeout, limits.body_min_rate). NULL with err when out
  * of resources. Owned by the caller (watchdog_free). */
 struct watchdog *watchdog_new(const struct config *cfg, char *err, size_t errlen);
+/* limits.header_timeout and limits.body_min_rate changed (a reload). */
+void watchdog_set_limits(struct watchdog *w, const struct config *cfg);
 /* Start the thread. An action: 0, or -1 with err. */
 int watchdog_start(struct watchdog *w, char *err, size_t errlen);
 /* Stop the thread (idempotent) and log what the refusal log still holds. */

@@ -5,6 +5,7 @@
 
 #include "escape.h"
 #include "sys.h"
+#include "tls_info.h"
 #include "wire.h"
 
 #include <ctype.h>
@@ -58,6 +59,8 @@ static void status_line(struct xfer *x, const char *p, size_t n)
     json_decref(ok);
     x->expected = -1;
     x->content_type[0] = 0;
+    /* this response's connection (a redirect may have moved to another, or to https) */
+    tls_info_get(x->curl, x->tls_version, sizeof x->tls_version, x->tls_cipher, sizeof x->tls_cipher);
     json_object_clear(x->debit_headers);
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "server_record.h"
 #include "sys.h"
@@ -49,13 +50,40 @@ const char *dl_setopt_network(CURL *h, const struct dl_options *o, char *iface, 
             snprintf(iface, ifacelen, "host!%s", o->local_address);
         SETOPT(h, CURLOPT_INTERFACE, iface);
     }
+    if (o->insecure) {
+        SETOPT(h, CURLOPT_SSL_VERIFYPEER, 0L);
+        SETOPT(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (o->cacert)
+        SETOPT(h, CURLOPT_CAINFO, o->cacert);
+    if (o->headers)
+        SETOPT(h, CURLOPT_HTTPHEADER, o->headers);
     return bad;
+}
+
+static int slist_add(struct curl_slist **l, const char *line)
+{
+    struct curl_slist *n = curl_slist_append(*l, line);
+    if (n)
+        *l = n;
+    return n != NULL;
+}
+
+/* Whether L has a line for the header that LINE ("Name: value" or "Name:") names. */
+static int slist_has(const struct curl_slist *l, const char *line)
+{
+    size_t n = (size_t)(strchr(line, ':') - line);
+    for (; l; l = l->next)
+        if (strncasecmp(l->data, line, n) == 0 && (l->data[n] == ':' || l->data[n] == ';'))
+            return 1;
+    return 0;
 }
 
 const char *xfer_setup(CURL *h, const char *url, struct xfer *x, struct xfer_scratch *st)
 {
     const struct dl_options *o = x->opt;
     const char *bad = NULL;
+    x->curl = h; /* cb_header reads the TLS session of each response's connection */
     SETOPT(h, CURLOPT_URL, url);
     SETOPT(h, CURLOPT_ERRORBUFFER, st->errbuf);
     SETOPT(h, CURLOPT_NOSIGNAL, 1L);
@@ -104,12 +132,15 @@ const char *xfer_setup(CURL *h, const char *url, struct xfer *x, struct xfer_scr
         SETOPT(h, CURLOPT_UPLOAD_BUFFERSIZE, (long)CURL_MAX_READ_SIZE);
         SETOPT(h, CURLOPT_WRITEFUNCTION, cb_write_answer);
         SETOPT(h, CURLOPT_WRITEDATA, x);
-        st->headers = curl_slist_append(NULL, "Expect:");
-        struct curl_slist *l = st->headers ? curl_slist_append(st->headers, "Content-Type: application/octet-stream") : NULL;
-        if (!l && !bad)
-            bad = "CURLOPT_HTTPHEADER (out of memory)";
-        else
-            st->headers = l;
+        /* the user's -H lines, then ours unless they set the same header */
+        static const char *const ours[] = {"Expect:", "Content-Type: application/octet-stream"};
+        st->headers = NULL;
+        for (const struct curl_slist *u = o->headers; u; u = u->next)
+            if (!slist_add(&st->headers, u->data) && !bad)
+                bad = "CURLOPT_HTTPHEADER (out of memory)";
+        for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
+            if (!slist_has(o->headers, ours[i]) && !slist_add(&st->headers, ours[i]) && !bad)
+                bad = "CURLOPT_HTTPHEADER (out of memory)";
         SETOPT(h, CURLOPT_HTTPHEADER, st->headers);
         return bad;
     }
@@ -183,6 +214,16 @@ static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const ch
             result_fail(r, RESULT_ERR_TIMEOUT, "timeout: longer than --max-time %g s: %s", o->max_time_s, msg);
         else
             result_fail(r, RESULT_ERR_TIMEOUT, "timeout: %s", msg);
+        return;
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_USE_SSL_FAILED:
+        result_fail(r, RESULT_ERR_TLS, "TLS: %s%s", msg,
+                    rc == CURLE_PEER_FAILED_VERIFICATION ? " (--cacert FILE trusts a CA, -k skips the check)" : "");
         return;
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
@@ -284,7 +325,12 @@ void xfer_finish(CURL *c, struct xfer *x, CURLcode rc, const struct xfer_scratch
     r->content_length = x->expected;
     r->ranged = x->status == 206;
     r->tcp = x->tcp;
+    r->so_rcvbuf = x->so_rcvbuf;
+    r->tcp_rmem_max = xfer_tcp_rmem_max();
+    r->rcvbuf_setting = o->rcvbuf;
     r->content_type = x->content_type[0] ? strdup(x->content_type) : NULL;
+    memcpy(r->tls_version, x->tls_version, sizeof r->tls_version);
+    memcpy(r->tls_cipher, x->tls_cipher, sizeof r->tls_cipher);
     json_decref(r->server_config);
     r->server_config = x->debit_headers;
     x->debit_headers = NULL;

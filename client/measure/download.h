@@ -33,6 +33,10 @@ struct dl_options {
     double duration_s;           /* --duration: stop each run after this long, a success; 0: none */
     double interval_s;           /* --interval: series resolution and live lines; 0: SERIES_INTERVAL_S */
     uint64_t min_bytes;          /* --min-bytes: a smaller body is not a test file; 0: accept any */
+    int insecure;                /* -k/--insecure: no certificate or host name check (as curl -k) */
+    const char *cacert;          /* --cacert FILE: trust these CAs (PEM) instead of the system's */
+    struct curl_slist *headers;  /* -H/--header "Name: value" lines, as curl -H (owned by the caller) */
+    double bottleneck_bps;       /* --bottleneck: the path's rate for the verdict (verdict.h); 0: unknown */
 };
 
 /* Live figures handed to a progress hook, about every 200 ms during a download. */
@@ -89,7 +93,7 @@ void dl_perform(const char *url, const struct dl_options *o, const struct dl_hoo
 void dl_options_defaults(struct dl_options *o);
 
 /* Set the user's network choices of o on handle h: User-Agent, -4/-6, --resolve,
- * --connect-to, --interface/--local-address, so that every request of a run (the download
+ * --connect-to, --interface/--local-address, -k/--cacert, -H (every header line), so that every request of a run (the download
  * and its /transfers/ lookup) takes the same route. iface is scratch space for the
  * interface option's text. Returns NULL, or the name of the first option this libcurl
  * refused. */

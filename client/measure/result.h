@@ -23,6 +23,7 @@ enum result_err {
     RESULT_ERR_OTHER,
     RESULT_ERR_NOT_TEST_FILE, /* text/html or under --min-bytes: a wrong URL, not a result */
     RESULT_ERR_UPLOAD,      /* the server's own count of an upload differs from ours */
+    RESULT_ERR_TLS,         /* TLS handshake or certificate verification failed */
 };
 
 /* Each kind's short stable name is the run's JSON "error_kind" ("dns", "connect", ...). */
@@ -51,6 +52,8 @@ struct run_result {
     int split;             /* --split: each stream fetched 1/parallel by Range */
     int duration_reached;  /* stopped on purpose after --duration */
     char *content_type;    /* of the final response (stream 1), or NULL */
+    char tls_version[16];  /* of its connection ("TLS1.3"); "" over plain HTTP: JSON "tls": null */
+    char tls_cipher[80];   /* cipher suite, IANA name ("TLS_AES_256_GCM_SHA384") */
 
     /* Sizes and times (seconds from the start of the download unless said otherwise). */
     uint64_t bytes;          /* body bytes received */
@@ -69,6 +72,16 @@ struct run_result {
     const char *figures_note; /* why peak/slow start are null (static string), or NULL */
 
     struct tcp_info_sample tcp; /* receiver TCP_INFO as the socket closed; tcp.have == 0: none */
+    /* The receive buffer ("receiver" in JSON): SO_RCVBUF as the socket closed and
+     * tcp_rmem[2] of the client's netns (-1: unknown), --rcvbuf (0: autotuning). */
+    int64_t so_rcvbuf, tcp_rmem_max;
+    uint64_t rcvbuf_setting;
+    /* The verdict (verdict.h): --bottleneck in Mb/s (0: unknown), the kind's name
+     * (static string; NULL until decided), its evidence (owned), the prediction (NAN: none). */
+    double bottleneck_mbps;
+    const char *limited_by;
+    char *limited_by_evidence;
+    double predicted_mbps;
     json_t *server_config;   /* X-Debit-* response headers: object name -> value (owned) */
     json_t *server_record;      /* the server's /transfers/ID record, or NULL (owned) */
     char *server_record_error;  /* why it could not be fetched, or NULL */

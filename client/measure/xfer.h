@@ -22,6 +22,7 @@ enum xfer_stall {
 struct xfer {
     const struct dl_options *opt;
     const struct dl_hooks *hooks;
+    CURL *curl;           /* the handle (set by xfer_setup) */
     struct series *agg;   /* the run's aggregate series over every stream (may be NULL) */
     uint64_t range_from, range_len; /* --split: this stream's part; range_len 0: whole file */
     uint64_t max_bytes;   /* bytes this stream may count: range_len, else --max-bytes; 0: all */
@@ -46,6 +47,8 @@ struct xfer {
     char reason[128];     /* its reason phrase */
     char content_type[128]; /* its Content-Type ("" when none) */
     json_t *debit_headers; /* X-Debit-* of the latest response (owned) */
+    char tls_version[16]; /* its connection's TLS version ("TLS1.3"), "" over plain HTTP (tls_info.h) */
+    char tls_cipher[80];  /* its cipher suite, IANA name */
 
     /* --upload: bytes handed to libcurl so far, the first one's time, the response's. */
     uint64_t up_sent;
@@ -70,9 +73,13 @@ struct xfer {
 
     curl_socket_t sock;   /* the latest socket opened (CURL_SOCKET_BAD when none) */
     struct tcp_info_sample tcp; /* of the socket closed last (have == 0: none worth keeping) */
+    int64_t so_rcvbuf;    /* its SO_RCVBUF as it closed, -1: unknown */
 
     struct series series;
 };
+
+/* tcp_rmem[2] of the calling thread's netns (/proc/sys/net/ipv4/tcp_rmem), or -1. */
+int64_t xfer_tcp_rmem_max(void);
 
 /* Add a checkpoint of rx_bytes at now to the --stall-rate window (cb_xferinfo.c). */
 void xfer_window_push(struct xfer *x, double now);

@@ -1,8 +1,9 @@
 /* debit-delayline: add a constant delay to a network device's packets on kernels without
  * sch_netem. Installs iptables NFQUEUE rules (mangle PREROUTING -i DEV for incoming,
  * POSTROUTING -o DEV for outgoing, both with --queue-bypass so traffic flows undelayed if
- * this program dies), holds each packet for the delay, releases in arrival order, removes
- * its rules on SIGINT/SIGTERM/SIGHUP and on every error path. */
+ * this program dies), drops each packet with the --loss probability (drop.h), holds the
+ * others for the delay, releases in arrival order, removes its rules on
+ * SIGINT/SIGTERM/SIGHUP and on every error path. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -15,8 +16,10 @@
 #include <unistd.h>
 
 #include "cliopt.h"
+#include "drop.h"
 #include "hold.h"
 #include "log.h"
+#include "lossrate.h"
 #include "queue.h"
 #include "rules.h"
 #include "wire.h"
@@ -33,7 +36,14 @@ static void usage(FILE *f)
         "kernel has no sch_netem. Runs until SIGINT/SIGTERM, then removes its iptables rules.\n"
         "\n"
         "  -d, --dev DEV          network device (required)\n"
-        "  -D, --delay DURATION   one-way hold per packet: 10ms, 500us, 0.03s (required)\n"
+        "  -D, --delay DURATION   one-way hold per packet: 10ms, 500us, 0.03s (required;\n"
+        "                         0 with --loss: loss only)\n"
+        "      --loss RATE        drop each packet with this probability, 0%%..100%% (e.g.\n"
+        "                         1%%, 0.5%%), independently, in each direction of\n"
+        "                         --direction (netem's loss); GSO/GRO packets are then\n"
+        "                         queued as segments, so the rate is per wire packet\n"
+        "      --seed N           seed of the drop decisions (default: from the clock; the\n"
+        "                         ready and stats lines print it, to replay a run)\n"
         "      --direction DIR    in | out | both (default both: the round trip grows by\n"
         "                         2 x DURATION; use in or out for +DURATION)\n"
         "  -Q, --queue-num N      NFQUEUE number, 0..65535 (default 7301)\n"
@@ -58,13 +68,15 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    enum { O_DIR = 256, O_MAXLEN, O_FAILOPEN, O_IPT, O_IP6T, O_NOV6, O_PARENT, O_CLEANUP, O_NORT };
+    enum { O_DIR = 256, O_MAXLEN, O_FAILOPEN, O_IPT, O_IP6T, O_NOV6, O_PARENT, O_CLEANUP, O_NORT, O_LOSS, O_SEED };
     static const struct option opts[] = {
         { "dev", required_argument, NULL, 'd' },
         { "delay", required_argument, NULL, 'D' },
         { "direction", required_argument, NULL, O_DIR },
         { "queue-num", required_argument, NULL, 'Q' },
         { "queue-maxlen", required_argument, NULL, O_MAXLEN },
+        { "loss", required_argument, NULL, O_LOSS },
+        { "seed", required_argument, NULL, O_SEED },
         { "fail-open", no_argument, NULL, O_FAILOPEN },
         { "iptables", required_argument, NULL, O_IPT },
         { "ip6tables", required_argument, NULL, O_IP6T },
@@ -80,7 +92,9 @@ int main(int argc, char **argv)
     };
     const char *dev = NULL, *delay_arg = NULL, *ipt = "iptables", *ip6t = "ip6tables";
     enum rules_dir dir = RULES_DIR_BOTH;
-    uint64_t qnum = 7301, maxlen = 65536, delay_us = 0;
+    uint64_t qnum = 7301, maxlen = 65536, delay_us = 0, seed = 0;
+    uint32_t loss_ppm = 0;
+    int seed_given = 0;
     int fail_open = 0, with_parent = 0, cleanup = 0, realtime = 1, c;
     char err[1024] = "", warn[1024] = "";
 
@@ -106,6 +120,19 @@ int main(int argc, char **argv)
                 fprintf(stderr, "debit-delayline: %s\n", err);
                 return 2;
             }
+            break;
+        case O_LOSS:
+            if (lossrate_parse(optarg, &loss_ppm, err, sizeof err) < 0) {
+                fprintf(stderr, "debit-delayline: --loss: %s\n", err);
+                return 2;
+            }
+            break;
+        case O_SEED:
+            if (cliopt_uint("--seed", optarg, 0, UINT64_MAX, NULL, &seed, err, sizeof err) < 0) {
+                fprintf(stderr, "debit-delayline: %s\n", err);
+                return 2;
+            }
+            seed_given = 1;
             break;
         case O_FAILOPEN: fail_open = 1; break;
         case O_IPT: ipt = optarg; break;
@@ -139,7 +166,9 @@ int main(int argc, char **argv)
     }
     if (!delay_arg) { fprintf(stderr, "debit-delayline: --delay is required (see --help)\n"); return 2; }
     int bad = cliopt_duration("--delay", delay_arg, NULL, &delay_us, err, sizeof err);
-    if (!bad && (delay_us == 0 || delay_us > 10000000))
+    if (!bad && delay_us == 0 && loss_ppm == 0)
+        bad = cliopt_error(err, sizeof err, "--delay", delay_arg, "must be between 1us and 10s (0 only with --loss)");
+    if (!bad && delay_us > 10000000)
         bad = cliopt_error(err, sizeof err, "--delay", delay_arg, "must be between 1us and 10s");
     if (bad) {
         fprintf(stderr, "debit-delayline: %s\n", err);
@@ -187,6 +216,8 @@ int main(int argc, char **argv)
         .maxlen = (uint32_t)maxlen,
         .rcvbuf = 32u << 20,
         .fail_open = fail_open,
+        .loss_ppm = loss_ppm,
+        .seed = seed_given ? seed : drop_seed_default(),
     };
     struct queue *q = queue_open(&qo, err, sizeof err);
     if (!q) { log_error("%s", err); return 1; }
@@ -201,11 +232,14 @@ int main(int argc, char **argv)
     if (warn[0]) log_warn("%s", warn);
 
     const char *dname = dir == RULES_DIR_IN ? "in" : dir == RULES_DIR_OUT ? "out" : "both";
-    printf(WIRE_DELAY_READY " dev=%s delay_us=%llu direction=%s queue=%u pid=%ld\n",
-           dev, (unsigned long long)delay_us, dname, (unsigned)qnum, (long)getpid());
+    char loss[16];
+    lossrate_format(loss_ppm, loss, sizeof loss);
+    printf(WIRE_DELAY_READY " dev=%s delay_us=%llu direction=%s queue=%u loss=%s seed=%llu pid=%ld\n",
+           dev, (unsigned long long)delay_us, dname, (unsigned)qnum, loss, (unsigned long long)qo.seed,
+           (long)getpid());
     fflush(stdout);
-    log_info("holding packets on %s (%s) for %llu us, queue %u", dev, dname,
-             (unsigned long long)delay_us, (unsigned)qnum);
+    log_info("holding packets on %s (%s) for %llu us, dropping %s, queue %u", dev, dname,
+             (unsigned long long)delay_us, loss, (unsigned)qnum);
 
     int rc = 0;
     if (!stop_flag && queue_run(q, &stop_flag, err, sizeof err) < 0) {
@@ -221,14 +255,18 @@ int main(int argc, char **argv)
     queue_kernel_drops((unsigned)qnum, &qd, &ud);
     const struct hold_stats st = *queue_stats(q);
     uint64_t immediate = queue_immediate(q), stamped = queue_stamped(q);
+    const struct drop dr = *queue_drops(q);
     queue_close(q);
+    /* packets= counts what was released; dropped= what --loss dropped (seen = both). */
     printf("debit-delayline: stats packets=%llu bytes=%llu batches=%llu max_held=%u "
-           "late_avg_us=%.1f late_max_us=%.1f stamped=%llu immediate=%llu kernel_dropped=%llu\n",
+           "late_avg_us=%.1f late_max_us=%.1f stamped=%llu immediate=%llu kernel_dropped=%llu "
+           "seen=%llu dropped=%llu loss=%s seed=%llu\n",
            (unsigned long long)st.packets, (unsigned long long)st.bytes,
            (unsigned long long)st.batches, st.max_held,
            st.packets ? (double)st.late_sum_ns / (double)st.packets / 1000.0 : 0.0,
            (double)st.late_max_ns / 1000.0, (unsigned long long)stamped, (unsigned long long)immediate,
-           (unsigned long long)(qd + ud));
+           (unsigned long long)(qd + ud), (unsigned long long)dr.decided, (unsigned long long)dr.dropped, loss,
+           (unsigned long long)qo.seed);
     fflush(stdout);
     if (stop_flag) log_info("stopped by signal %d", (int)stop_flag);
     return rc;

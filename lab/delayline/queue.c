@@ -28,6 +28,7 @@ struct queue {
     unsigned portid;
     unsigned queue_num;
     struct hold *hold;
+    struct drop drop;
     uint64_t immediate;
     uint64_t stamped;    /* packets timed from the kernel's arrival stamp */
     char (*bufs)[MSG_BUF];
@@ -73,6 +74,7 @@ struct queue *queue_open(const struct queue_opts *o, char *err, size_t errlen)
     struct queue *q = calloc(1, sizeof *q);
     if (!q) { err_set(err, errlen, "out of memory"); return NULL; }
     q->queue_num = o->queue_num;
+    drop_init(&q->drop, o->loss_ppm, o->seed);
     q->bufs = calloc(BATCH, MSG_BUF);
     q->hold = hold_new(o->maxlen, o->delay_ns);
     if (!q->bufs || !q->hold) { err_set(err, errlen, "out of memory"); goto fail; }
@@ -105,7 +107,10 @@ struct queue *queue_open(const struct queue_opts *o, char *err, size_t errlen)
     /* COPY_META would carry no NFQA_CAP_LEN (the length): copy one byte instead. */
     nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, 1);
     nfq_nlmsg_cfg_put_qmaxlen(nlh, o->maxlen);
-    uint32_t flags = NFQA_CFG_F_GSO | (o->fail_open ? NFQA_CFG_F_FAIL_OPEN : 0);
+    /* Without F_GSO the kernel segments a GSO/GRO packet before queueing it: costlier at
+     * high rates, but a loss rate then means what it means on a wire (and a lossy path
+     * is slow anyway). */
+    uint32_t flags = (o->loss_ppm ? 0 : NFQA_CFG_F_GSO) | (o->fail_open ? NFQA_CFG_F_FAIL_OPEN : 0);
     mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(flags));
     mnl_attr_put_u32(nlh, NFQA_CFG_MASK, htonl(NFQA_CFG_F_GSO | NFQA_CFG_F_FAIL_OPEN));
     if (send_cfg(q, nlh, "configure", err, errlen) < 0) goto fail;
@@ -120,11 +125,11 @@ fail:
     return NULL;
 }
 
-static int send_verdict(struct queue *q, int type, uint32_t id)
+static int send_verdict(struct queue *q, int type, uint32_t id, int verdict)
 {
     char buf[256];
     struct nlmsghdr *nlh = nfq_nlmsg_put(buf, type, q->queue_num);
-    nfq_nlmsg_verdict_put(nlh, (int)id, NF_ACCEPT);
+    nfq_nlmsg_verdict_put(nlh, (int)id, verdict);
     for (int tries = 0; tries < 1000; tries++) {
         if (mnl_socket_sendto(q->nl, nlh, nlh->nlmsg_len) >= 0) return 0;
         if (errno != EINTR && errno != EAGAIN && errno != ENOBUFS) return -1;
@@ -136,7 +141,7 @@ static int release_due(struct queue *q, int flush)
 {
     uint32_t last;
     if (hold_pop_due(q->hold, sys_mono_ns(), flush, &last) == 0) return 0;
-    return send_verdict(q, NFQNL_MSG_VERDICT_BATCH, last);
+    return send_verdict(q, NFQNL_MSG_VERDICT_BATCH, last, NF_ACCEPT);
 }
 
 /* One packet message: note it in the FIFO (or accept it at once if it cannot be held). */
@@ -148,6 +153,12 @@ static void on_packet(struct queue *q, const struct nlmsghdr *nlh, uint64_t t, u
     const struct nfqnl_msg_packet_hdr *ph = mnl_attr_get_payload(attr[NFQA_PACKET_HDR]);
     uint32_t id = ntohl(ph->packet_id);
     uint32_t len = attr[NFQA_CAP_LEN] ? ntohl(mnl_attr_get_u32(attr[NFQA_CAP_LEN])) : 0;
+    /* Lost on arrival, as netem decides at enqueue: its own verdict now, so a later
+     * batch ("accept every id <= N") no longer finds it queued. */
+    if (drop_decide(&q->drop)) {
+        send_verdict(q, NFQNL_MSG_VERDICT, id, NF_DROP);
+        return;
+    }
     /* The kernel's arrival stamp (wall clock; present for received packets, not for
      * locally sent ones) turned into our monotonic clock; implausible ages are ignored. */
     if (attr[NFQA_TIMESTAMP]) {
@@ -164,7 +175,7 @@ static void on_packet(struct queue *q, const struct nlmsghdr *nlh, uint64_t t, u
     }
     if (hold_push(q->hold, id, len, t) < 0) {
         q->immediate++;
-        send_verdict(q, NFQNL_MSG_VERDICT, id);
+        send_verdict(q, NFQNL_MSG_VERDICT, id, NF_ACCEPT);
     }
 }
 
@@ -259,6 +270,7 @@ void queue_close(struct queue *q)
 
 const struct hold_stats *queue_stats(const struct queue *q) { return hold_stats(q->hold); }
 uint64_t queue_immediate(const struct queue *q) { return q->immediate; }
+const struct drop *queue_drops(const struct queue *q) { return &q->drop; }
 uint64_t queue_stamped(const struct queue *q) { return q->stamped; }
 
 int queue_kernel_drops(unsigned queue_num, uint64_t *queue_dropped, uint64_t *user_dropped)

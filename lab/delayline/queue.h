@@ -1,7 +1,7 @@
 /* queue: the NFQUEUE side of the delay line (nfnetlink_queue over libmnl). Each queued
  * packet's metadata is read (NFQNL_COPY_META: no payload crosses to userspace), its id
  * held in a FIFO (hold.h) for the delay, then released with one batched ACCEPT verdict per
- * wake-up. NFQA_CFG_F_GSO keeps GSO/GRO packets whole, so a 64 KB aggregate costs one
+ * wake-up. NFQA_CFG_F_GSO keeps GSO/GRO packets whole (unless a loss is set: loss_ppm), so a 64 KB aggregate costs one
  * message instead of 45. */
 #ifndef DEBIT_DELAYLINE_QUEUE_H
 #define DEBIT_DELAYLINE_QUEUE_H
@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drop.h"
 #include "hold.h"
 
 struct queue_opts {
@@ -18,6 +19,10 @@ struct queue_opts {
     uint32_t maxlen;     /* kernel queue length and ring capacity (packets) */
     uint32_t rcvbuf;     /* netlink socket receive buffer (bytes) */
     int fail_open;       /* accept, undelayed, what overflows the queue instead of dropping */
+    uint32_t loss_ppm;   /* drop each packet with this probability (drop.h), 0: none. When
+                          * set, GSO/GRO packets are queued as their segments, so that the
+                          * rate is per wire packet, not per 64 KB aggregate */
+    uint64_t seed;       /* of the drop decisions */
 };
 
 /* Bind the queue and configure it. Fails (EBUSY) when another program owns that queue
@@ -35,6 +40,8 @@ void queue_close(struct queue *q);
 const struct hold_stats *queue_stats(const struct queue *q);
 /* Packets accepted at once, undelayed, because the ring was full or out of order. */
 uint64_t queue_immediate(const struct queue *q);
+/* The loss decisions so far: decided (every packet seen) and dropped. */
+const struct drop *queue_drops(const struct queue *q);
 /* Packets whose delay ran from the kernel's arrival timestamp (NFQA_TIMESTAMP) rather
  * than from the moment this program read them. */
 uint64_t queue_stamped(const struct queue *q);

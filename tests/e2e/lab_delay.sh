@@ -109,7 +109,7 @@ prev=$mb0
 for d in 10 30; do
   out=$("$LAB" delay "$DIR" "${d}ms" 2>&1)
   check_match "+$d ms applied via $want (printed)" "^delay: \+$d\.000 ms round trip on the client \(both\) via $want" "$out"
-  read -r _ _ hp <"$DIR/delay"
+  read -r _ _ hp _ <"$DIR/delay"  # mech us pid loss=P
   check_eq "+$d ms: held by debit-netctl in the client netns" "debit-netctl $LAB_NS_C" \
     "$(cat "/proc/${hp:-0}/comm" 2>/dev/null) $(ip netns identify "${hp:-0}" 2>/dev/null)"
   check_match "+$d ms: its ready line (common/wire.h): mechanism, halves" \

@@ -92,7 +92,7 @@ t_bg d1 ip netns exec "$B" "$NC" delay --dev vb --delay 10ms --queue-num "$Q"
 P1=$T_LAST_PID
 check "auto: ready line printed" delay_wait_ready "$T_TMP/d1.log" "$P1"
 check_match "auto: ready line: mechanism, dev, direction, halves, pid" \
-  "^$READY mechanism=$want dev=vb direction=both rtt_us=10000 out_us=5000 in_us=5000 pid=$P1\$" "$(grep -F "$READY" "$T_TMP/d1.log")"
+  "^$READY mechanism=$want dev=vb direction=both rtt_us=10000 out_us=5000 in_us=5000 loss=0% seed=([0-9]+|-) pid=$P1\$" "$(grep -F "$READY" "$T_TMP/d1.log")"
 if [ "$want" = delayline ]; then
   check_eq "auto: delay line rules in B (PREROUTING -i + POSTROUTING -o)" 2 "$(rules "$Q")"
   check_eq "auto: IPv6 delayed too by default" 2 "$(rules "$Q" ip6tables)"

@@ -22,3 +22,24 @@ srv_stop() { stop_pid "$DEBITD_PID" TERM; SRV_RC=$STOP_RC; }
 
 # sha_of URL: the hex digest debitd announces at URL.sha256.
 sha_of() { curl -s "$1.sha256" | cut -d' ' -f1; }
+
+# notify_listen SOCK OUT SECONDS: a datagram listener standing in for systemd's
+# NOTIFY_SOCKET, in the background (tracked), bounded to SECONDS: each sd_notify message
+# becomes one line of OUT (its newlines as spaces). Returns once SOCK exists.
+notify_listen() {
+  python3 - "$1" "$2" "$3" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1]); s.settimeout(0.5)
+end = time.time() + float(sys.argv[3])
+with open(sys.argv[2], "a") as out:
+    while time.time() < end:
+        try:
+            msg = s.recv(4096).decode()
+        except socket.timeout:
+            continue
+        out.write(msg.replace("\n", " ") + "\n"); out.flush()
+PY
+  t_track $!
+  wait_for 50 test -S "$1"
+}

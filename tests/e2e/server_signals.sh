@@ -21,21 +21,7 @@ fi
 
 # --- sd_notify: a datagram listener standing in for systemd (bounded: 60 s) ---
 sock=$T_TMP/notify.sock
-python3 - "$sock" "$T_TMP/notify.txt" <<'PY' &
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1]); s.settimeout(0.5)
-end = time.time() + 60
-with open(sys.argv[2], "a") as out:
-    while time.time() < end:
-        try:
-            msg = s.recv(4096).decode()
-        except socket.timeout:
-            continue
-        out.write(msg.replace("\n", " ") + "\n"); out.flush()
-PY
-t_track $!
-wait_for 50 test -S "$sock"
+notify_listen "$sock" "$T_TMP/notify.txt" 60
 
 srv_conf "$T_TMP/d.conf" 'files = ( { path = "/f.dat"; size = "1MiB"; } );'
 export NOTIFY_SOCKET=$sock

@@ -18,7 +18,8 @@ debitd_spawn() {
 }
 
 # nginx_spawn ROOT PORT [NETNS] [LISTEN_ADDR]: nginx serving ROOT with sendfile, foreground,
-# tracked. Sets NGINX_PID. The stand-in for a public mirror.
+# tracked. Sets NGINX_PID. The stand-in for a public mirror. NGINX_LISTEN_OPTS ("ssl") is
+# added to its listen directive, NGINX_SERVER_EXTRA (directives) to its server block.
 nginx_spawn() {
   local root=$1 port=$2 ns=${3:-} addr=${4:-127.0.0.1} d
   need_cmd nginx
@@ -35,7 +36,7 @@ http {
   default_type application/octet-stream;
   client_body_temp_path $d/tmp; proxy_temp_path $d/tmp; fastcgi_temp_path $d/tmp;
   uwsgi_temp_path $d/tmp; scgi_temp_path $d/tmp;
-  server { listen $addr:$port; root $root; autoindex on; }
+  server { listen $addr:$port${NGINX_LISTEN_OPTS:+ $NGINX_LISTEN_OPTS}; root $root; autoindex on; ${NGINX_SERVER_EXTRA:-} }
 }
 NGX
   mkdir -p "$d/tmp"

@@ -26,6 +26,7 @@ RB(max_time, "%g", s->dl.max_time_s)
 RB(timeout, "%g", s->dl.connect_timeout_s)
 RB(max_bytes, "%llu", (unsigned long long)s->dl.max_bytes)
 RB(rcvbuf, "%llu", (unsigned long long)s->dl.rcvbuf)
+RB(bottleneck, "%g", s->dl.bottleneck_bps)
 RB(ip, "%d", s->dl.ip_version)
 RB(resolve, "%s", s->dl.resolve ? s->dl.resolve->data : "-")
 RB(connect_to, "%s", s->dl.connect_to ? s->dl.connect_to->data : "-")
@@ -46,6 +47,7 @@ static inline void rb_offload(const struct settings *s, char *b, size_t l)
     snprintf(b, l, "%zu %s %s", s->noffloads, s->noffloads ? s->offloads[0].ifname : "-", w);
 }
 RB(delay, "%llu", (unsigned long long)s->delay_us)
+RB(loss, "%u", (unsigned)s->loss_ppm)
 RB(delay_dev, "%s", s->delay_dev ? s->delay_dev : "-")
 RB(server, "%zu %s %s", s->nservers, s->nservers ? s->servers[0].name : "-",              s->nservers ? s->servers[0].url : "-")
 RB(seed_value, "%llu", (unsigned long long)s->seed)
@@ -58,6 +60,10 @@ RB(upload_method, "%s", s->dl.upload_put ? "PUT" : "POST")
 RB(duration, "%g", s->dl.duration_s)
 RB(interval, "%g", s->dl.interval_s)
 RB(min_bytes, "%llu", (unsigned long long)s->dl.min_bytes)
+/* Issue 11: HTTPS and extra headers. */
+RB(insecure, "%d", s->dl.insecure)
+RB(cacert, "%s", s->dl.cacert ? s->dl.cacert : "-")
+RB(header, "%s", s->dl.headers ? s->dl.headers->data : "-")
 RB(server_upload, "%llu", s->nservers ? (unsigned long long)s->servers[s->nservers - 1].upload : 0ULL)
 
 #endif

@@ -52,6 +52,7 @@ static void test_errors(void **state)
         {SERVERS "stall = 0;", ":2: stall: '0': must be more than 0"},
         {SERVERS "max_time = ( 1 );", ":2: max_time: expected a number or a string"},
         {SERVERS "stall_rate = \"fast\";", ":2: stall_rate: 'fast': "},
+        {SERVERS "bottleneck = \"x\";", ":2: bottleneck: 'x': not a number (expected the path's rate"},
         {SERVERS "timeout = \"-1s\";", ":2: timeout: '-1s': "},
         {SERVERS "max_bytes = 0;", ":2: max_bytes: '0': must be at least 1 byte"},
         {SERVERS "max_bytes = \"1Mbit\";", ":2: max_bytes: '1Mbit': "},
@@ -72,6 +73,17 @@ static void test_errors(void **state)
         {SERVERS "latency = ( { delay = 0; } );", ":2: latency[0]: name: missing"},
         {SERVERS "latency = ( { name = \"x\"; },\n { name = \"x\"; } );", ":3: latency[1]: name: \"x\" is used twice"},
         {SERVERS "latency = ( { name = \"x\"; rate = 1; } );", ":2: latency[0].rate: unknown setting"},
+        {SERVERS "latency = ( { name = \"lossy\"; loss = \"150%\"; device = \"lo\"; } );",
+         ":2: latency[0].loss: '150%': above 100%"},
+        {SERVERS "latency = ( { name = \"lossy\";\n loss = \"-1%\"; device = \"lo\"; } );",
+         ":3: latency[0].loss: '-1%': a loss rate cannot be negative"},
+        {SERVERS "latency = ( { name = \"lossy\"; loss = \"some\"; device = \"lo\"; } );",
+         ":2: latency[0].loss: 'some': not a number"},
+        {SERVERS "latency = ( { name = \"lossy\"; loss = 1; device = \"lo\"; } );",
+         ":2: latency[0].loss: '1': the % sign is missing"},
+        {SERVERS "latency = ( { name = \"lossy\"; loss = true; device = \"lo\"; } );",
+         ":2: latency[0].loss: expected a string such as \"1%\""},
+        {SERVERS "latency = ( { name = \"lossy\"; loss = \"1%\"; } );", ":2: latency[0]: device: missing (the interface that gets the loss)"},
         {SERVERS "client_offload = ( { name = \"off\"; device = \"lo\"; tso = \"off\"; } );",
          ":2: client_offload[0].tso: expected true or false"},
         {SERVERS "client_offload = ( { name = \"off\"; device = \"lo\"; lro = false; } );",
@@ -121,6 +133,7 @@ static void test_precedence(void **state)
         {"max_time = \"1min\";", {"--max-time", "90"}, rb_max_time, "600", "60", "90"},
         {"max_time = 30;", {"--max-time", "0"}, rb_max_time, "600", "30", "0"},
         {"stall_rate = \"10kB/s\";", {"--stall-rate", "0"}, rb_stall_rate, "1000", "10000", "0"},
+        {"bottleneck = \"1Gbit\";", {"--bottleneck", "100Mbit"}, rb_bottleneck, "0", "1e+09", "1e+08"},
         {"timeout = 1.5;", {"--timeout", "2"}, rb_timeout, "0", "1.5", "2"},
         {"max_bytes = 1048576;", {"--max-bytes", "2MiB"}, rb_max_bytes, "0", "1048576", "2097152"},
         /* No file key, but a scenario's output defaults to markdown; --format still wins. */
@@ -161,7 +174,9 @@ static void test_axes(void **state)
     const char *path = write_conf(
         "servers = ( { name = \"A\"; url = \"http://a/\"; }, { url = \"http://b:81/\"; } );\n"
         "latency = ( { name = \"natural\"; delay = 0; }, { name = \"+10\"; delay = \"10ms\"; device = \"veth0\"; },\n"
-        "            { name = \"+1.5\"; delay = 0.0015; device = \"veth0\"; } );\n"
+        "            { name = \"+1.5\"; delay = 0.0015; device = \"veth0\"; },\n"
+        "            { name = \"1% loss\"; loss = \"1%\"; device = \"veth0\"; },\n"
+        "            { name = \"+30, 0.5%\"; delay = \"30ms\"; loss = \"0.5%\"; device = \"veth0\"; } );\n"
         "client_offload = ( { name = \"on\"; device = \"veth0\"; tso = true; gso = true; },\n"
         "                   { name = \"off\"; device = \"veth0\"; tso = false; gso = false; gro = false; },\n"
         "                   { name = \"as is\"; device = \"veth0\"; } );\n");
@@ -174,11 +189,14 @@ static void test_axes(void **state)
     assert_int_equal(s->nservers, 2);
     assert_string_equal(s->servers[0].name, "A");
     assert_string_equal(s->servers[1].name, "b");
-    assert_int_equal(scn->nlat, 3);
-    assert_true(scn->lat[0].delay_us == 0 && scn->lat[0].device == NULL);
+    assert_int_equal(scn->nlat, 5);
+    assert_true(scn->lat[0].delay_us == 0 && scn->lat[0].loss_ppm == 0 && scn->lat[0].device == NULL);
     assert_true(scn->lat[1].delay_us == 10000);
     assert_string_equal(scn->lat[1].device, "veth0");
-    assert_true(scn->lat[2].delay_us == 1500);
+    assert_true(scn->lat[2].delay_us == 1500 && scn->lat[2].loss_ppm == 0);
+    assert_true(scn->lat[3].delay_us == 0 && scn->lat[3].loss_ppm == 10000); /* a loss-only path */
+    assert_string_equal(scn->lat[3].device, "veth0");
+    assert_true(scn->lat[4].delay_us == 30000 && scn->lat[4].loss_ppm == 5000);
     assert_int_equal(scn->nvar, 3);
     char w[64];
     offload_wish_format(&scn->var[0].wish, w, sizeof w);
@@ -227,10 +245,10 @@ static void test_run_cells(void **state)
     json_t *j = scenario_cells_to_json(cells);
     char *dump = json_dumps(j, JSON_COMPACT);
     assert_string_equal(
-        dump, "[{\"scenario\":\"L1\",\"variant\":\"V1\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"},"
-              "{\"scenario\":\"L1\",\"variant\":\"V2\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"},"
-              "{\"scenario\":\"L2\",\"variant\":\"V1\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"},"
-              "{\"scenario\":\"L2\",\"variant\":\"V2\",\"delay_ms\":0.0,\"settings\":{},\"description\":\"\"}]");
+        dump, "[{\"scenario\":\"L1\",\"variant\":\"V1\",\"delay_ms\":0.0,\"loss_pct\":0.0,\"settings\":{},\"description\":\"\"},"
+              "{\"scenario\":\"L1\",\"variant\":\"V2\",\"delay_ms\":0.0,\"loss_pct\":0.0,\"settings\":{},\"description\":\"\"},"
+              "{\"scenario\":\"L2\",\"variant\":\"V1\",\"delay_ms\":0.0,\"loss_pct\":0.0,\"settings\":{},\"description\":\"\"},"
+              "{\"scenario\":\"L2\",\"variant\":\"V2\",\"delay_ms\":0.0,\"loss_pct\":0.0,\"settings\":{},\"description\":\"\"}]");
     free(dump);
     json_decref(j);
     scenario_cells_free(cells);

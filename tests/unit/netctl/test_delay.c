@@ -86,7 +86,7 @@ static void test_new_validation(void **state)
         { "eth0", 10000, NULL },
         { "eth0", 1, NULL },
         { "eth0", 10000000, NULL },
-        { "eth0", 0, "between 1 us and 10 s" },
+        { "eth0", 0, NULL },  /* a loss-only path: delay_apply() wants a loss then */
         { "eth0", 10000001, "between 1 us and 10 s" },
         { "", 10000, "not a valid interface name" },
         { "averyveryverylongname", 10000, "not a valid interface name" },
@@ -128,6 +128,46 @@ static void test_setters_and_describe(void **state)
     delay_set_direction(d, DELAY_DIR_OUT, err, sizeof err);
     delay_describe(d, buf, sizeof buf);
     assert_string_equal(buf, "+1.500 ms round trip on eth1 (on outgoing packets), not applied");
+    delay_free(d);
+}
+
+/* Loss: validated, frozen while applied, described per direction; a delay of 0 needs one. */
+static void test_loss_setter_and_describe(void **state)
+{
+    (void)state;
+    static const struct { uint64_t rtt; enum delay_dir dir; uint32_t ppm; const char *want; } rows[] = {
+        { 10000, DELAY_DIR_BOTH, 0, "+10 ms round trip on eth0 (split between both directions), not applied" },
+        { 10000, DELAY_DIR_BOTH, 10000,
+          "+10 ms round trip on eth0 (split between both directions), 1% loss per direction, not applied" },
+        { 30000, DELAY_DIR_IN, 5000, "+30 ms round trip on eth0 (on incoming packets), 0.5% loss incoming, not applied" },
+        { 30000, DELAY_DIR_OUT, 5000, "+30 ms round trip on eth0 (on outgoing packets), 0.5% loss outgoing, not applied" },
+        { 0, DELAY_DIR_BOTH, 50000, "5% loss on eth0 (each direction), not applied" },
+        { 0, DELAY_DIR_IN, 1000000, "100% loss on eth0 (incoming packets), not applied" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        char err[256] = "", buf[256];
+        struct delay *d = delay_new("eth0", rows[i].rtt, err, sizeof err);
+        assert_non_null(d);
+        assert_int_equal(delay_set_direction(d, rows[i].dir, err, sizeof err), 0);
+        assert_int_equal(delay_set_loss(d, rows[i].ppm, err, sizeof err), 0);
+        assert_int_equal(delay_loss(d), rows[i].ppm);
+        delay_describe(d, buf, sizeof buf);
+        if (strcmp(buf, rows[i].want)) fail_msg("row %zu: '%s'", i, buf);
+        delay_free(d);
+    }
+    char err[256] = "";
+    struct delay *d = delay_new("eth0", 0, err, sizeof err);
+    assert_int_equal(delay_set_loss(d, 1000001, err, sizeof err), -1);
+    assert_non_null(strstr(err, "above 100%"));
+    assert_int_equal(delay_loss(d), 0);
+    /* Neither delay nor loss: nothing to apply, refused before touching anything. */
+    assert_int_equal(delay_apply(d, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no delay and no loss"));
+    uint64_t seed = 0;
+    assert_int_equal(delay_seed(d, &seed), 0); /* none chosen yet */
+    delay_set_seed(d, 42);
+    assert_int_equal(delay_seed(d, &seed), 1);
+    assert_int_equal(seed, 42);
     delay_free(d);
 }
 
@@ -237,6 +277,37 @@ static void test_delayline_apply_remove(void **state)
     said[got] = '\0';
     if (!strstr(said, "debit-delayline: stats packets=")) fail_msg("delay line said: '%s'", said);
     assert_int_equal(delay_remove(d, err, sizeof err), 0); /* idempotent */
+    delay_free(d);
+}
+
+/* A loss-only delay line: applied with delay 0, the seed it drew is known, the
+ * description says loss, and its stats line counts drops. */
+static void test_delayline_loss_only(void **state)
+{
+    (void)state;
+    need_netns();
+    char err[512] = "", buf[256];
+    struct delay *d = delay_new("dlt0", 0, err, sizeof err);
+    assert_non_null(d);
+    delay_set_mechanism(d, DELAY_MECH_DELAYLINE, err, sizeof err);
+    delay_set_delayline_path(d, delayline, err, sizeof err);
+    assert_int_equal(delay_set_loss(d, 20000, err, sizeof err), 0);
+    if (delay_apply(d, err, sizeof err) != 0) fail_msg("apply: %s", err);
+    assert_int_equal(delay_set_loss(d, 0, err, sizeof err), -1); /* frozen while applied */
+    uint64_t seed;
+    assert_int_equal(delay_seed(d, &seed), 1); /* read from its ready line */
+    delay_describe(d, buf, sizeof buf);
+    assert_string_equal(buf, "2% loss on dlt0 (each direction) via delayline");
+    assert_int_equal(count_rules(), 2);
+    assert_int_equal(delay_remove(d, err, sizeof err), 0);
+    char said[1024] = "";
+    size_t got = 0;
+    ssize_t n;
+    while (got + 1 < sizeof said && (n = read(delay_output_fd(d), said + got, sizeof said - 1 - got)) > 0) got += (size_t)n;
+    said[got] = '\0';
+    char want[64];
+    snprintf(want, sizeof want, "loss=2%% seed=%llu", (unsigned long long)seed);
+    if (!strstr(said, " dropped=") || !strstr(said, want)) fail_msg("delay line said: '%s'", said);
     delay_free(d);
 }
 
@@ -407,11 +478,13 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_new_validation),
         cmocka_unit_test(test_setters_and_describe),
+        cmocka_unit_test(test_loss_setter_and_describe),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_ipv6_and_path_setters),
         cmocka_unit_test(test_ticks),
         cmocka_unit_test(test_probe_matches_tc),
         cmocka_unit_test(test_delayline_apply_remove),
+        cmocka_unit_test(test_delayline_loss_only),
         cmocka_unit_test(test_delayline_no_ipv6),
         cmocka_unit_test(test_delayline_bad_device),
         cmocka_unit_test(test_remove_from_signal_handler),

@@ -138,9 +138,27 @@ static void test_off(void **state)
     deadlines_destroy(&d);
 }
 
+/* A reload's new limits apply at the next scan, to connections already open too. */
+static void test_set_limits(void **state)
+{
+    (void)state;
+    struct deadlines d;
+    char err[128], b[128];
+    assert_int_equal(deadlines_init(&d, 2, 0, 0, 10000, err, sizeof err), 0);
+    struct deadline_conn *idle = deadline_open(&d, 40, NULL, 0, 0);
+    assert_non_null(idle);
+    assert_string_equal(scan(&d, 5000, b, sizeof b), ""); /* no header deadline */
+    deadlines_set_limits(&d, 3000, 0);
+    assert_string_equal(scan(&d, 2999, b, sizeof b), "");
+    assert_string_not_equal(scan(&d, 3000, b, sizeof b), ""); /* opened at 0: past 3 s now */
+    deadlines_set_limits(&d, 0, 0);
+    deadlines_destroy(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_set_limits),
         cmocka_unit_test(test_header_deadline),
         cmocka_unit_test(test_body_rate),
         cmocka_unit_test(test_off),

@@ -73,6 +73,35 @@ static void run(unsigned limit, const struct step *steps, size_t n)
     ip_limit_free(t);
 }
 
+/* A reload changes the limit under open connections (ip_limit_set_limit). */
+static void test_set_limit(void **state)
+{
+    (void)state;
+    char err[128];
+    struct ip_limit *t = ip_limit_new(1, 10, err, sizeof err);
+    assert_non_null(t);
+    struct sockaddr_storage ss;
+    socklen_t len = sa_of("127.0.0.40", &ss);
+    const struct sockaddr *sa = (const struct sockaddr *)&ss;
+    assert_int_equal(ip_limit_acquire(t, sa, len), 1);
+    assert_int_equal(ip_limit_acquire(t, sa, len), 0); /* 1 allowed */
+    ip_limit_set_limit(t, 2);
+    assert_int_equal(ip_limit_acquire(t, sa, len), 1); /* raised: one more */
+    assert_int_equal(ip_limit_count(t, sa, len), 2);
+    ip_limit_set_limit(t, 0);
+    assert_int_equal(ip_limit_acquire(t, sa, len), 1); /* unlimited: admitted, not counted */
+    assert_int_equal(ip_limit_count(t, sa, len), 2);
+    ip_limit_release(t, sa, len); /* the counted ones are still released at limit 0 */
+    ip_limit_release(t, sa, len);
+    ip_limit_release(t, sa, len); /* the uncounted one: ignored */
+    assert_int_equal(ip_limit_count(t, sa, len), 0);
+    assert_int_equal(ip_limit_addresses(t), 0);
+    ip_limit_set_limit(t, 1); /* from 0: counting starts afresh */
+    assert_int_equal(ip_limit_acquire(t, sa, len), 1);
+    assert_int_equal(ip_limit_acquire(t, sa, len), 0);
+    ip_limit_free(t);
+}
+
 static void test_limit_2(void **state)
 {
     (void)state;
@@ -227,6 +256,7 @@ static void test_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_set_limit),
         cmocka_unit_test(test_limit_2),      cmocka_unit_test(test_unlimited),
         cmocka_unit_test(test_null_address), cmocka_unit_test(test_many_addresses),
         cmocka_unit_test(test_threads),

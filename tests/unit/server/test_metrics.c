@@ -107,6 +107,36 @@ static void test_render(void **state)
     metrics_free(NULL);
 }
 
+/* A reload's new counters take the old ones over by file: a file that stays keeps its
+ * bytes (at its new index), a new one starts at 0; statuses and durations carry over. */
+static void test_carry(void **state)
+{
+    (void)state;
+    struct metrics *old = metrics_new(1, 2), *new = metrics_new(1, 3);
+    assert_non_null(old);
+    assert_non_null(new);
+    metrics_status(old, 200);
+    metrics_transfer(old, 0, 0, 100, 0.005); /* /a */
+    metrics_transfer(old, 0, 1, 7, 0.005);   /* /gone */
+    const size_t from[] = {SIZE_MAX, 0, SIZE_MAX}; /* new: /new, /a, /c */
+    metrics_carry(new, old, from);
+    metrics_free(old);
+    const char *listeners[] = {"127.0.0.1:80"};
+    const char *files[] = {"/new", "/a", "/c"};
+    struct metrics_view v = {.version = "x", .listeners = listeners, .n_listeners = 1, .files = files,
+                             .n_files = 3, .config_generation = 4, .reloads_ok = 3, .reloads_refused = 1};
+    char *t = render(new, &v);
+    has(t, "debitd_sent_bytes_total{file=\"/a\",listener=\"127.0.0.1:80\"} 100");
+    has(t, "debitd_sent_bytes_total{file=\"/new\",listener=\"127.0.0.1:80\"} 0");
+    has(t, "debitd_responses_total{code=\"2xx\"} 1");
+    has(t, "debitd_transfer_duration_seconds_count 2");
+    has(t, "debitd_config_generation 4");
+    has(t, "debitd_config_reloads_total{result=\"ok\"} 3");
+    has(t, "debitd_config_reloads_total{result=\"refused\"} 1");
+    free(t);
+    metrics_free(new);
+}
+
 static void test_empty(void **state)
 {
     (void)state;
@@ -125,6 +155,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_render),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_carry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

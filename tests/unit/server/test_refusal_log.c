@@ -91,6 +91,7 @@ static void test_classify(void **state)
         {"Connection was closed by remote side with incomplete request.", REFUSAL_INCOMPLETE},
         {"Socket has been disconnected when reading request.", REFUSAL_INCOMPLETE},
         {"Connection socket is closed when reading request due to the error: ECONNRESET", REFUSAL_INCOMPLETE},
+        {"Error: received handshake message out of context.", REFUSAL_TLS},
         {"Failed to bind to port 80: Address already in use", REFUSAL_N},
         {"", REFUSAL_N},
     };

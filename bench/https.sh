@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Benchmark: debitd HTTPS (libmicrohttpd + GnuTLS) vs nginx HTTPS (OpenSSL) with the SAME
+# self-signed certificate (made here with openssl req -x509, EC P-256), the same SIZE bytes
+# from RAM (nginx: a copy on tmpfs, checked equal by SHA-256), downloaded by curl --cacert
+# to /dev/null over loopback, RUNS interleaved pairs in ABBA order (debitd nginx, nginx
+# debitd, ...). Per server: median throughput and server CPU seconds per GiB (sched runtime
+# of every thread: exact), each with its min-max; then the ratios debitd/nginx (of the
+# medians) with the min-max of the per-pair ratios. The TLS version and cipher suite each
+# server negotiated with curl are printed first (they must match for a fair comparison).
+# nginx gets ssl_protocols TLSv1.2 TLSv1.3 (debitd's default; nginx 1.22's own default
+# lacks 1.3) and otherwise its TLS defaults (no sendfile with TLS: no kTLS in this build).
+#   RUNS=10 SIZE=1GiB bench/https.sh   (SIZE: 256MiB or 1GiB; PIN=1: servers CPU 0, curl CPU 1)
+. "$(dirname "$0")/../tests/lib/common.sh"
+. "$(dirname "$0")/lib.bash"
+need_cmd curl nginx openssl
+RUNS=${RUNS:-10}
+SIZE=${SIZE:-1GiB}
+PIN=${PIN:-0}
+case "$SIZE" in 256MiB) BYTES=268435456 ;; 1GiB) BYTES=1073741824 ;; *) echo "SIZE: 256MiB or 1GiB"; exit 2 ;; esac
+command -v "$DEBITD" >/dev/null || { echo "build debitd first (make)"; exit 1; }
+cli_pin=()
+if [ "$PIN" = 1 ]; then need_cmd taskset; cli_pin=(taskset -c 1); fi
+echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $RUNS pairs of $SIZE, pinning: $([ "$PIN" = 1 ] && echo 'servers CPU 0, curl CPU 1' || echo none)"
+
+pki=$T_TMP/pki
+mkdir -p "$pki"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=127.0.0.1" \
+  -addext "subjectAltName=IP:127.0.0.1" -keyout "$pki/key.pem" -out "$pki/cert.pem" 2>"$pki/err" ||
+  { cat "$pki/err"; exit 1; }
+root=$(mktemp -d /dev/shm/debit-bench-https.XXXXXX)
+t_on_exit "rm -rf '$root'"
+mkdir -p "$root/ram" && chmod 755 "$root" "$root/ram"
+
+port_p=$(free_port); port_d=$(free_port); port_n=$(free_port)
+cat >"$T_TMP/d.conf" <<CONF
+listen = ( { address = "127.0.0.1"; port = $port_p; },
+           { address = "127.0.0.1"; port = $port_d; tls = { cert = "$pki/cert.pem"; key = "$pki/key.pem"; }; } );
+files = ( { path = "/ram/f.dat"; size = "$SIZE"; } );
+log = { access = "off"; level = "info"; };
+CONF
+t_bg debitd "$DEBITD" -c "$T_TMP/d.conf"
+DEBITD_PID=$T_LAST_PID
+for _ in $(seq 300); do curl -s -o /dev/null -r 0-0 "http://127.0.0.1:$port_p/ram/f.dat" && break; sleep 0.1; done
+curl -s -o "$root/ram/f.dat" "http://127.0.0.1:$port_p/ram/f.dat" || { echo "debitd did not start"; cat "$T_TMP/debitd.log"; exit 1; }
+
+NGINX_LISTEN_OPTS=ssl NGINX_SERVER_EXTRA="ssl_protocols TLSv1.2 TLSv1.3; ssl_certificate $pki/cert.pem; ssl_certificate_key $pki/key.pem;" \
+  nginx_spawn "$root" "$port_n"
+D=https://127.0.0.1:$port_d/ram/f.dat N=https://127.0.0.1:$port_n/ram/f.dat
+for _ in $(seq 100); do curl -s -o /dev/null -r 0-0 --cacert "$pki/cert.pem" "$N" && break; sleep 0.1; done
+curl -s -o /dev/null -r 0-0 --cacert "$pki/cert.pem" "$N" || { echo "nginx did not start"; cat "$T_TMP"/nginx*.log; exit 1; }
+nginx_pids() { echo "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"; }
+if [ "$PIN" = 1 ]; then for p in "$DEBITD_PID" $(nginx_pids); do taskset -a -p -c 0 "$p" >/dev/null; done; fi
+h_d=$(curl -s --cacert "$pki/cert.pem" "$D" | sha256sum); h_n=$(curl -s --cacert "$pki/cert.pem" "$N" | sha256sum)
+[ "$h_d" = "$h_n" ] || { echo "servers differ: debitd $h_d, nginx $h_n"; exit 1; }
+for s in debitd nginx; do
+  u=$D; [ $s = nginx ] && u=$N
+  echo "$s: $(curl -sv -o /dev/null -r 0-0 --cacert "$pki/cert.pem" "$u" 2>&1 | sed -n 's/^\* SSL connection using //p' | head -1)"
+done
+
+run_one() { # name url pids...
+  local name=$1 url=$2 c0 c1 w; shift 2
+  c0=$(cpu_of "$@")
+  w=$("${cli_pin[@]}" curl -s -o /dev/null --cacert "$pki/cert.pem" -w '%{time_total}' "$url")
+  c1=$(cpu_of "$@")
+  # wall s, CPU s per GiB (sched runtime)
+  awk -v n="$name" -v w="$w" -v a="$c0" -v b="$c1" -v by="$BYTES" 'BEGIN{split(a, x, " "); split(b, y, " ");
+    printf "%s %.4f %.4f\n", n, w, (y[2] - x[2]) / 1000 * 1073741824 / by}' >>"$T_TMP/runs"
+}
+: >"$T_TMP/runs"
+for i in $(seq "$RUNS"); do
+  if [ $((i % 2)) = 1 ]; then run_one debitd "$D" "$DEBITD_PID"; run_one nginx "$N" $(nginx_pids)
+  else run_one nginx "$N" $(nginx_pids); run_one debitd "$D" "$DEBITD_PID"; fi
+done
+col() { awk -v s="$1" -v c="$2" '$1 == s {print $c}' "$T_TMP/runs"; }
+mbps() { awk -v b="$BYTES" '{printf "%.0f\n", b * 8 / $1 / 1e6}'; }
+for s in debitd nginx; do
+  printf '%-6s HTTPS throughput %.0f Mb/s [%s]  server CPU %.3f s/GiB [%s]\n' "$s" "$(col $s 2 | mbps | median)" \
+    "$(col $s 2 | mbps | minmax)" "$(col $s 3 | median)" "$(col $s 3 | minmax)"
+done
+ratio() { # NAME COL TRANSFORM(cat|mbps)
+  local md mn pr
+  md=$(col debitd "$2" | $3 | median); mn=$(col nginx "$2" | $3 | median)
+  pr=$(paste <(col debitd "$2" | $3) <(col nginx "$2" | $3) | awk '$2 > 0 {printf "%.3f\n", $1 / $2}' | minmax)
+  awk -v n="$1" -v a="$md" -v b="$mn" -v pr="$pr" 'BEGIN{printf "ratio debitd/nginx %-16s %.3f [per pair %s]\n", n, (b > 0 ? a / b : 0), pr}'
+}
+ratio "throughput" 2 mbps
+ratio "CPU per GiB" 3 cat
+echo "runs (name wall_s cpu_s_per_GiB):"; sed 's/^/  /' "$T_TMP/runs"
