@@ -316,7 +316,8 @@ int cgroup_stat_parse(int version, const char *text, struct cgroup_stat *st, cha
             char name[64];
             unsigned long long v;
             int used = 0;
-            if (n >= 128 || sscanf(line, "%63s %llu%n", name, &v, &used) != 2 || (size_t)used != n)
+            if (n >= 128 || memchr(line, '-', n) || sscanf(line, "%63s %llu%n", name, &v, &used) != 2 ||
+                (size_t)used != n)
                 return err_set(err, errlen, "cpu.stat: line %d: not \"NAME NUMBER\": \"%.*s\"", lineno,
                                (int)(n > 60 ? 60 : n), line);
             if (strcmp(name, "nr_periods") == 0)
