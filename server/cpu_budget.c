@@ -15,6 +15,8 @@ struct cpu_budget {
     struct cgroup_cpu cg;
     struct cgroup_budget budget;
     int stat_fd; /* CG's cpu.stat; -1 none */
+    int have_stat;           /* stat below was read by the last refresh */
+    struct cgroup_stat stat; /* cpu.stat as of the last refresh */
     char header[320];
     char error[256]; /* the last refresh's failure; "" */
 };
@@ -81,6 +83,8 @@ int cpu_budget_refresh(struct cpu_budget *b, char *err, size_t errlen)
         snprintf(b->header, sizeof b->header, "none");
     }
     b->found = found == 1;
+    char serr[128];
+    b->have_stat = b->found && cgroup_stat_read(b->stat_fd, b->cg.version, &b->stat, serr, sizeof serr) == 0;
     pthread_rwlock_unlock(&b->lock);
     if (old >= 0) /* no reader holds it: they read under the lock */
         close(old);
@@ -106,8 +110,16 @@ void cpu_budget_read(struct cpu_budget *b, int with_stat, struct cpu_budget_view
         snprintf(v->path, sizeof v->path, "%s", b->cg.path);
         v->quota_pct = cgroup_quota_pct(&b->budget);
         v->period_us = b->budget.period_us;
+        /* Without a quota the kernel's bandwidth timer does not run and the counters stand
+         * still: the last refresh's are current, and a transfer costs no system call. */
         char err[128];
-        v->have_stat = with_stat && cgroup_stat_read(b->stat_fd, b->cg.version, &v->stat, err, sizeof err) == 0;
+        if (!with_stat)
+            v->have_stat = 0;
+        else if (!b->budget.limited) {
+            v->have_stat = b->have_stat;
+            v->stat = b->stat;
+        } else
+            v->have_stat = cgroup_stat_read(b->stat_fd, b->cg.version, &v->stat, err, sizeof err) == 0;
     }
     pthread_rwlock_unlock(&b->lock);
 }
