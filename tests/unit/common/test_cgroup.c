@@ -35,19 +35,9 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Write TEXT to ROOT/REL, creating the folders. */
 static void put(const char *root, const char *rel, const char *text)
 {
-    char path[PATH_MAX + 256];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    char *slash = strrchr(path, '/');
-    *slash = 0;
-    assert_int_equal(testlib_sh("mkdir -p '%s'", path), 0);
-    *slash = '/';
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    assert_int_equal(testlib_put_file(root, rel, text), 0);
 }
 
 #define MI_V1_CPU "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
@@ -181,7 +171,7 @@ static void test_find_and_budget(void **state)
     (void)state;
     for (size_t i = 0; i < ARRAY_SIZE(finds); i++) {
         const struct find_case *c = &finds[i];
-        char root[PATH_MAX + 32], want[PATH_MAX + 300], err[512] = "";
+        char root[512], want[1400], err[512] = "";
         snprintf(root, sizeof root, "%s/case%zu", dir, i);
         assert_int_equal(testlib_sh("mkdir -p '%s'", root), 0);
         for (size_t k = 0; k < ARRAY_SIZE(c->files) && c->files[k].rel; k++)

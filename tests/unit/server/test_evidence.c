@@ -36,19 +36,10 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Write TEXT to DIR/REL in place (same inode: an open descriptor sees the change). */
+/* In place (same inode): cpu_budget's open cpu.stat sees the change. */
 static void put(const char *rel, const char *text)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    char *slash = strrchr(path, '/');
-    *slash = 0;
-    assert_int_equal(testlib_sh("mkdir -p '%s'", path), 0);
-    *slash = '/';
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    assert_int_equal(testlib_put_file(dir, rel, text), 0);
 }
 
 static void fake_v1(const char *cg, const char *quota)
