@@ -10,6 +10,7 @@
 struct cpu_budget {
     pthread_rwlock_t lock;
     char root[512];
+    struct cgroup_mount mount; /* found once (at start, with privileges), else at each refresh */
     int found;
     unsigned gen;
     struct cgroup_cpu cg;
@@ -28,6 +29,7 @@ struct cpu_budget *cpu_budget_new(const char *root)
         return NULL;
     snprintf(b->root, sizeof b->root, "%s", root ? root : "/");
     b->stat_fd = -1;
+    b->mount.fd = -1;
     snprintf(b->header, sizeof b->header, "none");
     pthread_rwlock_init(&b->lock, NULL);
     char err[256];
@@ -41,16 +43,21 @@ void cpu_budget_free(struct cpu_budget *b)
         return;
     if (b->stat_fd >= 0)
         close(b->stat_fd);
+    cgroup_mount_close(&b->mount);
     pthread_rwlock_destroy(&b->lock);
     free(b);
 }
 
 int cpu_budget_refresh(struct cpu_budget *b, char *err, size_t errlen)
 {
-    /* the files are read outside the lock; only the swap is under it */
+    /* the files are read outside the lock; only the swap is under it. Only the sampler
+     * thread refreshes (and cpu_budget_new before it starts), so the mount needs no lock:
+     * readers never touch it. */
     struct cgroup_cpu cg;
     struct cgroup_budget budget = {0};
-    int found = cgroup_cpu_find(b->root, &cg, err, errlen);
+    int found = b->mount.fd >= 0 ? 1 : cgroup_mount_find(b->root, &b->mount, err, errlen);
+    if (found == 1)
+        found = cgroup_cpu_find(b->root, &b->mount, &cg, err, errlen);
     if (found == 1 && cgroup_cpu_budget(&cg, &budget, err, errlen) < 0)
         found = -1;
     pthread_rwlock_rdlock(&b->lock);
