@@ -131,6 +131,22 @@ void cpu_budget_read(struct cpu_budget *b, int with_stat, struct cpu_budget_view
     pthread_rwlock_unlock(&b->lock);
 }
 
+int cpu_budget_stat(struct cpu_budget *b, unsigned *gen, struct cgroup_stat *st)
+{
+    char err[128];
+    int r = 0;
+    pthread_rwlock_rdlock(&b->lock);
+    *gen = b->gen;
+    if (b->found && !b->budget.limited) {
+        *st = b->stat;
+        r = b->have_stat;
+    } else if (b->found) {
+        r = cgroup_stat_read(b->stat_fd, b->cg.version, st, err, sizeof err) == 0;
+    }
+    pthread_rwlock_unlock(&b->lock);
+    return r;
+}
+
 json_t *cpu_budget_json(struct cpu_budget *b)
 {
     struct cpu_budget_view v;

@@ -49,6 +49,10 @@ void cpu_budget_header(struct cpu_budget *b, char *buf, size_t len);
  * quota; the last refresh's copy without one). */
 void cpu_budget_read(struct cpu_budget *b, int with_stat, struct cpu_budget_view *v);
 
+/* cpu.stat now (as cpu_budget_read's stat) and the cgroup generation, without the rest:
+ * what a transfer's start needs. Returns 1 read, 0 none (no controller, or unreadable). */
+int cpu_budget_stat(struct cpu_budget *b, unsigned *gen, struct cgroup_stat *st);
+
 /* /status's "cpu": {"x_debit_cpu": S, "cgroup": null | {"version", "path", "quota_pct",
  * "period_us", "nr_periods", "nr_throttled", "throttled_ms"} (cpu.stat's totals now),
  * "error": S (only when the last refresh failed)}. New reference. */

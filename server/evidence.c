@@ -67,13 +67,8 @@ void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget)
     m->self_user0 = ru.ru_utime;
     m->self_sys0 = ru.ru_stime;
     m->mono0 = sys_mono_s();
-    if (budget) {
-        struct cpu_budget_view v;
-        cpu_budget_read(budget, 1, &v);
-        m->cg_gen = v.gen;
-        m->cg_have = v.have_stat;
-        m->cg0 = v.stat;
-    }
+    if (budget)
+        m->cg_have = cpu_budget_stat(budget, &m->cg_gen, &m->cg0);
 }
 
 static double tv_ms(const struct timeval *a, const struct timeval *b)

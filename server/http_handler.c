@@ -264,8 +264,12 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
             int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
             struct transfer_evidence ev;
             evidence_end(&r->mark, l->srv->cpu, r->sock, &ev);
-            entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL,
-                                  &ev);
+            if (l->srv->access) /* the record is the access log line's body */
+                entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes,
+                                      have ? &last : NULL, &ev);
+            else
+                transfers_finish(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL,
+                                 &ev);
         }
         sent = bytes;
     }

@@ -198,8 +198,9 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     return seq;
 }
 
-/* Caller holds the lock. */
-static json_t *entry_json(const struct entry *e)
+/* Caller holds the lock. EVIDENCE: with the server's side (evidence.h), which /transfers/ID
+ * shows and the access log line leaves out (it doubled the line's cost per request). */
+static json_t *entry_json(const struct entry *e, int evidence)
 {
     char started[48];
     sys_iso_time(e->wall_start, started, sizeof started);
@@ -215,7 +216,7 @@ static json_t *entry_json(const struct entry *e)
                      "duration_s", duration, "remote", or_empty(e->remote), "listener", or_empty(e->listener),
                      "send_path", or_empty(e->send_path), "zero_copy", strcmp(or_empty(e->send_path), "sendfile") == 0,
                      "tcp", tcp);
-    if (j)
+    if (j && evidence)
         evidence_to_json(j, &e->ev, &e->sampled);
     return j;
 }
@@ -244,8 +245,9 @@ unsigned transfers_sample(struct transfers *t)
     return n;
 }
 
-json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
-                      const struct tcp_info_sample *last, const struct transfer_evidence *ev)
+/* transfers_end, with the JSON only when WANT. */
+static json_t *end_entry(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                         const struct tcp_info_sample *last, const struct transfer_evidence *ev, int want)
 {
     json_t *out = NULL;
     pthread_mutex_lock(&t->lock);
@@ -266,10 +268,23 @@ json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint
             e->ev.sndbuf_setting = start.sndbuf_setting;
             e->ev.tcp_wmem_max = start.tcp_wmem_max;
         }
-        out = entry_json(e);
+        if (want)
+            out = entry_json(e, 0);
     }
     pthread_mutex_unlock(&t->lock);
     return out;
+}
+
+json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                      const struct tcp_info_sample *last, const struct transfer_evidence *ev)
+{
+    return end_entry(t, seq, state, bytes, last, ev, 1);
+}
+
+void transfers_finish(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                      const struct tcp_info_sample *last, const struct transfer_evidence *ev)
+{
+    end_entry(t, seq, state, bytes, last, ev, 0);
 }
 
 json_t *transfers_get(struct transfers *t, const char *id, const struct peer *reader)
@@ -284,7 +299,7 @@ json_t *transfers_get(struct transfers *t, const char *id, const struct peer *re
         if (memcmp(e->key, key, sizeof key) != 0)
             continue;
         if (!reader || (e->have_owner && peer_same(&e->owner, reader)))
-            out = entry_json(e);
+            out = entry_json(e, 1);
         break;
     }
     pthread_mutex_unlock(&t->lock);

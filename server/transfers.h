@@ -58,9 +58,14 @@ unsigned transfers_sample(struct transfers *t);
 /* Complete entry SEQ (ignored if already evicted): STATE is "done" or "aborted", BYTES the
  * body bytes sent, LAST the sender's final TCP_INFO (folded into "tcp", not into "sampled";
  * NULL when unreadable), EV the server's side of it (evidence_end's part; NULL none).
- * Returns a new reference to the completed entry's JSON (for the access
- * log), or NULL if the entry was evicted meanwhile. */
+ * Returns a new reference to the completed entry's JSON for the access log (without the
+ * server's side: "cpu", "sampled", "cgroup", "sndbuf", "initial_cwnd" are only in
+ * transfers_get's), or NULL if the entry was evicted meanwhile. */
 json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                      const struct tcp_info_sample *last, const struct transfer_evidence *ev);
+/* transfers_end without the JSON (no access log to write it to): the record, some 80 JSON
+ * values, is built only when someone reads it. */
+void transfers_finish(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
                       const struct tcp_info_sample *last, const struct transfer_evidence *ev);
 
 /* The entry for ID as a new JSON object, or NULL if unknown, evicted, malformed, or not

@@ -132,7 +132,12 @@ static void test_record_keys(void **state)
     put("sys/fs/cgroup/cpu/debit/x/cpu.stat", "nr_periods 15\nnr_throttled 4\nthrottled_time 51000000\n");
     struct transfer_evidence ev = {0};
     evidence_end(&m, budget, srv, &ev);
-    json_t *done = transfers_end(t, seq, "done", 100, NULL, &ev);
+    json_t *logged = transfers_end(t, seq, "done", 100, NULL, &ev);
+    assert_non_null(logged);
+    for (size_t i = 0; i < sizeof record_keys / sizeof *record_keys; i++) /* not in the access log */
+        assert_null(json_object_get(logged, record_keys[i]));
+    json_decref(logged);
+    json_t *done = transfers_get(t, id, NULL);
     assert_non_null(done);
     json_t *cpu = json_object_get(done, "cpu");
     exact_keys(cpu, cpu_keys, 8, "cpu");
