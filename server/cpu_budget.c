@@ -98,11 +98,14 @@ int cpu_budget_refresh(struct cpu_budget *b, char *err, size_t errlen)
     return found < 0 ? -1 : 0;
 }
 
-void cpu_budget_header(struct cpu_budget *b, char *buf, size_t len)
+void cpu_budget_header(struct cpu_budget *b, int with_path, char *buf, size_t len)
 {
     pthread_rwlock_rdlock(&b->lock);
     snprintf(buf, len, "%s", b->header);
     pthread_rwlock_unlock(&b->lock);
+    char *cg = with_path ? NULL : strstr(buf, "; cgroup=");
+    if (cg)
+        *cg = 0;
 }
 
 void cpu_budget_read(struct cpu_budget *b, int with_stat, struct cpu_budget_view *v)
@@ -147,12 +150,12 @@ int cpu_budget_stat(struct cpu_budget *b, unsigned *gen, struct cgroup_stat *st)
     return r;
 }
 
-json_t *cpu_budget_json(struct cpu_budget *b)
+json_t *cpu_budget_json(struct cpu_budget *b, int with_path)
 {
     struct cpu_budget_view v;
     char hdr[320];
     cpu_budget_read(b, 1, &v);
-    cpu_budget_header(b, hdr, sizeof hdr);
+    cpu_budget_header(b, with_path, hdr, sizeof hdr);
     json_t *cg = json_null();
     if (v.found)
         cg = json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:o}", "version", v.version, "path", v.path, "quota_pct",
@@ -161,6 +164,8 @@ json_t *cpu_budget_json(struct cpu_budget *b)
                        v.have_stat ? json_integer((json_int_t)v.stat.nr_periods) : json_null(), "nr_throttled",
                        v.have_stat ? json_integer((json_int_t)v.stat.nr_throttled) : json_null(), "throttled_ms",
                        v.have_stat ? json_real((double)v.stat.throttled_ns / 1e6) : json_null());
+    if (cg && !with_path)
+        json_object_del(cg, "path");
     json_t *o = json_pack("{s:s, s:o}", "x_debit_cpu", hdr, "cgroup", cg);
     pthread_rwlock_rdlock(&b->lock);
     if (o && b->error[0])

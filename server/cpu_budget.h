@@ -42,8 +42,9 @@ void cpu_budget_free(struct cpu_budget *b);
 int cpu_budget_refresh(struct cpu_budget *b, char *err, size_t errlen);
 
 /* X-Debit-Cpu's value as of the last refresh ("quota=5%; period=100ms; cgroup=v1:/x" or
- * "none"). */
-void cpu_budget_header(struct cpu_budget *b, char *buf, size_t len);
+ * "none"); without "; cgroup=..." unless WITH_PATH (privacy.details = false: a cgroup path
+ * can name the host's container or service). */
+void cpu_budget_header(struct cpu_budget *b, int with_path, char *buf, size_t len);
 
 /* The budget as of the last refresh, and cpu.stat now when WITH_STAT (one pread under a
  * quota; the last refresh's copy without one). */
@@ -55,7 +56,8 @@ int cpu_budget_stat(struct cpu_budget *b, unsigned *gen, struct cgroup_stat *st)
 
 /* /status's "cpu": {"x_debit_cpu": S, "cgroup": null | {"version", "path", "quota_pct",
  * "period_us", "nr_periods", "nr_throttled", "throttled_ms"} (cpu.stat's totals now),
- * "error": S (only when the last refresh failed)}. New reference. */
-json_t *cpu_budget_json(struct cpu_budget *b);
+ * "error": S (only when the last refresh failed)}; "path" (and the header's) only WITH_PATH.
+ * New reference. */
+json_t *cpu_budget_json(struct cpu_budget *b, int with_path);
 
 #endif

@@ -157,7 +157,8 @@ void evidence_to_json(json_t *record, const struct transfer_evidence *ev, const 
                         "process_user_ms", ev->process_user_ms, "process_sys_ms", ev->process_sys_ms);
         if (ev->have_cgroup) {
             int d = ev->have_deltas;
-            cg = json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:o}", "version", ev->cg_version, "path", ev->cg_path,
+            cg = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "version", ev->cg_version, "path",
+                           ev->cg_path[0] ? json_string(ev->cg_path) : json_null(),
                            "quota_pct", real_or_null(ev->quota_pct >= 0, ev->quota_pct), "period_us",
                            int_or_null(ev->period_us > 0, ev->period_us), "throttled_ms",
                            real_or_null(d, ev->throttled_ms), "nr_throttled", int_or_null(d, ev->nr_throttled),

@@ -54,7 +54,7 @@ struct transfer_evidence {
     int64_t so_sndbuf;       /* getsockopt SO_SNDBUF at the end; < 0 unknown */
     int have_cgroup;         /* a cpu controller at the end */
     int cg_version;
-    char cg_path[256];
+    char cg_path[256];       /* "" = not shown (privacy.details = false) */
     double quota_pct;        /* < 0: no limit */
     uint64_t period_us;      /* 0: none */
     int have_deltas;         /* cpu.stat read at both ends of one cgroup */

@@ -264,6 +264,8 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
             int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
             struct transfer_evidence ev;
             evidence_end(&r->mark, l->srv->cpu, r->sock, &ev);
+            if (!l->srv->cfg->details) /* as X-Debit-Cpu: no cgroup path (privacy.details) */
+                ev.cg_path[0] = 0;
             if (l->srv->access) /* the record is the access log line's body */
                 entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes,
                                       have ? &last : NULL, &ev);

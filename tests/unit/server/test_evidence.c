@@ -295,9 +295,9 @@ static void test_budget_refresh(void **state)
     fake_v1("/a", "-1\n");
     struct cpu_budget *b = cpu_budget_new(dir);
     char hdr[256];
-    cpu_budget_header(b, hdr, sizeof hdr);
+    cpu_budget_header(b, 1, hdr, sizeof hdr);
     assert_string_equal(hdr, "none");
-    json_t *j = cpu_budget_json(b);
+    json_t *j = cpu_budget_json(b, 1);
     assert_string_equal(json_string_value(json_object_get(j, "x_debit_cpu")), "none");
     assert_string_equal(json_string_value(json_object_get(json_object_get(j, "cgroup"), "path")), "/a");
     assert_true(json_is_null(json_object_get(json_object_get(j, "cgroup"), "quota_pct")));
@@ -309,8 +309,15 @@ static void test_budget_refresh(void **state)
     fake_v1("/debit/y", "2500\n");
     char err[256];
     assert_int_equal(cpu_budget_refresh(b, err, sizeof err), 0);
-    cpu_budget_header(b, hdr, sizeof hdr);
+    cpu_budget_header(b, 1, hdr, sizeof hdr);
     assert_string_equal(hdr, "quota=2.5%; period=100ms; cgroup=v1:/debit/y");
+    cpu_budget_header(b, 0, hdr, sizeof hdr); /* privacy.details = false */
+    assert_string_equal(hdr, "quota=2.5%; period=100ms");
+    j = cpu_budget_json(b, 0);
+    assert_string_equal(json_string_value(json_object_get(j, "x_debit_cpu")), "quota=2.5%; period=100ms");
+    assert_null(json_object_get(json_object_get(j, "cgroup"), "path"));
+    assert_true(json_object_get(json_object_get(j, "cgroup"), "quota_pct") != NULL);
+    json_decref(j);
     struct transfer_evidence ev = {0};
     evidence_end(&m, b, -1, &ev);
     assert_true(ev.have_cgroup);
@@ -323,13 +330,18 @@ static void test_budget_refresh(void **state)
     assert_true(num(cg, "quota_pct") == 2.5);
     assert_true(json_is_null(json_object_get(cg, "throttled_ms")));
     json_decref(r);
+    ev.cg_path[0] = 0; /* what http_completed does with privacy.details = false */
+    r = json_object();
+    evidence_to_json(r, &ev, &s);
+    assert_true(json_is_null(json_object_get(json_object_get(r, "cgroup"), "path")));
+    json_decref(r);
 
     /* no cpu controller any more (no cgroup line names it): none, cgroup null, no error */
     put("proc/self/cgroup", "2:memory:/\n");
     assert_int_equal(cpu_budget_refresh(b, err, sizeof err), 0);
-    cpu_budget_header(b, hdr, sizeof hdr);
+    cpu_budget_header(b, 1, hdr, sizeof hdr);
     assert_string_equal(hdr, "none");
-    j = cpu_budget_json(b);
+    j = cpu_budget_json(b, 1);
     assert_true(json_is_null(json_object_get(j, "cgroup")));
     assert_null(json_object_get(j, "error"));
     json_decref(j);
@@ -342,7 +354,7 @@ static void test_budget_refresh(void **state)
     put("proc/self/cgroup", "1:cpu:/debit/y\n0::/\n");
     assert_int_equal(cpu_budget_refresh(b, err, sizeof err), -1);
     assert_non_null(strstr(err, "not a number"));
-    j = cpu_budget_json(b);
+    j = cpu_budget_json(b, 1);
     assert_non_null(strstr(json_string_value(json_object_get(j, "error")), "cpu.cfs_quota_us"));
     assert_string_equal(json_string_value(json_object_get(j, "x_debit_cpu")), "none");
     json_decref(j);
