@@ -104,14 +104,15 @@ fail:
  * one getsockopt per sending transfer per tick: nothing measurable next to the transfer. */
 #define SAMPLE_MS 100
 /* The cgroup is looked up again this often (cpu_budget.h): the lab moves debitd into one
- * after it started. A few small file reads a second. */
+ * after it started. A few small file reads a second, from this thread only (cpu_budget_new
+ * did the first lookup before it started). */
 #define CPU_BUDGET_MS 1000
 
 static void *sampler_main(void *arg)
 {
     struct server *s = arg;
     struct pollfd pfd = {.fd = s->sampler_wake, .events = POLLIN};
-    int64_t budget_at = sys_mono_ms();
+    int64_t budget_at = sys_mono_ms() - CPU_BUDGET_MS; /* the first tick refreshes it */
     for (;;) {
         int r = poll(&pfd, 1, SAMPLE_MS);
         if (r > 0 || (r < 0 && errno != EINTR))
@@ -269,12 +270,11 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
              content_gen_seconds(s->content), content_backing(s->content), cfg->n_files,
              region ? 100.0 * (double)content_huge_bytes(s->content) / (double)region : 0.0,
              content_thp_setting(s->content));
-    char cerr[256];
-    cpu_budget_refresh(s->cpu, cerr, sizeof cerr); /* what the first responses say */
     for (size_t i = 0; i < s->n_listeners; i++) {
         struct listener *l = &s->listeners[i];
         /* per netns: every transfer's record shows it (sndbuf.tcp_wmem_max) */
-        if (tcp_wmem_max(&l->tcp_wmem_max, cerr, sizeof cerr) < 0)
+        char werr[160];
+        if (tcp_wmem_max(&l->tcp_wmem_max, werr, sizeof werr) < 0)
             l->tcp_wmem_max = 0;
         /* suspend/resume: a .sha256 request waits for the hashing thread (digest.h); ITC:
          * what MHD_quiesce_daemon needs with internal threads (a graceful stop) */
