@@ -266,7 +266,16 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
             struct tcp_info_sample last;
             char err[128];
             int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
-            entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL);
+            struct transfer_evidence ev;
+            evidence_end(&r->mark, l->srv->cpu, r->sock, &ev);
+            if (!l->srv->cfg->details) /* as X-Debit-Cpu: no cgroup path (privacy.details) */
+                ev.cg_path[0] = 0;
+            if (l->srv->access) /* the record is the access log line's body */
+                entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes,
+                                      have ? &last : NULL, &ev);
+            else
+                transfers_finish(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL,
+                                 &ev);
         }
         sent = bytes;
     }

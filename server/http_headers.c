@@ -183,6 +183,8 @@ void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct M
     live_profile(l, sock, &p);
     tcp_profile_format(&p, buf, sizeof buf);
     MHD_add_response_header(resp, WIRE_HDR_TCP, buf);
+    cpu_budget_header(s->cpu, s->cfg->details, buf, sizeof buf);
+    MHD_add_response_header(resp, WIRE_HDR_CPU, buf);
     if (s->cfg->details)
         MHD_add_response_header(resp, WIRE_HDR_KERNEL, s->kernel);
     tls_conn_describe(conn, buf, sizeof buf);
