@@ -19,6 +19,7 @@
 #include "plan.h"
 #include "plot.h"
 #include "progress.h"
+#include "plan_json.h"
 #include "scenario.h"
 #include "report.h"
 #include "result.h"
@@ -340,7 +341,9 @@ static int front_end(int argc, char **argv, struct settings *s, struct scenario 
         break;
     case OPTS_RUN:
         code = load_settings(o, s, scn);
-        if (code == 0 && o->check)
+        if (code == 0 && o->check && s->format == REPORT_JSON)
+            code = plan_json_print(stdout, s, *scn) == 0 ? 0 : 1;
+        else if (code == 0 && o->check)
             print_plan(s, *scn);
         else if (code == 0)
             code = -1;

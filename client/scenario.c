@@ -23,6 +23,9 @@ void scenario_free(struct scenario *s)
         free(s->var[i].name);
         free(s->var[i].device);
     }
+    for (size_t i = 0; i < s->nlab; i++)
+        scenario_lab_clear(&s->lab[i]);
+    free(s->lab);
     free(s->lat);
     free(s->var);
     free(s->path);
@@ -74,9 +77,10 @@ static int apply_member(const config_setting_t *group, const char *key, settings
     return 1;
 }
 
-static int load_servers(const config_setting_t *list, struct settings *st, const char *path, char *err, size_t errlen)
+static int load_servers(const config_setting_t *list, struct settings *st, struct scenario *scn, const char *path,
+                        char *err, size_t errlen)
 {
-    static const char *const keys[] = {"name", "url", "upload", NULL};
+    static const char *const keys[] = {"name", "url", "upload", "lab", NULL};
     if (!list) {
         err_set(err, errlen, "servers: missing (a list of { name = \"...\"; url = \"...\"; })");
         return err_prefix(err, errlen, "%s", path);
@@ -105,6 +109,17 @@ static int load_servers(const config_setting_t *list, struct settings *st, const
         /* Per server, so one file can measure both directions. */
         if (apply_member(e, "upload", settings_set_server_upload, st, path, err, errlen) < 0)
             return -1;
+        const config_setting_t *lab = config_setting_get_member(e, "lab");
+        if (lab) {
+            if (!scn->lab && !(scn->lab = calloc((size_t)config_setting_length(list), sizeof *scn->lab)))
+                return cfg_error(err, errlen, lab, "out of memory");
+            struct scenario_lab *l = &scn->lab[scn->nlab];
+            int rc = scenario_lab_parse(lab, st->servers[st->nservers - 1].name, url, scn->lab, scn->nlab, l, err,
+                                        errlen);
+            scn->nlab++; /* counted even when bad, so that scenario_free frees its name */
+            if (rc)
+                return -1;
+        }
     }
     return 0;
 }
@@ -264,7 +279,7 @@ struct scenario *scenario_load(const char *path, struct settings *st, char *err,
         goto fail;
     const config_setting_t *root = config_root_setting(&cfg);
     if (cfg_check_keys(root, keys, err, errlen) ||
-        load_servers(config_setting_get_member(root, "servers"), st, path, err, errlen))
+        load_servers(config_setting_get_member(root, "servers"), st, s, path, err, errlen))
         goto fail;
     for (size_t i = 0; i < ARRAY_SIZE(file_settings); i++)
         if (apply_member(root, file_settings[i].key, file_settings[i].set, st, path, err, errlen) < 0)
