@@ -206,6 +206,7 @@ int scenario_lab_parse(const config_setting_t *g, const char *name, const char *
         return -1;
     if (r)
         l->mtu = (unsigned)n;
+    scenario_lab_describe(l, l->host, sizeof l->host);
     return 0;
 }
 

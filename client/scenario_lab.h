@@ -48,6 +48,7 @@ struct scenario_lab {
     uint64_t rmem[3];
     unsigned initcwnd;      /* 0: the kernel's */
     unsigned mtu;           /* 0: the veth's */
+    char host[160];         /* the host settings in words (scenario_lab_describe) */
 };
 
 /* Parse the `lab` group G of a server whose name and URL are given, into L (zeroed by
