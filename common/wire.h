@@ -8,6 +8,8 @@
  *   X-Debit-Kernel     the server's kernel release (uname -r)
  *   X-Debit-Transfer   the ID of this transfer's record, served at WIRE_TRANSFERS_PATH ID
  *                      (32 hex digits, 128 random bits)
+ *   X-Debit-Cpu        debitd's own CPU budget: "quota=5%; period=100ms; cgroup=v1:/debit/x"
+ *                      or "none" (common/cgroup.h; refreshed once a second)
  * X-Debit-Interface and X-Debit-Kernel are left out when debitd runs with
  * privacy.details = false: a client must do without them.
  *
@@ -22,6 +24,7 @@
 #define WIRE_HDR_TCP "X-Debit-Tcp"
 #define WIRE_HDR_KERNEL "X-Debit-Kernel"
 #define WIRE_HDR_TRANSFER "X-Debit-Transfer"
+#define WIRE_HDR_CPU "X-Debit-Cpu"
 
 /* GET WIRE_TRANSFERS_PATH ID: 200 with a JSON object whose "state" is "sending", "done" or
  * "aborted"; 404 until the record exists, after it left the ring, and to any address but

@@ -182,6 +182,8 @@ void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct M
     live_profile(l, sock, &p);
     tcp_profile_format(&p, buf, sizeof buf);
     MHD_add_response_header(resp, WIRE_HDR_TCP, buf);
+    cpu_budget_header(s->cpu, buf, sizeof buf);
+    MHD_add_response_header(resp, WIRE_HDR_CPU, buf);
     if (s->cfg->details)
         MHD_add_response_header(resp, WIRE_HDR_KERNEL, s->kernel);
 }

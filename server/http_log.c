@@ -98,5 +98,6 @@ void http_req_free(struct req *r)
     free(r->log_version);
     free(r->log_ua);
     free(r->log_referer);
+    evidence_drop(&r->mark); /* normally done by evidence_end */
     free(r);
 }

@@ -50,6 +50,12 @@ struct metrics_view {
     size_t n_offload;
     const struct metrics_tcp *tcp;
     size_t n_tcp;
+    /* debitd's cgroup CPU budget (cpu_budget.h): quota_ratio <= 0 = no quota (no sample);
+     * the throttling counters only when cpu.stat was read (have_cpu_stat) */
+    double cpu_quota_ratio;
+    int have_cpu_stat;
+    double cpu_throttled_s;
+    uint64_t cpu_nr_throttled;
 };
 
 /* Write every metric family (# HELP, # TYPE, samples) to OUT. Returns 0, or -1 if a write

@@ -27,6 +27,8 @@ struct entry {
     int sock;                   /* -1 once done: never read again */
     int have_tcp;               /* tcp holds at least one sample */
     struct tcp_info_sample tcp; /* tcp_info_track of every sample */
+    struct transfer_evidence ev;     /* the server's side (evidence.h) */
+    struct transfer_sampled sampled; /* the sampler's samples only */
 };
 
 /* IDs are random, so a record is found by hashing its ID: buckets of entry indexes (+ 1,
@@ -184,6 +186,8 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     e->length = s->length;
     e->status = s->status;
     e->send_path = s->send_path ? s->send_path : "";
+    if (s->ev)
+        e->ev = *s->ev;
     e->sock = s->sock;
     if (e->sock >= 0)
         t->sending++;
@@ -204,13 +208,16 @@ static json_t *entry_json(const struct entry *e)
     json_t *tcp = e->have_tcp ? tcp_info_to_json(&e->tcp) : json_object();
     /* zero_copy: whether the body went out by sendfile from the memfd, so that a user
      * comparing servers knows which path a figure measured */
-    return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:f, s:s, s:s, s:s, s:b, s:o}",
+    json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:f, s:s, s:s, s:s, s:b, s:o}",
                      "id", e->id, "state", e->state, "path", or_empty(e->path), "status", e->status,
                      "bytes", (json_int_t)e->bytes, "first", (json_int_t)e->first,
                      "length", (json_int_t)e->length, "started", started,
                      "duration_s", duration, "remote", or_empty(e->remote), "listener", or_empty(e->listener),
                      "send_path", or_empty(e->send_path), "zero_copy", strcmp(or_empty(e->send_path), "sendfile") == 0,
                      "tcp", tcp);
+    if (j)
+        evidence_to_json(j, &e->ev, &e->sampled);
+    return j;
 }
 
 static void entry_track(struct entry *e, const struct tcp_info_sample *ti)
@@ -230,6 +237,7 @@ unsigned transfers_sample(struct transfers *t)
         if (!e->seq || e->sock < 0 || tcp_info_read(e->sock, &ti, err, sizeof err) < 0)
             continue;
         entry_track(e, &ti);
+        evidence_sample(&e->sampled, &ti);
         n++;
     }
     pthread_mutex_unlock(&t->lock);
@@ -237,7 +245,7 @@ unsigned transfers_sample(struct transfers *t)
 }
 
 json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
-                      const struct tcp_info_sample *last)
+                      const struct tcp_info_sample *last, const struct transfer_evidence *ev)
 {
     json_t *out = NULL;
     pthread_mutex_lock(&t->lock);
@@ -251,6 +259,13 @@ json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint
         snprintf(e->state, sizeof e->state, "%s", state);
         e->bytes = bytes;
         e->duration = sys_mono_s() - e->t0_mono;
+        if (ev) { /* the start's part stays */
+            struct transfer_evidence start = e->ev;
+            e->ev = *ev;
+            e->ev.initial_cwnd = start.initial_cwnd;
+            e->ev.sndbuf_setting = start.sndbuf_setting;
+            e->ev.tcp_wmem_max = start.tcp_wmem_max;
+        }
         out = entry_json(e);
     }
     pthread_mutex_unlock(&t->lock);
