@@ -2,6 +2,7 @@
  * plan (measurement loop), the journal, progress, outputs, and the exit status. */
 #include <curl/curl.h>
 #include <errno.h>
+#include <limits.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
@@ -178,6 +179,8 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
         printf(", interval %g s", s->dl.interval_s);
     if (s->dl.min_bytes != DL_MIN_BYTES)
         printf(", min-bytes %llu", (unsigned long long)s->dl.min_bytes);
+    if (s->dl.bottleneck_bps > 0)
+        printf(", bottleneck %g Mb/s", s->dl.bottleneck_bps / 1e6);
     printf("\n");
     size_t cells = 1;
     if (scn) {
@@ -530,11 +533,15 @@ int main(int argc, char **argv)
             rc = 1;
         if (s->output && !s->quiet)
             report_write(stderr, scn ? REPORT_MARKDOWN : REPORT_TABLE, &rs, &sum, &meta);
-        if (s->plot && plot_write(s->plot, &rs, &sum, err, sizeof err) != 0) {
+        char rtt_plot[PATH_MAX] = "";
+        if (s->plot && plot_rtt_path(s->plot, rtt_plot, sizeof rtt_plot) != 0)
+            snprintf(err, sizeof err, "%s: name too long for its -rtt picture", s->plot);
+        if (s->plot && (!rtt_plot[0] || plot_write(s->plot, &rs, &sum, err, sizeof err) != 0 ||
+                        plot_rtt_write(rtt_plot, &rs, &sum, err, sizeof err) != 0)) {
             fprintf(stderr, "debit: --plot: %s\n", err);
             rc = 1;
         } else if (s->plot && !s->quiet) {
-            fprintf(stderr, "debit: plot written to %s\n", s->plot);
+            fprintf(stderr, "debit: plot written to %s (throughput against RTT: %s)\n", s->plot, rtt_plot);
         }
         for (size_t i = 0; i < rs.n; i++)
             if (!rs.runs[i]->ok)

@@ -47,6 +47,7 @@ void opts_usage(FILE *out)
           "      --duration SECONDS    stop each run after that long, the figure over what arrived\n"
           "      --interval SECONDS    one line per interval on stderr, the series at that resolution\n"
           "      --min-bytes SIZE      a smaller body (or any text/html) is not a test file (default 1MiB; 0: any)\n"
+          "      --bottleneck RATE     the path's rate (e.g. 1Gbit), for each run's verdict and prediction\n"
           "Network:\n"
           "  -4, -6                    IPv4 or IPv6 only\n"
           "      --resolve HOST:PORT:ADDR      use ADDR for HOST:PORT (repeatable, as curl)\n"
@@ -109,6 +110,7 @@ enum {
     OPT_DURATION,
     OPT_INTERVAL,
     OPT_MIN_BYTES,
+    OPT_BOTTLENECK,
 };
 
 static const struct option long_opts[] = {
@@ -146,6 +148,7 @@ static const struct option long_opts[] = {
     {"duration", required_argument, NULL, OPT_DURATION},
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"min-bytes", required_argument, NULL, OPT_MIN_BYTES},
+    {"bottleneck", required_argument, NULL, OPT_BOTTLENECK},
     {"check", no_argument, NULL, 't'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -193,6 +196,7 @@ static const struct {
     {OPT_DURATION, settings_set_duration, NULL},
     {OPT_INTERVAL, settings_set_interval, NULL},
     {OPT_MIN_BYTES, settings_set_min_bytes, NULL},
+    {OPT_BOTTLENECK, settings_set_bottleneck, NULL},
 };
 
 static const char *opt_name(int c, char *buf, size_t len)

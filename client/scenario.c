@@ -261,6 +261,7 @@ static const struct {
     {"parallel", settings_set_parallel}, {"split", settings_set_split},      {"upload", settings_set_upload},
     {"upload_method", settings_set_upload_method}, {"duration", settings_set_duration},
     {"interval", settings_set_interval}, {"min_bytes", settings_set_min_bytes},
+    {"bottleneck", settings_set_bottleneck},
 };
 
 struct scenario *scenario_load(const char *path, struct settings *st, char *err, size_t errlen)

@@ -291,6 +291,18 @@ int settings_set_stall_rate(struct settings *s, const char *value, char *err, si
     return 0;
 }
 
+int settings_set_bottleneck(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    uint64_t bits;
+    enum units_err e = units_parse_rate(value, &bits);
+    if (e == UNITS_OK && bits == 0)
+        return bad(err, errlen, value, "must be more than 0 (leave it out when unknown)");
+    if (e != UNITS_OK)
+        return units_bad(e, value, "expected the path's rate, such as 1Gbit or 100Mbit", err, errlen);
+    s->dl.bottleneck_bps = (double)bits;
+    return 0;
+}
+
 int settings_set_max_time(struct settings *s, const char *value, char *err, size_t errlen)
 {
     return parse_seconds(value, 0, &s->dl.max_time_s, err, errlen); /* 0: no limit */

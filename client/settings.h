@@ -89,6 +89,9 @@ int settings_set_seed(struct settings *s, const char *value, char *err, size_t e
 int settings_set_pause(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_stall(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_stall_rate(struct settings *s, const char *value, char *err, size_t errlen);
+/* --bottleneck RATE: the path's rate (units_parse_rate, > 0) for the verdict and the
+ * prediction (client/measure/verdict.h). */
+int settings_set_bottleneck(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_max_time(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_timeout(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_max_bytes(struct settings *s, const char *value, char *err, size_t errlen);

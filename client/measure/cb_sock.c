@@ -5,6 +5,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -31,11 +32,25 @@ int cb_closesocket(void *ud, curl_socket_t fd)
     struct xfer *x = ud;
     if (fd == x->sock) {
         struct tcp_info_sample t;
-        if (tcp_info_read(fd, &t, NULL, 0) == 0 && connected(&t))
+        if (tcp_info_read(fd, &t, NULL, 0) == 0 && connected(&t)) {
             x->tcp = t;
+            int v = 0;
+            socklen_t len = sizeof v;
+            x->so_rcvbuf = getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &len) == 0 ? v : -1;
+        }
         x->sock = CURL_SOCKET_BAD;
     }
     return close(fd);
+}
+
+int64_t xfer_tcp_rmem_max(void)
+{
+    FILE *f = fopen("/proc/sys/net/ipv4/tcp_rmem", "re");
+    unsigned long long lo, def, max;
+    int n = f ? fscanf(f, "%llu %llu %llu", &lo, &def, &max) : 0;
+    if (f)
+        fclose(f);
+    return n == 3 ? (int64_t)max : -1;
 }
 
 /* --rcvbuf: a fixed receive buffer instead of autotuning. SO_RCVBUFFORCE (root) passes

@@ -284,6 +284,9 @@ void xfer_finish(CURL *c, struct xfer *x, CURLcode rc, const struct xfer_scratch
     r->content_length = x->expected;
     r->ranged = x->status == 206;
     r->tcp = x->tcp;
+    r->so_rcvbuf = x->so_rcvbuf;
+    r->tcp_rmem_max = xfer_tcp_rmem_max();
+    r->rcvbuf_setting = o->rcvbuf;
     r->content_type = x->content_type[0] ? strdup(x->content_type) : NULL;
     json_decref(r->server_config);
     r->server_config = x->debit_headers;

@@ -33,6 +33,7 @@ struct dl_options {
     double duration_s;           /* --duration: stop each run after this long, a success; 0: none */
     double interval_s;           /* --interval: series resolution and live lines; 0: SERIES_INTERVAL_S */
     uint64_t min_bytes;          /* --min-bytes: a smaller body is not a test file; 0: accept any */
+    double bottleneck_bps;       /* --bottleneck: the path's rate for the verdict (verdict.h); 0: unknown */
 };
 
 /* Live figures handed to a progress hook, about every 200 ms during a download. */

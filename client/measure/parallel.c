@@ -13,6 +13,7 @@
 
 #include "sys.h"
 #include "testfile.h"
+#include "verdict.h"
 #include "xfer.h"
 
 /* Fewer intervals than this and a peak or a slow-start time is one noisy sample. */
@@ -112,6 +113,9 @@ static void aggregate(struct run_result *r, struct stream *ss, unsigned n, doubl
     r->effective_url = dup_or_null(f->effective_url);
     r->content_type = dup_or_null(f->content_type);
     r->server_config = f->server_config ? json_incref(f->server_config) : NULL;
+    r->so_rcvbuf = f->so_rcvbuf;
+    r->tcp_rmem_max = f->tcp_rmem_max;
+    r->rcvbuf_setting = f->rcvbuf_setting;
     r->streams = json_array();
     r->ok = 1;
     int all_cl = 1, all_ranged = 1;
@@ -202,7 +206,7 @@ static int setup_streams(const char *url, const struct dl_options *o, const stru
     int64_t run_expected = split_size ? (int64_t)split_size : o->upload ? (int64_t)(o->upload * n) : -1;
     for (unsigned i = 0; i < n; i++) {
         struct xfer *x = &ss[i].x;
-        *x = (struct xfer){.opt = o, .hooks = hk, .agg = agg, .expected = -1, .sock = CURL_SOCKET_BAD,
+        *x = (struct xfer){.opt = o, .hooks = hk, .agg = agg, .expected = -1, .sock = CURL_SOCKET_BAD, .so_rcvbuf = -1,
                            .run_bytes = run_bytes, .run_expected = run_expected, .nstreams = n, .quiet_progress = i > 0};
         series_init(&x->series, agg->interval_s);
         x->max_bytes = whole;
@@ -354,6 +358,7 @@ void dl_perform(const char *url, const struct dl_options *o, const struct dl_hoo
         series_figures(r, &agg);
         test_file_check(r, o);
     }
+    verdict_apply(r, o); /* last: it reads the outcome, the series and the server's record */
     for (unsigned i = 0; ss && n > 1 && i < n; i++)
         result_free(ss[i].res);
     series_free(&agg);

@@ -40,6 +40,8 @@ struct run_result *result_new(void)
         return NULL;
     r->content_length = -1;
     r->slow_start_s = -1;
+    r->so_rcvbuf = r->tcp_rmem_max = -1;
+    r->predicted_mbps = NAN;
     return r;
 }
 
@@ -57,6 +59,7 @@ void result_free(struct run_result *r)
     free(r->remote_ip);
     free(r->series);
     free(r->content_type);
+    free(r->limited_by_evidence);
     json_decref(r->server_upload);
     json_decref(r->streams);
     json_decref(r->server_config);
@@ -155,6 +158,15 @@ json_t *result_to_json(const struct run_result *r)
         json_object_set_new(o, tcp_headline[i], v ? json_incref(v) : json_null());
     }
     json_object_set_new(o, "tcp", tcp);
+    json_object_set_new(o, "receiver",
+                        json_pack("{s:o, s:o, s:o}", "so_rcvbuf", r->so_rcvbuf >= 0 ? json_integer(r->so_rcvbuf) : json_null(),
+                                  "tcp_rmem_max", r->tcp_rmem_max >= 0 ? json_integer(r->tcp_rmem_max) : json_null(),
+                                  "rcvbuf_setting",
+                                  r->rcvbuf_setting ? json_integer((json_int_t)r->rcvbuf_setting) : json_null()));
+    json_object_set_new(o, "limited_by", json_string(r->limited_by ? r->limited_by : "unknown"));
+    json_object_set_new(o, "limited_by_evidence",
+                        json_string(r->limited_by_evidence ? r->limited_by_evidence : "no verdict was made"));
+    json_object_set_new(o, "predicted_mbps", num(r->predicted_mbps));
     json_object_set_new(o, "server_config", r->server_config ? json_incref(r->server_config) : json_object());
     result_server_json(r, o);
     if (r->streams)

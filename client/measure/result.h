@@ -69,6 +69,16 @@ struct run_result {
     const char *figures_note; /* why peak/slow start are null (static string), or NULL */
 
     struct tcp_info_sample tcp; /* receiver TCP_INFO as the socket closed; tcp.have == 0: none */
+    /* The receive buffer ("receiver" in JSON): SO_RCVBUF as the socket closed and
+     * tcp_rmem[2] of the client's netns (-1: unknown), --rcvbuf (0: autotuning). */
+    int64_t so_rcvbuf, tcp_rmem_max;
+    uint64_t rcvbuf_setting;
+    /* The verdict (verdict.h): --bottleneck in Mb/s (0: unknown), the kind's name
+     * (static string; NULL until decided), its evidence (owned), the prediction (NAN: none). */
+    double bottleneck_mbps;
+    const char *limited_by;
+    char *limited_by_evidence;
+    double predicted_mbps;
     json_t *server_config;   /* X-Debit-* response headers: object name -> value (owned) */
     json_t *server_record;      /* the server's /transfers/ID record, or NULL (owned) */
     char *server_record_error;  /* why it could not be fetched, or NULL */

@@ -70,9 +70,13 @@ struct xfer {
 
     curl_socket_t sock;   /* the latest socket opened (CURL_SOCKET_BAD when none) */
     struct tcp_info_sample tcp; /* of the socket closed last (have == 0: none worth keeping) */
+    int64_t so_rcvbuf;    /* its SO_RCVBUF as it closed, -1: unknown */
 
     struct series series;
 };
+
+/* tcp_rmem[2] of the calling thread's netns (/proc/sys/net/ipv4/tcp_rmem), or -1. */
+int64_t xfer_tcp_rmem_max(void);
 
 /* Add a checkpoint of rx_bytes at now to the --stall-rate window (cb_xferinfo.c). */
 void xfer_window_push(struct xfer *x, double now);

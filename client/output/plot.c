@@ -16,6 +16,7 @@
 #include "array.h"
 #include "err.h"
 #include "labels.h"
+#include "plot_int.h"
 #include "sys.h"
 #include "units.h"
 
@@ -32,8 +33,7 @@ int plot_check(char *err, size_t errlen)
     return err_set(err, errlen, "gnuplot not found in PATH (Debian: apt-get install gnuplot-nox)");
 }
 
-/* gnuplot string literal: double quotes, backslash-escaped. */
-static void qstr(FILE *fp, const char *s)
+void plot_qstr(FILE *fp, const char *s)
 {
     fputc('"', fp);
     for (; s && *s; s++) {
@@ -44,14 +44,7 @@ static void qstr(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
-/* The axes of the measurement: latency scenarios (panels of the time plot, groups of
- * bars), client variants and servers. */
-struct axes {
-    const char *scn[LABELS_MAX], *var[LABELS_MAX], *srv[LABELS_MAX];
-    size_t ns, nv, nr;
-};
-
-static void axes_init(struct axes *a, const struct summary *s)
+void plot_axes_init(struct plot_axes *a, const struct summary *s)
 {
     a->ns = labels_distinct(s, LABELS_SCENARIO, a->scn, LABELS_MAX);
     a->nv = labels_distinct(s, LABELS_VARIANT, a->var, LABELS_MAX);
@@ -69,12 +62,12 @@ static const char *const palette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7"
 /* Client variants told apart by gnuplot's five dash types, and as many bar fills. */
 #define NSTYLES 5
 
-static const char *style_colour(size_t r)
+const char *plot_colour(size_t r)
 {
     return palette[r % NPALETTE];
 }
 
-static unsigned style_dash(size_t v, size_t r)
+unsigned plot_dash(size_t v, size_t r)
 {
     return (unsigned)((v + r / NPALETTE) % NSTYLES) + 1; /* solid, dashed, dotted, dash-dot, dash-dot-dot */
 }
@@ -82,14 +75,14 @@ static unsigned style_dash(size_t v, size_t r)
 static void style_fill(FILE *fp, size_t v, size_t r)
 {
     static const char *const fills[NSTYLES] = {"solid 0.85", "pattern 4", "solid 0.35", "pattern 2", "pattern 6"};
-    fprintf(fp, "fs %s border lc rgb \"%s\"", fills[(v + r / NPALETTE) % NSTYLES], style_colour(r));
+    fprintf(fp, "fs %s border lc rgb \"%s\"", fills[(v + r / NPALETTE) % NSTYLES], plot_colour(r));
 }
 
-static void key_title(FILE *fp, const struct axes *a, size_t v, size_t r)
+void plot_key_title(FILE *fp, const struct plot_axes *a, size_t v, size_t r)
 {
     char t[512];
     snprintf(t, sizeof t, "%s%s%s", a->srv[r], a->var[v] ? ", " : "", a->var[v] ? a->var[v] : "");
-    qstr(fp, t);
+    plot_qstr(fp, t);
 }
 
 /* Bars of one group side by side over 80% of the gap between groups, no wider than
@@ -103,7 +96,7 @@ static double bar_width(size_t ncol)
 /* bars: one block (gnuplot index) per (variant, server) column, in key order; each line
  * "x median min max label" for a scenario with a result; x is the bar's centre (group i
  * at i, bars side by side inside it). An empty block holds a missing point. */
-static int write_bars(const char *file, const struct summary *s, const struct axes *a)
+static int write_bars(const char *file, const struct summary *s, const struct plot_axes *a)
 {
     FILE *fp = fopen(file, "w");
     if (!fp)
@@ -219,7 +212,7 @@ static void margins(FILE *fp, double l, double r, double b, double t)
             l, r, b, t);
 }
 
-static void script_bars(FILE *fp, const struct axes *a, const char *bars_dat, double ymax)
+static void script_bars(FILE *fp, const struct plot_axes *a, const char *bars_dat, double ymax)
 {
     /* Titles short enough for the canvas: the axes and the key name the rest. */
     fputs("set title \"Median of each download's average throughput, per server (bar and value); min to max "
@@ -231,7 +224,7 @@ static void script_bars(FILE *fp, const struct axes *a, const char *bars_dat, do
     fprintf(fp, "set xlabel %s\nset xtics (", a->ns > 1 || a->scn[0] ? "\"Latency scenario\"" : "\"\"");
     for (size_t i = 0; i < a->ns; i++) {
         fprintf(fp, "%s", i ? ", " : "");
-        qstr(fp, a->scn[i] ? a->scn[i] : "measured");
+        plot_qstr(fp, a->scn[i] ? a->scn[i] : "measured");
         fprintf(fp, " %zu", i);
     }
     fputs(")\n", fp);
@@ -245,27 +238,27 @@ static void script_bars(FILE *fp, const struct axes *a, const char *bars_dat, do
     fputs("plot ", fp);
     for (size_t v = 0; v < a->nv; v++)
         for (size_t r = 0; r < a->nr; r++) {
-            fprintf(fp, "%sNaN with boxes lc rgb \"%s\" ", v || r ? ", \\\n  " : "", style_colour(r));
+            fprintf(fp, "%sNaN with boxes lc rgb \"%s\" ", v || r ? ", \\\n  " : "", plot_colour(r));
             style_fill(fp, v, r);
             fputs(" title ", fp);
-            key_title(fp, a, v, r);
+            plot_key_title(fp, a, v, r);
         }
     for (size_t v = 0; v < a->nv; v++)
         for (size_t r = 0; r < a->nr; r++) {
             size_t c = v * a->nr + r;
             fputs(", \\\n  ", fp);
-            qstr(fp, bars_dat);
-            fprintf(fp, " index %zu using 1:2:(%.6f) with boxes lc rgb \"%s\" ", c, w * 0.92, style_colour(r));
+            plot_qstr(fp, bars_dat);
+            fprintf(fp, " index %zu using 1:2:(%.6f) with boxes lc rgb \"%s\" ", c, w * 0.92, plot_colour(r));
             style_fill(fp, v, r);
             fputs(" notitle, \\\n  ", fp);
-            qstr(fp, bars_dat);
+            plot_qstr(fp, bars_dat);
             /* A flat candlestick: a line at the median, whiskers from min to max. */
             fprintf(fp, " index %zu using 1:2:3:4:2:(%.6f) with candlesticks whiskerbars fs empty lc rgb \"black\" "
                         "lw 1 notitle",
                     c, w * 0.4);
             if (ncol * a->ns <= 40) { /* beyond that the numbers would overlap */
                 fputs(", \\\n  ", fp);
-                qstr(fp, bars_dat);
+                plot_qstr(fp, bars_dat);
                 fprintf(fp, " index %zu using 1:4:5 with labels offset 0,0.7 font \",%d\" notitle", c,
                         ncol * a->ns <= 16 ? 10 : 8);
             }
@@ -273,7 +266,7 @@ static void script_bars(FILE *fp, const struct axes *a, const char *bars_dat, do
     fputs("\nunset label 1\n", fp);
 }
 
-static void script_time(FILE *fp, const struct summary *s, const struct axes *a, const char *series_dat,
+static void script_time(FILE *fp, const struct summary *s, const struct plot_axes *a, const char *series_dat,
                         double tmax, double ymax)
 {
     size_t ncols = a->ns < 3 ? a->ns : 3, nrows = (a->ns + ncols - 1) / ncols;
@@ -293,7 +286,7 @@ static void script_time(FILE *fp, const struct summary *s, const struct axes *a,
         double l = LEFT + (double)col * (colw + PANEL_GAP), t = TIME_TOP - (double)row * (rowh + 0.075);
         margins(fp, l, l + colw, t - rowh, t);
         fputs("set title ", fp);
-        qstr(fp, a->scn[i] ? a->scn[i] : "");
+        plot_qstr(fp, a->scn[i] ? a->scn[i] : "");
         fputs(" font \",11\"\nset xlabel \"Time since the response headers (s)\"\n", fp);
         if (col == 0)
             fputs("set ylabel \"Throughput (Mb/s)\"\nset format y \"%g\"\n", fp);
@@ -314,9 +307,9 @@ static void script_time(FILE *fp, const struct summary *s, const struct axes *a,
             if (labels_same(g->scenario, a->scn[i])) {
                 size_t v = labels_index(a->var, a->nv, g->variant), r = labels_index(a->srv, a->nr, g->server);
                 fprintf(fp, "%s", first ? "" : ", \\\n  ");
-                qstr(fp, series_dat);
-                fprintf(fp, " index %zu using 1:2 with steps lw 2 lc rgb \"%s\" dt %u notitle", idx, style_colour(r),
-                        style_dash(v, r));
+                plot_qstr(fp, series_dat);
+                fprintf(fp, " index %zu using 1:2 with steps lw 2 lc rgb \"%s\" dt %u notitle", idx, plot_colour(r),
+                        plot_dash(v, r));
                 first = 0;
             }
             idx++;
@@ -338,9 +331,9 @@ static void script_time(FILE *fp, const struct summary *s, const struct axes *a,
     fputs("plot ", fp);
     for (size_t v = 0; v < a->nv; v++)
         for (size_t r = 0; r < a->nr; r++) {
-            fprintf(fp, "%sNaN with lines lw 2 lc rgb \"%s\" dt %u title ", v || r ? ", \\\n  " : "", style_colour(r),
-                    style_dash(v, r));
-            key_title(fp, a, v, r);
+            fprintf(fp, "%sNaN with lines lw 2 lc rgb \"%s\" dt %u title ", v || r ? ", \\\n  " : "", plot_colour(r),
+                    plot_dash(v, r));
+            plot_key_title(fp, a, v, r);
         }
     fputc('\n', fp);
 }
@@ -352,14 +345,14 @@ static int plot_script(FILE *fp, const char *target, const char *out, const stru
 {
     const char *dot = strrchr(target, '.');
     int svg = dot && strcmp(dot, ".svg") == 0;
-    struct axes a;
+    struct plot_axes a;
     struct ranges g;
-    axes_init(&a, s);
+    plot_axes_init(&a, s);
     ranges_compute(rs, s, &g);
     fprintf(fp, "set terminal %s size 1200,1000 font \"sans,11\"\n",
             svg ? "svg dynamic noenhanced background rgb \"white\"" : "pngcairo noenhanced background rgb \"white\"");
     fputs("set output ", fp);
-    qstr(fp, out);
+    plot_qstr(fp, out);
     fputs("\nset datafile missing \"?\"\nset multiplot\n", fp);
     if (a.ns > 0) {
         script_bars(fp, &a, bars_dat, g.bars_max);
@@ -371,9 +364,7 @@ static int plot_script(FILE *fp, const char *target, const char *out, const stru
     return ferror(fp) ? -1 : 0;
 }
 
-/* Run gnuplot on script, stderr into errfile, bounded in time. Returns the exit status,
- * -1 when it could not start, was killed by a signal or ran out of time. */
-static int run_gnuplot(const char *script, const char *errfile)
+int plot_run_gnuplot(const char *script, const char *errfile)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -408,8 +399,8 @@ int plot_write(const char *path, const struct result_set *rs, const struct summa
     /* gnuplot renders into the temporary file beside the target that `pic` holds open;
      * committing it makes the picture appear whole (a reader never sees half of one). */
     struct sys_atomic pic = {0};
-    struct axes a;
-    axes_init(&a, s);
+    struct plot_axes a;
+    plot_axes_init(&a, s);
     if (write_bars(bars, s, &a) != 0 || write_series(series, rs, s) != 0 || !(fp = fopen(script, "w"))) {
         err_set(err, errlen, "%s: %s", dir, strerror(errno));
         goto out;
@@ -428,7 +419,7 @@ int plot_write(const char *path, const struct result_set *rs, const struct summa
         err_set(err, errlen, "%s: %s", script, strerror(e));
         goto out;
     }
-    int st = run_gnuplot(script, errfile);
+    int st = plot_run_gnuplot(script, errfile);
     if (st != 0) {
         char line[256] = "";
         FILE *ef = fopen(errfile, "r");

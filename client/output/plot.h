@@ -23,4 +23,11 @@ int plot_check(char *err, size_t errlen);
  * error line is quoted). */
 int plot_write(const char *path, const struct result_set *rs, const struct summary *s, char *err, size_t errlen);
 
+/* The second picture of --plot: throughput against RTT (plot_rtt.c), 1200x700, next to
+ * the first one as plot_rtt_path names it: "-rtt" before the extension (plot.png ->
+ * plot-rtt.png). plot_rtt_path returns 0, or -1 when buf is too small. plot_rtt_write
+ * renders it as plot_write does (atomically; 0, or -1 with err filled). */
+int plot_rtt_path(const char *plot, char *buf, size_t len);
+int plot_rtt_write(const char *path, const struct result_set *rs, const struct summary *s, char *err, size_t errlen);
+
 #endif

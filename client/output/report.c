@@ -134,6 +134,37 @@ static void write_server_configs(FILE *out, const struct result_set *rs, const c
     }
 }
 
+/* What limited each server, per cell: the verdict of most runs (summary.h), how many
+ * runs had it, the prediction, and the evidence of the run with that verdict closest to
+ * the median (docs/verdict.md). */
+static void write_verdicts(FILE *out, const struct result_set *rs, const struct summary *s, const char *title,
+                           const char *bullet)
+{
+    fputs(title, out);
+    char srv[ESC_NAME_MAX], scn[ESC_NAME_MAX], var[ESC_NAME_MAX], pred[32];
+    for (size_t k = 0; k < s->n; k++) {
+        const struct server_summary *g = &s->rows[k];
+        fprintf(out, "%s%s", bullet, esc(srv, sizeof srv, g->server));
+        if (g->scenario || g->variant)
+            fprintf(out, " (%s%s%s)", g->scenario ? esc(scn, sizeof scn, g->scenario) : "",
+                    g->scenario && g->variant ? ", " : "", g->variant ? esc(var, sizeof var, g->variant) : "");
+        if (!g->limited_by) {
+            fprintf(out, ": limited by -, no successful run\n");
+            continue;
+        }
+        units_format_mbps(g->median_predicted_mbps, pred, sizeof pred);
+        fprintf(out, ": limited by %s (%u of %u runs%s), predicted %s%s", g->limited_by, g->limited_by_runs, g->runs_ok,
+                g->limited_by_tie ? ", a tie: the median run's" : "", pred,
+                isfinite(g->median_predicted_mbps) ? " Mb/s" : "");
+        const struct run_result *mr = g->verdict_run < rs->n ? rs->runs[g->verdict_run] : NULL;
+        if (mr && mr->limited_by_evidence) {
+            fputs(": ", out);
+            escape_fputs(mr->limited_by_evidence, out);
+        }
+        fputc('\n', out);
+    }
+}
+
 static void write_notes(FILE *out, const struct report_meta *m, const char *bullet)
 {
     for (size_t i = 0; m && i < m->nnotes; i++) {
@@ -175,6 +206,7 @@ static void write_table(FILE *out, const struct result_set *rs, const struct sum
         fprintf(out, "%-*s  %7u %6u  %11s %11s %11s  %10s %8s  %-26s %s\n", (int)w, esc(srv, sizeof srv, g->server), g->runs_ok,
                 g->runs_failed, medu, mnu, mxu, c.ss, c.rtt, c.ratio, c.p);
     }
+    write_verdicts(out, rs, s, "\nLimited by (" SUMMARY_VERDICT_NOTE "):\n", "  ");
     fprintf(out, "\nMb/s = 10^6 bit/s. Method: %s.\n", summary_method_note());
     write_footnotes(out, s, "");
     write_server_configs(out, rs, "Servers, as they reported themselves (X-Debit-* headers):\n", "  ");
@@ -237,6 +269,7 @@ static void write_markdown(FILE *out, const struct result_set *rs, const struct 
                 g->runs_failed,
                 c.med, c.mn, c.mx, c.ss, c.rtt, c.ratio, c.p);
     }
+    write_verdicts(out, rs, s, "\nLimited by (" SUMMARY_VERDICT_NOTE "):\n\n", "- ");
     fprintf(out, "\nMethod: %s.\n", summary_method_note());
     write_footnotes(out, s, "\n");
     write_server_configs(out, rs, "\nServers, as they reported themselves (X-Debit-* headers):\n\n", "- ");
@@ -280,7 +313,8 @@ static void csv_num(FILE *out, double v, const char *f)
 static void write_csv(FILE *out, const struct summary *s)
 {
     fprintf(out, "scenario,variant,server,url,runs_ok,runs_failed,median_mbps,min_mbps,max_mbps,median_total_mbps,"
-                 "median_slow_start_s,median_rtt_ms,ratio,ci95_low,ci95_high,p_value,p_method\n");
+                 "median_slow_start_s,median_rtt_ms,ratio,ci95_low,ci95_high,p_value,p_method,limited_by,"
+                 "limited_by_runs,predicted_mbps\n");
     for (size_t k = 0; k < s->n; k++) {
         const struct server_summary *g = &s->rows[k];
         csv_field(out, g->scenario);
@@ -304,6 +338,12 @@ static void write_csv(FILE *out, const struct summary *s)
         fputc(',', out);
         if (g->has_comparison)
             csv_field(out, g->mw.method == STATS_MW_EXACT ? "exact" : "normal");
+        fputc(',', out);
+        csv_field(out, g->limited_by);
+        fputc(',', out);
+        if (g->limited_by)
+            fprintf(out, "%u", g->limited_by_runs);
+        csv_num(out, g->median_predicted_mbps, "%.3f");
         fputc('\n', out);
     }
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "labels.h"
+#include "verdict.h"
 
 static int same_cell(const struct run_result *a, const struct server_summary *s)
 {
@@ -43,7 +44,8 @@ static double *group_values(const struct result_set *rs, const struct server_sum
         case 1: x = r->total_mbps; break;
         case 2: x = r->slow_start_s >= 0 ? r->slow_start_s : NAN; break;
         case 3: x = rtt_ms(r); break;
-        default: x = min_rtt_ms(r); break;
+        case 4: x = min_rtt_ms(r); break;
+        default: x = r->predicted_mbps; break;
         }
         if (!isnan(x))
             v[(*n)++] = x;
@@ -60,6 +62,56 @@ static double median_of(const struct result_set *rs, const struct server_summary
     return m;
 }
 
+static int verdict_index(const char *name)
+{
+    for (int k = VERDICT_NETWORK; k <= VERDICT_UNKNOWN; k++)
+        if (name && strcmp(name, verdict_name((enum verdict_kind)k)) == 0)
+            return k;
+    return VERDICT_UNKNOWN;
+}
+
+/* g's limited_by from its runs' verdicts (summary.h says how a tie goes) and the median
+ * of their predictions. */
+static void summary_verdict(const struct result_set *rs, struct server_summary *g)
+{
+    g->median_predicted_mbps = median_of(rs, g, 5);
+    g->verdict_run = SIZE_MAX;
+    for (size_t i = 0; i < rs->n; i++) {
+        const struct run_result *r = rs->runs[i];
+        if (r->ok && same_cell(r, g) && strcmp(r->server, g->server) == 0)
+            g->verdict_runs[verdict_index(r->limited_by)]++;
+    }
+    unsigned best = 0;
+    for (int k = VERDICT_NETWORK; k <= VERDICT_UNKNOWN; k++)
+        best = g->verdict_runs[k] > best ? g->verdict_runs[k] : best;
+    if (!best)
+        return;
+    int pick = -1, tied = 0;
+    for (int k = VERDICT_NETWORK; k <= VERDICT_UNKNOWN; k++)
+        if (g->verdict_runs[k] == best) {
+            tied++;
+            if (pick < 0)
+                pick = k;
+        }
+    if (tied > 1 && g->median_run != SIZE_MAX) {
+        int m = verdict_index(rs->runs[g->median_run]->limited_by);
+        if (g->verdict_runs[m] == best)
+            pick = m;
+    }
+    g->limited_by = verdict_name((enum verdict_kind)pick);
+    g->limited_by_runs = best;
+    g->limited_by_tie = tied > 1;
+    double gap = INFINITY;
+    for (size_t i = 0; i < rs->n; i++) {
+        const struct run_result *r = rs->runs[i];
+        if (r->ok && same_cell(r, g) && strcmp(r->server, g->server) == 0 && verdict_index(r->limited_by) == pick &&
+            fabs(r->avg_mbps - g->median_mbps) < gap) {
+            gap = fabs(r->avg_mbps - g->median_mbps);
+            g->verdict_run = i;
+        }
+    }
+}
+
 int summary_compute(const struct result_set *rs, const struct plan_server *names, size_t nnames, struct summary *out)
 {
     *out = (struct summary){0};
@@ -70,6 +122,7 @@ int summary_compute(const struct result_set *rs, const struct plan_server *names
         out->rows[out->n].server = names[i].name;
         out->rows[out->n].url = names[i].url;
         out->rows[out->n].median_run = SIZE_MAX;
+        out->rows[out->n].verdict_run = SIZE_MAX;
         out->n++;
     }
     for (size_t i = 0; i < rs->n; i++) {
@@ -84,6 +137,7 @@ int summary_compute(const struct result_set *rs, const struct plan_server *names
             g->scenario = r->scenario;
             g->variant = r->variant;
             g->median_run = SIZE_MAX;
+            g->verdict_run = SIZE_MAX;
         }
         g->url = r->url;
         if (r->ok)
@@ -119,6 +173,8 @@ int summary_compute(const struct result_set *rs, const struct plan_server *names
             }
         }
     }
+    for (size_t k = 0; k < out->n; k++)
+        summary_verdict(rs, &out->rows[k]);
     /* Comparisons against the first server of each cell. */
     for (size_t k = 0; k < out->n; k++) {
         struct server_summary *g = &out->rows[k];
@@ -208,6 +264,15 @@ json_t *summary_to_json(const struct summary *s)
         json_object_set_new(o, "median_slow_start_s", num(g->median_slow_start_s));
         json_object_set_new(o, "median_rtt_ms", num(g->median_rtt_ms));
         json_object_set_new(o, "median_min_rtt_ms", num(g->median_min_rtt_ms));
+        json_object_set_new(o, "limited_by", g->limited_by ? json_string(g->limited_by) : json_null());
+        json_t *vr = json_object();
+        for (int v = VERDICT_NETWORK; v <= VERDICT_UNKNOWN; v++)
+            if (g->verdict_runs[v])
+                json_object_set_new(vr, verdict_name((enum verdict_kind)v), json_integer(g->verdict_runs[v]));
+        json_object_set_new(o, "limited_by_runs", vr);
+        if (g->limited_by_tie)
+            json_object_set_new(o, "limited_by_tie", json_true());
+        json_object_set_new(o, "predicted_mbps", num(g->median_predicted_mbps));
         if (g->has_comparison) {
             json_object_set_new(o, "ratio", num(g->ratio));
             if (isfinite(g->ci_lo))

@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "result.h"
 #include "stats.h"
+#include "verdict.h"
 
 #define SUMMARY_BOOTSTRAP_RESAMPLES 10000
 #define SUMMARY_BOOTSTRAP_SEED 1
@@ -33,6 +34,16 @@ struct server_summary {
     int has_comparison;     /* ratio, CI and p below are set */
     double ratio, ci_lo, ci_hi; /* ci NAN when either side has fewer than 2 runs */
     struct stats_mw mw;
+    /* The verdict of most successful runs (verdict.h); a tie goes to the median run's
+     * verdict when it is one of the tied, else to the first tied in verdict order
+     * (network, receiver_window, sender_buffer, sender_cpu, congestion, unknown). NULL
+     * without a successful run. */
+    const char *limited_by;
+    unsigned limited_by_runs;     /* runs with that verdict */
+    int limited_by_tie;           /* another verdict had as many runs */
+    size_t verdict_run;           /* the run with that verdict closest to the median (its evidence), or SIZE_MAX */
+    unsigned verdict_runs[VERDICT_UNKNOWN + 1]; /* successful runs per verdict (enum verdict_kind) */
+    double median_predicted_mbps; /* median of the runs' predicted_mbps (NAN: none) */
 };
 
 struct summary {
@@ -55,6 +66,10 @@ const char *summary_footnotes(const struct summary *s, char *buf, size_t len);
 #define SUMMARY_CI_NOTE "n/a: no confidence interval from a single run on either side (n = 1)"
 #define SUMMARY_SLOW_START_NOTE \
     "slow start -: no successful run had 10 series intervals (too short for a peak; see figures_note)"
+
+/* How a row's limited_by was chosen, for every output format. */
+#define SUMMARY_VERDICT_NOTE \
+    "the verdict of most successful runs, a tie going to the median run's; rules in docs/verdict.md"
 
 /* One line describing the methods, for every output format. */
 const char *summary_method_note(void);

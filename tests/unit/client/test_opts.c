@@ -78,6 +78,7 @@ static void test_errors(void **state)
         {{"--interface", "if!0123456789abcdef", "http://a/"}, "--interface: 'if!0123456789abcdef': '0123456789abcdef': interface name longer"},
         {{"--user-agent", "a\r\nX-Evil: 1", "http://a/"}, "--user-agent: 'a\r\nX-Evil: 1': must not contain a line break"},
         {{"--rcvbuf", "1KiB", "http://a/"}, "--rcvbuf: '1KiB': expected a size from 4KiB to 1GiB"},
+        {{"--bottleneck", "x", "http://a/"}, "--bottleneck: 'x': not a number (expected the path's rate"},
         {{"-o", "", "http://a/"}, "-o: empty file name"},
         {{"--jsonl", "", "http://a/"}, "--jsonl: empty file name"},
         {{"--scenario", ""}, "--scenario: empty file name"},

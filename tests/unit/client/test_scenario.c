@@ -52,6 +52,7 @@ static void test_errors(void **state)
         {SERVERS "stall = 0;", ":2: stall: '0': must be more than 0"},
         {SERVERS "max_time = ( 1 );", ":2: max_time: expected a number or a string"},
         {SERVERS "stall_rate = \"fast\";", ":2: stall_rate: 'fast': "},
+        {SERVERS "bottleneck = \"x\";", ":2: bottleneck: 'x': not a number (expected the path's rate"},
         {SERVERS "timeout = \"-1s\";", ":2: timeout: '-1s': "},
         {SERVERS "max_bytes = 0;", ":2: max_bytes: '0': must be at least 1 byte"},
         {SERVERS "max_bytes = \"1Mbit\";", ":2: max_bytes: '1Mbit': "},
@@ -151,6 +152,7 @@ static void test_precedence(void **state)
         {"max_time = \"1min\";", {"--max-time", "90"}, rb_max_time, "600", "60", "90"},
         {"max_time = 30;", {"--max-time", "0"}, rb_max_time, "600", "30", "0"},
         {"stall_rate = \"10kB/s\";", {"--stall-rate", "0"}, rb_stall_rate, "1000", "10000", "0"},
+        {"bottleneck = \"1Gbit\";", {"--bottleneck", "100Mbit"}, rb_bottleneck, "0", "1e+09", "1e+08"},
         {"timeout = 1.5;", {"--timeout", "2"}, rb_timeout, "0", "1.5", "2"},
         {"max_bytes = 1048576;", {"--max-bytes", "2MiB"}, rb_max_bytes, "0", "1048576", "2097152"},
         /* No file key, but a scenario's output defaults to markdown; --format still wins. */

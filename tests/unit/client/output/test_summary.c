@@ -97,9 +97,62 @@ static void test_single_cell(void **state)
     assert_non_null(strstr(buf, "| scenario | Srv OVH | Srv DT |\n|---|---|---|\n| measured | 722 | 428 |\n"));
     free(buf);
     buf = render(REPORT_CSV, &rs, &s, 5);
-    assert_non_null(strstr(buf, "\n,,OVH,http://x/,5,0,722.000,597.000,726.000,361.000,0.300,,,,,,\n"));
+    assert_non_null(strstr(buf, "\n,,OVH,http://x/,5,0,722.000,597.000,726.000,361.000,0.300,,,,,,,unknown,5,\n"));
     assert_non_null(strstr(buf, "\n,,DT,http://x/,4,1,428.000,392.000,476.000,214.000,0.300,,0.592798,"));
     free(buf);
+    summary_free(&s);
+    result_set_clear(&rs);
+}
+
+/* limited_by of a row: the verdict of most runs; a tie goes to the median run's verdict;
+ * the prediction is the median of the runs'; every format carries it. */
+static void test_verdict_majority(void **state)
+{
+    (void)state;
+    static const struct run_row rows[] = {
+        {NULL, NULL, "OVH", 1, 236}, {NULL, NULL, "DT", 1, 400}, {NULL, NULL, "OVH", 1, 231},
+        {NULL, NULL, "DT", 1, 410},  {NULL, NULL, "OVH", 1, 900}, {NULL, NULL, "DT", 1, 420},
+        {NULL, NULL, "OVH", 1, 229}, {NULL, NULL, "DT", 1, 430},  {NULL, NULL, "OVH", 1, 910},
+    };
+    static const char *const verdicts[] = {"sender_buffer", "network", "sender_buffer", "sender_cpu", "network",
+                                           "sender_cpu", "sender_buffer", "network", "network"};
+    static const double predicted[] = {236, 950, 236, 950, 950, 950, 236, 950, 950};
+    struct result_set rs;
+    fill(&rs, rows, sizeof rows / sizeof rows[0]);
+    for (size_t i = 0; i < rs.n; i++) {
+        rs.runs[i]->limited_by = verdicts[i];
+        rs.runs[i]->limited_by_evidence = strdup(verdicts[i]);
+        rs.runs[i]->predicted_mbps = predicted[i];
+    }
+    struct summary s;
+    assert_int_equal(summary_compute(&rs, NULL, 0, &s), 0);
+    /* OVH: sender_buffer 3, network 2. Predictions 236 236 950 236 950: median 236. */
+    assert_string_equal(s.rows[0].limited_by, "sender_buffer");
+    assert_int_equal(s.rows[0].limited_by_runs, 3);
+    assert_false(s.rows[0].limited_by_tie);
+    assert_float_equal(s.rows[0].median_predicted_mbps, 236, 1e-9);
+    /* DT: network 400 430, sender_cpu 410 420: a tie. Median 415; the run closest to it
+     * (the first of 410 and 420 at 5 from it) is 410, sender_cpu: the tie goes there. */
+    assert_string_equal(s.rows[1].limited_by, "sender_cpu");
+    assert_int_equal(s.rows[1].limited_by_runs, 2);
+    assert_true(s.rows[1].limited_by_tie);
+    char *buf = render(REPORT_MARKDOWN, &rs, &s, 5);
+    assert_non_null(strstr(buf, "- OVH: limited by sender_buffer (3 of 5 runs), predicted 236 Mb/s: sender_buffer\n"));
+    assert_non_null(strstr(buf, "- DT: limited by sender_cpu (2 of 4 runs, a tie: the median run's), predicted 950 Mb/s"));
+    free(buf);
+    buf = render(REPORT_TABLE, &rs, &s, 5);
+    assert_non_null(strstr(buf, "\n  OVH: limited by sender_buffer (3 of 5 runs), predicted 236 Mb/s: sender_buffer\n"));
+    free(buf);
+    buf = render(REPORT_CSV, &rs, &s, 5);
+    assert_non_null(strstr(buf, ",limited_by,limited_by_runs,predicted_mbps\n"));
+    assert_non_null(strstr(buf, ",sender_buffer,3,236.000\n"));
+    assert_non_null(strstr(buf, ",sender_cpu,2,950.000\n"));
+    free(buf);
+    json_t *j = summary_to_json(&s);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(j, 1), "limited_by")), "sender_cpu");
+    assert_true(json_is_true(json_object_get(json_array_get(j, 1), "limited_by_tie")));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(json_array_get(j, 0), "limited_by_runs"), "network")), 2);
+    json_decref(j);
     summary_free(&s);
     result_set_clear(&rs);
 }
@@ -217,6 +270,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_cell),
+        cmocka_unit_test(test_verdict_majority),
         cmocka_unit_test(test_cells),
         cmocka_unit_test(test_progress_line),
         cmocka_unit_test(test_figures_without_meaning),

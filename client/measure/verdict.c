@@ -1,0 +1,374 @@
+/* verdict: the rules (see verdict.h and docs/verdict.md). Pure: numbers in, a kind and
+ * a sentence out. */
+#include "verdict.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "units.h"
+
+const char *verdict_name(enum verdict_kind k)
+{
+    switch (k) {
+    case VERDICT_NETWORK: return "network";
+    case VERDICT_RECEIVER_WINDOW: return "receiver_window";
+    case VERDICT_SENDER_BUFFER: return "sender_buffer";
+    case VERDICT_SENDER_CPU: return "sender_cpu";
+    case VERDICT_CONGESTION: return "congestion";
+    case VERDICT_UNKNOWN: break;
+    }
+    return "unknown";
+}
+
+void verdict_in_init(struct verdict_in *in)
+{
+    /* Every double NAN: the struct is only doubles after its first counts. */
+    memset(in, 0, sizeof *in);
+    double *d[] = {
+        &in->measured_mbps, &in->peak_mbps, &in->duration_s, &in->slow_start_s, &in->bottleneck_mbps,
+        &in->rtt_ms, &in->min_rtt_ms, &in->rcv_rtt_ms, &in->rcv_space, &in->rcv_wnd, &in->rcv_ssthresh,
+        &in->rcv_mss, &in->so_rcvbuf, &in->tcp_rmem_max, &in->rcvbuf_setting, &in->srv_duration_s, &in->busy_ms,
+        &in->rwnd_limited_ratio, &in->sndbuf_limited_ratio, &in->total_retrans, &in->bytes_retrans,
+        &in->snd_ssthresh, &in->max_snd_cwnd, &in->delivery_rate_bps, &in->srv_min_rtt_ms, &in->snd_mss,
+        &in->cpu_user_ms, &in->cpu_sys_ms, &in->cpu_wall_ms, &in->cpu_share, &in->samples, &in->app_limited,
+        &in->quota_pct, &in->throttled_ms, &in->nr_throttled, &in->nr_periods, &in->so_sndbuf, &in->tcp_wmem_max,
+        &in->sndbuf_setting, &in->initial_cwnd,
+    };
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        *d[i] = NAN;
+}
+
+static int known(double v)
+{
+    return isfinite(v);
+}
+
+static int pos(double v)
+{
+    return isfinite(v) && v > 0;
+}
+
+/* The base RTT in ms: the sender's min_rtt (it sees every ACK), else the receiver's. */
+static double base_rtt_ms(const struct verdict_in *in)
+{
+    if (pos(in->srv_min_rtt_ms))
+        return in->srv_min_rtt_ms;
+    if (pos(in->min_rtt_ms))
+        return in->min_rtt_ms;
+    return pos(in->rtt_ms) ? in->rtt_ms : NAN;
+}
+
+void verdict_predict_in(const struct verdict_in *in, double rtt_ms, struct predict_in *p)
+{
+    memset(p, 0, sizeof *p);
+    double rtt = rtt_ms > 0 ? rtt_ms : base_rtt_ms(in);
+    p->rtt_s = pos(rtt) ? rtt / 1000 : 0;
+    p->bottleneck_bps = pos(in->bottleneck_mbps) ? in->bottleneck_mbps * 1e6 : 0;
+    /* Under autotuning the buffer may grow to tcp_wmem[2]: that is the settings' limit. */
+    double snd = known(in->sndbuf_setting) ? in->so_sndbuf : pos(in->tcp_wmem_max) ? in->tcp_wmem_max : in->so_sndbuf;
+    p->sndbuf_bytes = pos(snd) ? snd * PREDICT_SNDBUF_PAYLOAD : 0;
+    double rcv = known(in->rcvbuf_setting) ? in->so_rcvbuf : pos(in->tcp_rmem_max) ? in->tcp_rmem_max : in->so_rcvbuf;
+    p->rwnd_bytes = pos(rcv) ? rcv * PREDICT_RCVBUF_WINDOW : 0;
+    p->initial_cwnd = pos(in->initial_cwnd) && in->initial_cwnd < 1e6 ? (unsigned)in->initial_cwnd : 0;
+    double mss = pos(in->snd_mss) ? in->snd_mss : in->rcv_mss;
+    p->mss = pos(mss) && mss < 1e6 ? (unsigned)mss : 0;
+    p->bytes = in->bytes / (in->parallel > 1 ? in->parallel : 1);
+}
+
+/* The evidence sentence, built clause by clause. */
+struct text {
+    char *p;
+    size_t len, n;
+};
+
+__attribute__((format(printf, 2, 3))) static void add(struct text *t, const char *fmt, ...)
+{
+    if (t->n >= t->len - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(t->p + t->n, t->len - t->n, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        t->n = t->n + (size_t)k < t->len ? t->n + (size_t)k : t->len - 1;
+}
+
+static const char *mbps(double v, char *buf, size_t len)
+{
+    units_format_mbps(v, buf, len);
+    return buf;
+}
+
+static const char *size(double v, char *buf, size_t len)
+{
+    units_format_size(v > 0 ? (uint64_t)v : 0, buf, len);
+    return buf;
+}
+
+/* The rule function's state: the inputs and derived figures every rule reads. */
+struct ctx {
+    const struct verdict_in *in;
+    double rate;      /* measured, per stream */
+    double rtt;       /* base RTT, ms */
+    struct text *t;
+};
+
+static void retrans_at_path_rate(const struct ctx *c)
+{
+    if (pos(c->in->total_retrans))
+        add(c->t, "; %.0f segments retransmitted at the path's rate", c->in->total_retrans);
+}
+
+/* The predicted transfer time of one stream (s), 0 when there is no prediction. */
+static double predicted_time_s(const struct verdict_in *in, const struct predict_out *pred)
+{
+    return pred->avg_bps > 0 && in->bytes ? (double)in->bytes / (in->parallel > 1 ? in->parallel : 1) * 8 / pred->avg_bps
+                                          : 0;
+}
+
+/* The path's rate, strong form: the average itself within 10% of the bottleneck. The
+ * path is shared by every stream: the run's total. */
+static int rule_network(const struct ctx *c)
+{
+    const struct verdict_in *in = c->in;
+    double bn = in->bottleneck_mbps;
+    if (!pos(bn) || in->measured_mbps < VERDICT_NETWORK_FRACTION * bn)
+        return 0;
+    char a[32], b[32];
+    add(c->t, "measured %s Mb/s = %.0f%% of the %s Mb/s bottleneck", mbps(in->measured_mbps, a, sizeof a),
+        in->measured_mbps / bn * 100, mbps(bn, b, sizeof b));
+    if (in->measured_mbps > VERDICT_MATCH_HI * bn)
+        add(c->t, " (more than the path's rate: is --bottleneck right?)");
+    retrans_at_path_rate(c);
+    return 1;
+}
+
+/* The path's rate, weak form (after sender_cpu: a starved server can still peak at the
+ * bottleneck): the series peaked at the bottleneck with an average of at least 75% of
+ * it, or the average is within 10% of a prediction that the bottleneck limits (slow
+ * start at a long RTT lowers the average, not the path's share) — unless slow start is
+ * most of that prediction: then it is congestion control's (rule_congestion). */
+static int rule_network_slow_start(const struct ctx *c, const struct predict_out *pred)
+{
+    const struct verdict_in *in = c->in;
+    double bn = in->bottleneck_mbps;
+    if (!pos(bn))
+        return 0;
+    char a[32], b[32], p[32];
+    double f = in->measured_mbps / bn;
+    if (pos(in->peak_mbps) && in->peak_mbps >= VERDICT_NETWORK_PEAK * bn && f >= VERDICT_NETWORK_PEAK_AVG)
+        add(c->t, "peak %s Mb/s reached the %s Mb/s bottleneck; average %s Mb/s (%.0f%%) lowered by slow start or recovery",
+            mbps(in->peak_mbps, p, sizeof p), mbps(bn, b, sizeof b), mbps(in->measured_mbps, a, sizeof a), f * 100);
+    else if (pred->limit == PREDICT_LIMIT_BOTTLENECK && in->measured_mbps >= VERDICT_NETWORK_FRACTION * pred->avg_bps / 1e6 &&
+             pred->slow_start_s < VERDICT_SLOW_START_SHARE * predicted_time_s(in, pred))
+        add(c->t, "measured %s Mb/s = %.0f%% of the %s Mb/s predicted from the %s Mb/s bottleneck after %u slow-start rounds",
+            mbps(in->measured_mbps, a, sizeof a), in->measured_mbps / (pred->avg_bps / 1e6) * 100,
+            mbps(pred->avg_bps / 1e6, p, sizeof p), mbps(bn, b, sizeof b), pred->rounds);
+    else
+        return 0;
+    retrans_at_path_rate(c);
+    return 1;
+}
+
+/* The time the server's figures are shares of: the thread's wall time, else the
+ * record's duration, else the client's window. */
+static double server_wall_ms(const struct verdict_in *in)
+{
+    if (pos(in->cpu_wall_ms))
+        return in->cpu_wall_ms;
+    if (pos(in->srv_duration_s))
+        return in->srv_duration_s * 1000;
+    return pos(in->duration_s) ? in->duration_s * 1000 : NAN;
+}
+
+static int rule_sender_cpu(const struct ctx *c)
+{
+    const struct verdict_in *in = c->in;
+    if (!in->server_debitd)
+        return 0;
+    double wall = server_wall_ms(in);
+    double thr = pos(wall) && known(in->throttled_ms) ? in->throttled_ms / wall : NAN;
+    double per = pos(in->nr_periods) && known(in->nr_throttled) ? in->nr_throttled / in->nr_periods : NAN;
+    double share = in->cpu_share;
+    if (!known(share) && known(in->cpu_user_ms) && known(in->cpu_sys_ms) && pos(in->cpu_wall_ms))
+        share = (in->cpu_user_ms + in->cpu_sys_ms) / in->cpu_wall_ms;
+    double budget = pos(in->quota_pct) ? in->quota_pct / 100 : 1.0;
+    int throttled = (known(thr) && thr >= VERDICT_THROTTLED_SHARE) || (known(per) && per >= VERDICT_THROTTLED_PERIODS);
+    int at_budget = known(share) && share >= VERDICT_CPU_NEAR_BUDGET * budget;
+    if (!throttled && !at_budget)
+        return 0;
+    double dry_s = pos(in->samples) && known(in->app_limited) ? in->app_limited / in->samples : NAN;
+    double busy = known(in->busy_ms) && pos(in->srv_duration_s) ? in->busy_ms / (in->srv_duration_s * 1000) : NAN;
+    int dry_known = known(dry_s) || known(busy);
+    int dry = (known(dry_s) && dry_s >= VERDICT_DRY_SAMPLES) || (known(busy) && busy <= VERDICT_DRY_BUSY);
+    if (dry_known && !dry)
+        return 0;
+    /* Without a view of the socket, a full buffer or window says the CPU kept up. */
+    if (!dry_known && ((known(in->sndbuf_limited_ratio) && in->sndbuf_limited_ratio >= VERDICT_LIMITED_RATIO) ||
+                       (known(in->rwnd_limited_ratio) && in->rwnd_limited_ratio >= VERDICT_LIMITED_RATIO)))
+        return 0;
+    char a[32];
+    if (throttled) {
+        add(c->t, "throttled");
+        if (known(thr))
+            add(c->t, " %.0f%% of %.2f s", thr * 100, wall / 1000);
+        if (known(per))
+            add(c->t, "%s%.0f of %.0f periods", known(thr) ? ", " : " in ", in->nr_throttled, in->nr_periods);
+        if (pos(in->quota_pct))
+            add(c->t, " under a %g%% CPU quota", in->quota_pct);
+    } else {
+        add(c->t, "serving thread used %.2f CPU of a %.2f budget", share, budget);
+    }
+    if (dry_known) {
+        add(c->t, "; socket ran dry:");
+        if (known(dry_s))
+            add(c->t, " %.0f%% of %.0f samples app-limited", dry_s * 100, in->samples);
+        if (known(busy))
+            add(c->t, "%s busy %.0f%% of the transfer", known(dry_s) ? "," : "", busy * 100);
+    }
+    add(c->t, "; measured %s Mb/s", mbps(in->measured_mbps, a, sizeof a));
+    return 1;
+}
+
+/* "at the limit": measured within [VERDICT_MATCH_LO, VERDICT_MATCH_HI] of it, and below
+ * the bottleneck when one is known (at the bottleneck the path explains it). */
+static int matches(const struct ctx *c, double limit_mbps)
+{
+    double bn = c->in->bottleneck_mbps;
+    return pos(limit_mbps) && c->rate >= VERDICT_MATCH_LO * limit_mbps && c->rate <= VERDICT_MATCH_HI * limit_mbps &&
+           !(pos(bn) && c->in->measured_mbps >= VERDICT_NETWORK_FRACTION * bn);
+}
+
+static int rule_sender_buffer(const struct ctx *c)
+{
+    const struct verdict_in *in = c->in;
+    if (!in->server_debitd)
+        return 0;
+    int ratio = known(in->sndbuf_limited_ratio) && in->sndbuf_limited_ratio >= VERDICT_LIMITED_RATIO;
+    double payload = pos(in->so_sndbuf) ? in->so_sndbuf * PREDICT_SNDBUF_PAYLOAD : NAN;
+    int capped = pos(payload) && (known(in->sndbuf_setting) ||
+                                  (pos(in->tcp_wmem_max) && in->so_sndbuf >= VERDICT_CAPPED * in->tcp_wmem_max));
+    double lim = capped && pos(c->rtt) ? payload * 8 / (c->rtt / 1000) / 1e6 : NAN;
+    /* The payload share of so_sndbuf is between PREDICT_SNDBUF_PAYLOAD (small skbs) and
+     * all of it (64 KB TSO skbs carry little overhead): "at the limit" spans both. */
+    double bn = in->bottleneck_mbps;
+    int match = known(lim) && c->rate >= VERDICT_MATCH_LO * lim &&
+                c->rate <= VERDICT_MATCH_HI * lim / PREDICT_SNDBUF_PAYLOAD &&
+                !(pos(bn) && in->measured_mbps >= VERDICT_NETWORK_FRACTION * bn);
+    if (!ratio && !match)
+        return 0;
+    char a[32], b[32], s[32];
+    if (ratio)
+        add(c->t, "sndbuf-limited %.0f%% of busy time", in->sndbuf_limited_ratio * 100);
+    if (known(lim))
+        add(c->t, "%s%s send buffer / %.1f ms RTT predicts %s Mb/s, measured %s", ratio ? "; " : "",
+            size(payload, s, sizeof s), c->rtt, mbps(lim, b, sizeof b), mbps(c->rate, a, sizeof a));
+    else
+        add(c->t, "; measured %s Mb/s", mbps(c->rate, a, sizeof a));
+    return 1;
+}
+
+static int rule_receiver_window(const struct ctx *c)
+{
+    const struct verdict_in *in = c->in;
+    int ratio = in->server_debitd && known(in->rwnd_limited_ratio) && in->rwnd_limited_ratio >= VERDICT_LIMITED_RATIO;
+    double win = pos(in->rcv_wnd) ? in->rcv_wnd : pos(in->so_rcvbuf) ? in->so_rcvbuf * PREDICT_RCVBUF_WINDOW : NAN;
+    int capped = pos(win) && (known(in->rcvbuf_setting) ||
+                              (pos(in->tcp_rmem_max) && pos(in->so_rcvbuf) && in->so_rcvbuf >= VERDICT_CAPPED * in->tcp_rmem_max));
+    double rtt = pos(in->rcv_rtt_ms) ? in->rcv_rtt_ms : pos(in->rtt_ms) ? in->rtt_ms : c->rtt;
+    double lim = capped && pos(rtt) ? win * 8 / (rtt / 1000) / 1e6 : NAN;
+    int match = matches(c, lim);
+    if (!ratio && !match)
+        return 0;
+    char a[32], b[32], s[32], t[32];
+    if (ratio)
+        add(c->t, "rwnd-limited %.0f%% of busy time", in->rwnd_limited_ratio * 100);
+    if (known(lim)) {
+        add(c->t, "%sreceive window %s", ratio ? "; " : "", size(win, s, sizeof s));
+        if (known(in->rcvbuf_setting))
+            add(c->t, " (--rcvbuf %s)", size(in->rcvbuf_setting, t, sizeof t));
+        else
+            add(c->t, " (tcp_rmem max %s)", size(in->tcp_rmem_max, t, sizeof t));
+        add(c->t, " / %.1f ms RTT = %s Mb/s, measured %s", rtt, mbps(lim, b, sizeof b), mbps(c->rate, a, sizeof a));
+    } else {
+        add(c->t, "; measured %s Mb/s", mbps(c->rate, a, sizeof a));
+    }
+    return 1;
+}
+
+static int rule_congestion(const struct ctx *c, const struct predict_out *pred)
+{
+    const struct verdict_in *in = c->in;
+    int loss = in->server_debitd && pos(in->total_retrans) &&
+               (!known(in->bytes_retrans) || !in->bytes || in->bytes_retrans / (double)in->bytes >= VERDICT_RETRANS_SHARE);
+    /* The series' slow start needs 10 intervals (1 s); the prediction's its own figures. */
+    int ss = pos(in->slow_start_s) && pos(in->duration_s) && in->slow_start_s >= VERDICT_SLOW_START_SHARE * in->duration_s;
+    double pt = predicted_time_s(in, pred);
+    int pss = !ss && pt > 0 && pred->slow_start_s >= VERDICT_SLOW_START_SHARE * pt;
+    if (!loss && !ss && !pss)
+        return 0;
+    char a[32];
+    if (loss) {
+        add(c->t, "%.0f segments retransmitted", in->total_retrans);
+        if (known(in->bytes_retrans) && in->bytes)
+            add(c->t, " (%.2f%% of the bytes)", in->bytes_retrans * 100 / (double)in->bytes);
+        if (pos(in->snd_ssthresh))
+            add(c->t, ", ssthresh %.0f segments", in->snd_ssthresh);
+        if (pos(in->max_snd_cwnd))
+            add(c->t, ", max cwnd %.0f", in->max_snd_cwnd);
+    }
+    if (ss)
+        add(c->t, "%sslow start until %.2f s of %.2f s", loss ? "; " : "", in->slow_start_s, in->duration_s);
+    if (pss)
+        add(c->t, "%spredicted slow start %.0f rounds = %.3f s of %.3f s", loss ? "; " : "", (double)pred->rounds,
+            pred->slow_start_s, pt);
+    add(c->t, "; measured %s Mb/s", mbps(c->rate, a, sizeof a));
+    return 1;
+}
+
+void verdict_decide(const struct verdict_in *in, struct verdict *out)
+{
+    memset(out, 0, sizeof *out);
+    struct text t = {out->evidence, sizeof out->evidence, 0};
+    struct predict_in pin;
+    verdict_predict_in(in, 0, &pin);
+    predict_rate(&pin, &out->pred);
+    out->kind = VERDICT_UNKNOWN;
+    if (!in->server_debitd)
+        add(&t, "server side unknown (not debitd): client-side evidence only; ");
+    unsigned n = in->parallel > 1 ? in->parallel : 1;
+    struct ctx c = {in, in->measured_mbps / n, base_rtt_ms(in), &t};
+    char a[32], b[32];
+    if (in->upload) {
+        add(&t, "upload: the rules read a download's sender, the server; no verdict");
+        return;
+    }
+    if (!pos(in->measured_mbps)) {
+        add(&t, "no throughput measured");
+        return;
+    }
+    if (n > 1)
+        add(&t, "%u streams, figures per stream: ", n);
+    if (rule_network(&c))
+        out->kind = VERDICT_NETWORK;
+    else if (rule_sender_cpu(&c))
+        out->kind = VERDICT_SENDER_CPU;
+    else if (rule_network_slow_start(&c, &out->pred))
+        out->kind = VERDICT_NETWORK;
+    else if (rule_sender_buffer(&c))
+        out->kind = VERDICT_SENDER_BUFFER;
+    else if (rule_receiver_window(&c))
+        out->kind = VERDICT_RECEIVER_WINDOW;
+    else if (rule_congestion(&c, &out->pred))
+        out->kind = VERDICT_CONGESTION;
+    if (out->kind != VERDICT_UNKNOWN)
+        return;
+    add(&t, "no rule matched: measured %s Mb/s", mbps(c.rate, a, sizeof a));
+    if (out->pred.limit != PREDICT_LIMIT_NONE)
+        add(&t, ", predicted %s Mb/s (%s)", mbps(out->pred.avg_bps / 1e6, b, sizeof b),
+            predict_limit_name(out->pred.limit));
+    if (!pos(in->bottleneck_mbps))
+        add(&t, "; bottleneck unknown (--bottleneck)");
+}

@@ -1,0 +1,108 @@
+/* verdict: what limited one download — the path, the receiver's window, the sender's
+ * buffer, the sender's CPU, congestion control (losses, slow start) — with a sentence of
+ * the figures that decided it. verdict_decide() is a pure function of a struct of
+ * numbers (no JSON, no I/O: unit-tested as a table, tests/unit/client/measure/
+ * test_verdict.c); verdict_input.c fills that struct from a run_result and the server's
+ * /transfers/ID record, and verdict_apply() stores the outcome in the run. The rules,
+ * their order and their thresholds are in docs/verdict.md. */
+#ifndef DEBIT_VERDICT_H
+#define DEBIT_VERDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "download.h"
+#include "predict.h"
+#include "result.h"
+
+enum verdict_kind {
+    VERDICT_NETWORK = 0,     /* the path's capacity (or losses at full path rate) */
+    VERDICT_RECEIVER_WINDOW, /* the client's receive window / RTT */
+    VERDICT_SENDER_BUFFER,   /* the server's send buffer / RTT */
+    VERDICT_SENDER_CPU,      /* the server ran out of CPU (budget, throttling) and the socket ran dry */
+    VERDICT_CONGESTION,      /* cwnd after losses, or slow start for most of the transfer */
+    VERDICT_UNKNOWN,
+};
+
+/* The JSON strings: "network", "receiver_window", "sender_buffer", "sender_cpu",
+ * "congestion", "unknown". */
+const char *verdict_name(enum verdict_kind k);
+
+/* Thresholds (docs/verdict.md says why each is where it is). */
+#define VERDICT_NETWORK_FRACTION 0.90   /* average within 10% of the bottleneck */
+#define VERDICT_NETWORK_PEAK 0.90       /* ... or a peak at it with an average of at least: */
+#define VERDICT_NETWORK_PEAK_AVG 0.75
+#define VERDICT_LIMITED_RATIO 0.50      /* rwnd/sndbuf-limited share of busy time */
+#define VERDICT_MATCH_LO 0.75           /* measured / (window / RTT) that counts as "at that limit" */
+#define VERDICT_MATCH_HI 1.25
+#define VERDICT_CAPPED 0.90             /* a buffer at >= 90% of its ceiling is capped */
+#define VERDICT_THROTTLED_SHARE 0.10    /* throttled_ms / wall */
+#define VERDICT_THROTTLED_PERIODS 0.50  /* nr_throttled / nr_periods */
+#define VERDICT_CPU_NEAR_BUDGET 0.80    /* thread CPU share / budget */
+#define VERDICT_DRY_SAMPLES 0.20        /* app-limited samples / samples */
+#define VERDICT_DRY_BUSY 0.80           /* busy time / transfer time at most: the socket idle 20% */
+#define VERDICT_RETRANS_SHARE 0.001     /* bytes_retrans / bytes */
+#define VERDICT_SLOW_START_SHARE 0.50   /* slow start / transfer time */
+
+/* Every figure the rules may use. NAN (from <math.h>) = unknown or null, for each double;
+ * a rule whose inputs are unknown does not fire. Times in ms unless named _s, sizes in
+ * bytes, rates in Mb/s (10^6 bit/s) unless named _bps. */
+struct verdict_in {
+    /* The run, measured by the client. */
+    double measured_mbps;     /* wget-style average */
+    double peak_mbps;         /* best series interval */
+    uint64_t bytes;
+    double duration_s;        /* body_s: the averaging window */
+    double slow_start_s;      /* the series' slow start (first interval at 90% of the peak) */
+    unsigned parallel;        /* streams (the rules compare per-stream rates) */
+    int upload;               /* the client sent: no verdict (the rules read a download) */
+    double bottleneck_mbps;   /* --bottleneck */
+    /* The client's receive side (TCP_INFO at the end, the socket's buffer). */
+    double rtt_ms, min_rtt_ms, rcv_rtt_ms;
+    double rcv_space, rcv_wnd, rcv_ssthresh, rcv_mss;
+    double so_rcvbuf, tcp_rmem_max, rcvbuf_setting;
+    /* The server's record (debitd only). */
+    int server_debitd;        /* 0: no record: client-side evidence only */
+    double srv_duration_s;    /* the record's duration_s */
+    double busy_ms, rwnd_limited_ratio, sndbuf_limited_ratio;
+    double total_retrans, bytes_retrans, snd_ssthresh, max_snd_cwnd, delivery_rate_bps, srv_min_rtt_ms, snd_mss;
+    double cpu_user_ms, cpu_sys_ms, cpu_wall_ms, cpu_share;
+    double samples, app_limited;
+    double quota_pct, throttled_ms, nr_throttled, nr_periods; /* quota_pct NAN: no limit */
+    double so_sndbuf, tcp_wmem_max, sndbuf_setting;           /* sndbuf_setting NAN: autotuning */
+    double initial_cwnd;
+};
+
+/* A verdict_in with every double NAN and every count 0. */
+void verdict_in_init(struct verdict_in *in);
+
+#define VERDICT_EVIDENCE_MAX 512
+
+struct verdict {
+    enum verdict_kind kind;
+    char evidence[VERDICT_EVIDENCE_MAX]; /* never empty */
+    struct predict_out pred;             /* pred.limit NONE: no prediction */
+};
+
+/* The prediction's inputs from the run's figures: the bottleneck, the base RTT (the
+ * server's min_rtt, else the client's), the send buffer's payload (so_sndbuf x
+ * PREDICT_SNDBUF_PAYLOAD, its ceiling tcp_wmem_max under autotuning), the receive
+ * window's (SO_RCVBUF under --rcvbuf, else tcp_rmem_max, x PREDICT_RCVBUF_WINDOW), the
+ * initial window and MSS, the size. rtt_ms > 0 replaces the RTT (the plot's curve). */
+void verdict_predict_in(const struct verdict_in *in, double rtt_ms, struct predict_in *p);
+
+/* The rules, in order: network (the average at the bottleneck), sender_cpu, network
+ * (the bottleneck after slow start), sender_buffer, receiver_window, congestion, else
+ * unknown. Pure; fills every field of out. */
+void verdict_decide(const struct verdict_in *in, struct verdict *out);
+
+/* The adapter (verdict_input.c): in from r alone (its figures, bottleneck, "tcp",
+ * receiver buffer and server_record JSON; any key absent or null stays NAN). */
+void verdict_in_from_run(const struct run_result *r, struct verdict_in *in);
+
+/* Record o's bottleneck in r, decide r's verdict and prediction and store them in r
+ * (limited_by, limited_by_evidence, predicted_mbps). A failed run gets "unknown" and
+ * says so. */
+void verdict_apply(struct run_result *r, const struct dl_options *o);
+
+#endif

@@ -1,0 +1,106 @@
+/* verdict_input: the adapter between a run (its run_result and the server's record
+ * JSON) and the pure rules of verdict.c. Every key is optional: an older debitd, or a
+ * field the server's kernel does not fill, leaves NAN and the rule that needs it
+ * silent. */
+#include "verdict.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The number at a dotted path ("tcp.busy_time_ms") of o, NAN when absent, null or not a
+ * number. */
+static double at(const json_t *o, const char *path)
+{
+    char key[64];
+    const char *p = path;
+    while (o && *p) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        if (n >= sizeof key)
+            return NAN;
+        memcpy(key, p, n);
+        key[n] = 0;
+        o = json_object_get(o, key);
+        p += n + (dot ? 1 : 0);
+    }
+    return json_is_number(o) ? json_number_value(o) : NAN;
+}
+
+void verdict_in_from_run(const struct run_result *r, struct verdict_in *in)
+{
+    verdict_in_init(in);
+    in->measured_mbps = r->avg_mbps;
+    in->peak_mbps = r->peak_mbps > 0 ? r->peak_mbps : NAN;
+    in->bytes = r->bytes;
+    in->duration_s = r->body_s > 0 ? r->body_s : NAN;
+    in->slow_start_s = r->slow_start_s >= 0 ? r->slow_start_s : NAN;
+    in->parallel = r->parallel ? r->parallel : 1;
+    in->upload = r->upload;
+    in->bottleneck_mbps = r->bottleneck_mbps > 0 ? r->bottleneck_mbps : NAN;
+    const struct tcp_info_sample *t = &r->tcp;
+    if (t->have) {
+        in->rtt_ms = t->rtt_us ? t->rtt_us / 1000.0 : NAN;
+        in->min_rtt_ms = (t->have & TCP_INFO_HAVE_MIN_RTT) && t->min_rtt_us ? t->min_rtt_us / 1000.0 : NAN;
+        in->rcv_rtt_ms = t->rcv_rtt_us ? t->rcv_rtt_us / 1000.0 : NAN;
+        in->rcv_space = t->rcv_space;
+        in->rcv_ssthresh = t->rcv_ssthresh;
+        in->rcv_wnd = (t->have & TCP_INFO_HAVE_RCV_WND) && t->rcv_wnd ? t->rcv_wnd : NAN;
+        in->rcv_mss = t->rcv_mss ? t->rcv_mss : NAN;
+    }
+    in->so_rcvbuf = r->so_rcvbuf > 0 ? (double)r->so_rcvbuf : NAN;
+    in->tcp_rmem_max = r->tcp_rmem_max > 0 ? (double)r->tcp_rmem_max : NAN;
+    in->rcvbuf_setting = r->rcvbuf_setting ? (double)r->rcvbuf_setting : NAN;
+    const json_t *s = r->server_record;
+    if (!s && r->streams) /* --parallel: the first stream's record, as the rules read per stream */
+        s = json_object_get(json_array_get(r->streams, 0), "server_record");
+    in->server_debitd = json_is_object(s);
+    if (!in->server_debitd)
+        return;
+    in->srv_duration_s = at(s, "duration_s");
+    in->busy_ms = at(s, "tcp.busy_time_ms");
+    in->rwnd_limited_ratio = at(s, "tcp.rwnd_limited_ratio");
+    in->sndbuf_limited_ratio = at(s, "tcp.sndbuf_limited_ratio");
+    in->total_retrans = at(s, "tcp.total_retrans");
+    in->bytes_retrans = at(s, "tcp.bytes_retrans");
+    in->snd_ssthresh = at(s, "tcp.snd_ssthresh");
+    in->max_snd_cwnd = at(s, "tcp.max_snd_cwnd");
+    in->delivery_rate_bps = at(s, "tcp.delivery_rate_bps");
+    in->srv_min_rtt_ms = at(s, "tcp.min_rtt_ms");
+    in->snd_mss = at(s, "tcp.snd_mss");
+    in->cpu_user_ms = at(s, "cpu.user_ms");
+    in->cpu_sys_ms = at(s, "cpu.sys_ms");
+    in->cpu_wall_ms = at(s, "cpu.wall_ms");
+    in->cpu_share = at(s, "cpu.share");
+    in->samples = at(s, "sampled.count");
+    in->app_limited = at(s, "sampled.app_limited");
+    in->quota_pct = at(s, "cgroup.quota_pct");
+    in->throttled_ms = at(s, "cgroup.throttled_ms");
+    in->nr_throttled = at(s, "cgroup.nr_throttled");
+    in->nr_periods = at(s, "cgroup.nr_periods");
+    in->so_sndbuf = at(s, "sndbuf.so_sndbuf");
+    in->tcp_wmem_max = at(s, "sndbuf.tcp_wmem_max");
+    in->sndbuf_setting = at(s, "sndbuf.setting");
+    in->initial_cwnd = at(s, "initial_cwnd");
+}
+
+void verdict_apply(struct run_result *r, const struct dl_options *o)
+{
+    r->bottleneck_mbps = o->bottleneck_bps > 0 ? o->bottleneck_bps / 1e6 : 0;
+    struct verdict v;
+    if (!r->ok) {
+        v.kind = VERDICT_UNKNOWN;
+        snprintf(v.evidence, sizeof v.evidence, "the run failed: no verdict");
+        v.pred.limit = PREDICT_LIMIT_NONE;
+    } else {
+        struct verdict_in in;
+        verdict_in_from_run(r, &in);
+        verdict_decide(&in, &v);
+    }
+    r->limited_by = verdict_name(v.kind);
+    free(r->limited_by_evidence);
+    r->limited_by_evidence = strdup(v.evidence);
+    r->predicted_mbps = v.pred.limit != PREDICT_LIMIT_NONE ? v.pred.avg_bps / 1e6 : NAN;
+}
