@@ -56,10 +56,6 @@ const struct server_summary *labels_find(const struct summary *s, const char *sc
     return NULL;
 }
 
-#ifndef WIRE_HDR_CPU
-#define WIRE_HDR_CPU "X-Debit-Cpu" /* debitd's CPU budget report (issue 10) */
-#endif
-
 static const char *config_header(const struct run_result *r, const char *name)
 {
     return r->server_config ? json_string_value(json_object_get(r->server_config, name)) : NULL;

@@ -65,12 +65,10 @@ else
   check_eq "s4 cpu 150%: cfs_quota_us / cfs_period_us" "150000/100000" \
     "$(cat "$cg4/cpu.cfs_quota_us" 2>&1)/$(cat "$cg4/cpu.cfs_period_us" 2>&1)"
 fi
-check_match "s1's debitd (pid $pid1) is in its cgroup" "(^|
-)$pid1(
-|$)" "$(cat "$cg1/cgroup.procs" 2>&1)"
-check_match "s4's debitd (pid $pid4) is in its cgroup" "(^|
-)$pid4(
-|$)" "$(cat "$cg4/cgroup.procs" 2>&1)"
+check "s1's debitd (pid $pid1) is in its cgroup.procs" grep -qx "$pid1" "$cg1/cgroup.procs"
+check "s4's debitd (pid $pid4) is in its cgroup.procs" grep -qx "$pid4" "$cg4/cgroup.procs"
+check_match "s1's debitd reports its budget (X-Debit-Cpu), when it does" "^(quota=30%;.*|)$" \
+  "$(ip netns exec "$LAB_NS_C" curl -sI --max-time 5 "$LAB_S1_URL/files/10Mio.dat" | tr -d '\r' | sed -n 's/^X-Debit-Cpu: //Ip')"
 check_eq "s1's debitd, by /proc: that cgroup" "${cg1#*/debit-lab-}" \
   "$(sed -n 's#^[0-9]*:[^:]*\bcpu\b[^:]*:/debit-lab-##p; s#^0::/debit-lab-##p' "/proc/$pid1/cgroup" | head -1)"
 check_eq "s2, s3: no cgroup (no cpu setting)" "" "${LAB_S2_CGROUP:-}${LAB_S3_CGROUP:-}"
