@@ -151,9 +151,11 @@ lab_server_build() { # DIR I RAM (env loaded)
     printf 'LAB_S%d_CGROUP=%s\nLAB_S%d_CGROUP_VERSION=%s\n' "$i" "$cg" "$i" "$ver" >>"$dir/lab.env"
     printf -v "LAB_S${i}_CGROUP" %s "$cg"
     printf -v "LAB_S${i}_CGROUP_VERSION" %s "$ver"
-    # Joined before `ip netns exec`, which mounts the namespace's own /sys (no cgroups).
-    setsid sh -c 'echo $$ >"$1/cgroup.procs" || exit 1; shift; exec ip netns exec "$@"' sh "$cg" "$ns" \
-      "$LAB_DEBITD" -c "$dir/s$i.conf" >"$dir/s$i.log" 2>&1 </dev/null &
+    # Joined first, and the network namespace entered by nsenter, not `ip netns exec`:
+    # that one mounts the namespace's own /sys, hiding /sys/fs/cgroup, where debitd reads
+    # its budget and throttling (X-Debit-Cpu, the transfer record's cgroup figures).
+    setsid sh -c 'echo $$ >"$1/cgroup.procs" || exit 1; n=$2; shift 2; exec nsenter --net="/run/netns/$n" -- "$@"' \
+      sh "$cg" "$ns" "$LAB_DEBITD" -c "$dir/s$i.conf" >"$dir/s$i.log" 2>&1 </dev/null &
     echo "$! debitd-s$i" >>"$dir/pids"
   else
     lab_spawn "$dir" "debitd-s$i" "$ns" "$dir/s$i.log" "$LAB_DEBITD" -c "$dir/s$i.conf" >/dev/null
@@ -166,7 +168,13 @@ lab_server_ready() { # DIR I (env loaded)
   local dir=$1 i=$2 name addr port tso gso x cpu
   IFS=$'\t' read -r name addr port tso gso x x x x cpu x < <(sed -n "${i}p" "$dir/servers.tsv")
   local nsv=LAB_NS_S$i urlv=LAB_S${i}_URL; local ns=${!nsv} url=${!urlv}
-  lab_wait_http "$LAB_NS_C" "$url/files/10Mio.dat.sha256" 300 || { lab_log "s$i ($name) did not answer: $(tail -3 "$dir/s$i.log")"; return 1; }
+  local pid t; pid=$(awk -v l="debitd-s$i" '$2 == l {print $1}' "$dir/pids")
+  for ((t = 0; t < 300; t++)); do # 30 s at most, less when debitd exits
+    ip netns exec "$LAB_NS_C" curl -s -o /dev/null --max-time 1 "$url/files/10Mio.dat.sha256" && break
+    kill -0 "$pid" 2>/dev/null || t=300
+    sleep 0.1
+  done
+  [ "$t" -lt 300 ] || { lab_log "s$i ($name) did not answer: $(tail -3 "$dir/s$i.log")"; return 1; }
   if [ "$cpu" != - ]; then
     local cgv=LAB_S${i}_CGROUP verv=LAB_S${i}_CGROUP_VERSION
     lab_cgroup_quota "${!verv}" "${!cgv}" "$cpu" || { lab_log "s$i: cannot set the cpu quota in ${!cgv}"; return 1; }
