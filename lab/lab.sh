@@ -226,6 +226,9 @@ lab_build() { # DIR RATE RAM BASE_US PORT
   for ((i = 1; i <= LAB_NSERVERS; i++)); do lab_server_build "$dir" "$i" "$ram" || return 1; done
   if [ "$base_us" -gt 0 ]; then lab_base_delay "$dir" "$base_us" || return 1; fi
   for ((i = 1; i <= LAB_NSERVERS; i++)); do lab_server_ready "$dir" "$i" || return 1; done
+  # debitd looks its cgroup's budget up again every second: from then on every response's
+  # X-Debit-Cpu says the quota just set.
+  grep -q '^LAB_S[0-9]*_CGROUP=' "$dir/lab.env" && sleep 1.5
   return 0
 }
 
