@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -20,27 +21,30 @@ static void under_root(const char *root, const char *path, char *out, size_t len
     snprintf(out, len, "%.*s%s", (int)n, n ? root : "", path);
 }
 
-/* The whole of a small file (a procfs or cgroupfs one) as a string the caller frees, or
- * NULL with err. procfs files report size 0: read until EOF. */
-static char *read_all(const char *path, char *err, size_t errlen)
+/* The whole of a small file (a procfs or cgroupfs one), PATH relative to DIRFD (AT_FDCWD
+ * for an absolute or plain path), as a string the caller frees, or NULL with err naming
+ * SHOWN (PATH when NULL). procfs files report size 0: read until EOF. */
+static char *read_all_at(int dirfd, const char *path, const char *shown, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (!shown)
+        shown = path;
+    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        err_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        err_set(err, errlen, "cannot read %s: %s", shown, strerror(errno));
         return NULL;
     }
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
     for (;;) {
         if (!buf) {
-            err_set(err, errlen, "%s: out of memory", path);
+            err_set(err, errlen, "%s: out of memory", shown);
             break;
         }
         ssize_t r = read(fd, buf + len, cap - len - 1);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            err_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
+            err_set(err, errlen, "cannot read %s: %s", shown, strerror(errno));
             free(buf);
             buf = NULL;
             break;
@@ -60,6 +64,11 @@ static char *read_all(const char *path, char *err, size_t errlen)
     }
     close(fd);
     return buf;
+}
+
+static char *read_all(const char *path, char *err, size_t errlen)
+{
+    return read_all_at(AT_FDCWD, path, NULL, err, errlen);
 }
 
 /* WORD is one of LIST's SEP-separated tokens. */
@@ -161,29 +170,23 @@ static int parse_mountinfo(const char *text, const char *path, struct mount *v1,
     return 0;
 }
 
-/* ROOT + the mount point + CGPATH relative to the mounted part of the hierarchy. */
-static void cgroup_dir(const char *root, const struct mount *m, const char *cgpath, char *out, size_t len)
-{
-    const char *rel = cgpath;
-    size_t mr = strlen(m->root);
-    if (strcmp(m->root, "/") != 0 && strncmp(cgpath, m->root, mr) == 0 && (cgpath[mr] == '/' || !cgpath[mr]))
-        rel = cgpath + mr;
-    char joined[1024];
-    snprintf(joined, sizeof joined, "%s%s", m->point, strcmp(rel, "/") == 0 ? "" : rel);
-    under_root(root, joined, out, len);
-}
+/* ROOT/proc/self/cgroup's cgroups: "ID:CONTROLLERS:PATH", v1 listing its controllers, v2
+ * "0::PATH". HAVE_V1 when a v1 line names cpu (V1PATH), HAVE_V2 for the v2 line. */
+struct self_cgroup {
+    int have_v1, have_v2;
+    char v1path[256], v2path[256];
+    char v1controllers[128]; /* "cpu" or "cpu,cpuacct": how that hierarchy is mounted */
+};
 
-int cgroup_cpu_find(const char *root, struct cgroup_cpu *cg, char *err, size_t errlen)
+static int self_cgroup_read(const char *root, struct self_cgroup *sc, char *err, size_t errlen)
 {
     char path[1024];
-    memset(cg, 0, sizeof *cg);
+    memset(sc, 0, sizeof *sc);
     under_root(root, "/proc/self/cgroup", path, sizeof path);
     char *text = read_all(path, err, errlen);
     if (!text)
         return -1;
-    /* "ID:CONTROLLERS:PATH": v1 lists its controllers, v2 is "0::PATH" */
-    char v1path[256] = "", v2path[256] = "";
-    int have_v1 = 0, have_v2 = 0, lineno = 0, bad = 0;
+    int lineno = 0, bad = 0;
     for (char *line = text; *line && !bad;) {
         char *end = strchr(line, '\n');
         if (end)
@@ -195,48 +198,156 @@ int cgroup_cpu_find(const char *root, struct cgroup_cpu *cg, char *err, size_t e
         } else if (!c1 || !c2 || c2[1] != '/') {
             bad = lineno;
         } else if (c1 - line == 1 && line[0] == '0' && c2 == c1 + 1) {
-            have_v2 = 1;
-            snprintf(v2path, sizeof v2path, "%s", c2 + 1);
+            sc->have_v2 = 1;
+            snprintf(sc->v2path, sizeof sc->v2path, "%s", c2 + 1);
         } else if (has_token(c1 + 1, (size_t)(c2 - c1 - 1), "cpu", ',')) {
-            have_v1 = 1;
-            snprintf(v1path, sizeof v1path, "%s", c2 + 1);
+            sc->have_v1 = 1;
+            snprintf(sc->v1path, sizeof sc->v1path, "%s", c2 + 1);
+            snprintf(sc->v1controllers, sizeof sc->v1controllers, "%.*s", (int)(c2 - c1 - 1), c1 + 1);
         }
         line = end ? end + 1 : line + strlen(line);
     }
     free(text);
     if (bad)
         return err_set(err, errlen, "%s: line %d: not \"ID:CONTROLLERS:PATH\"", path, bad);
-    if (!have_v1 && !have_v2)
-        return 0;
-    under_root(root, "/proc/self/mountinfo", path, sizeof path);
-    if (!(text = read_all(path, err, errlen)))
+    return 0;
+}
+
+/* The v1 cpu mount and the cgroup2 mount in ROOT/PROC/mountinfo (PROC "/proc/self" or
+ * "/proc/1"). Returns 0, or -1 with err. */
+static int mounts_of(const char *root, const char *proc, struct mount *m1, struct mount *m2, char *err,
+                     size_t errlen)
+{
+    char rel[64], path[1024];
+    snprintf(rel, sizeof rel, "%s/mountinfo", proc);
+    under_root(root, rel, path, sizeof path);
+    char *text = read_all(path, err, errlen);
+    if (!text)
         return -1;
-    struct mount m1 = {0}, m2 = {0};
-    int r = parse_mountinfo(text, path, &m1, &m2, err, errlen);
+    memset(m1, 0, sizeof *m1);
+    memset(m2, 0, sizeof *m2);
+    int r = parse_mountinfo(text, path, m1, m2, err, errlen);
     free(text);
-    if (r < 0)
+    return r;
+}
+
+/* A detached mount of the hierarchy (v1: the controllers CONTROLLERS, as it is mounted
+ * already; v2: cgroup2), attached to no tree, so nobody else sees it: where the process's
+ * mount namespace has no cgroup mount (`ip netns exec` mounts a fresh /sys). Needs
+ * CAP_SYS_ADMIN (debitd at start, as root). A descriptor, or -1. */
+static int private_mount(int version, const char *controllers)
+{
+    int fs = fsopen(version == 1 ? "cgroup" : "cgroup2", FSOPEN_CLOEXEC);
+    if (fs < 0)
         return -1;
-    if (have_v1) { /* bound to a v1 hierarchy: never also in v2 */
-        if (!m1.found)
-            return 0;
-        cg->version = 1;
-        snprintf(cg->path, sizeof cg->path, "%s", v1path);
-        cgroup_dir(root, &m1, v1path, cg->dir, sizeof cg->dir);
-        return 1;
+    int ok = 1;
+    for (const char *p = controllers; version == 1 && ok && *p;) {
+        size_t n = strcspn(p, ",");
+        char opt[64];
+        snprintf(opt, sizeof opt, "%.*s", (int)n, p);
+        if (strncmp(opt, "name=", 5) == 0)
+            ok = fsconfig(fs, FSCONFIG_SET_STRING, "name", opt + 5, 0) == 0;
+        else if (opt[0])
+            ok = fsconfig(fs, FSCONFIG_SET_FLAG, opt, NULL, 0) == 0;
+        p += n + (p[n] == ',');
     }
-    if (!m2.found)
+    int mnt = -1;
+    if (ok && fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+        mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+    int e = errno;
+    close(fs);
+    errno = e;
+    return mnt;
+}
+
+int cgroup_mount_find(const char *root, struct cgroup_mount *m, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    m->fd = -1;
+    struct self_cgroup sc;
+    if (self_cgroup_read(root, &sc, err, errlen) < 0)
+        return -1;
+    if (!sc.have_v1 && !sc.have_v2)
         return 0;
-    cg->version = 2;
-    snprintf(cg->path, sizeof cg->path, "%s", v2path);
-    cgroup_dir(root, &m2, v2path, cg->dir, sizeof cg->dir);
-    snprintf(path, sizeof path, "%s/cgroup.controllers", cg->dir);
-    if (!(text = read_all(path, err, errlen)))
+    int v1 = sc.have_v1; /* bound to a v1 hierarchy: never also in v2 */
+    struct mount m1, m2;
+    if (mounts_of(root, "/proc/self", &m1, &m2, err, errlen) < 0)
+        return -1;
+    const struct mount *mt = v1 ? &m1 : &m2;
+    char base[512];
+    under_root(root, "", base, sizeof base);
+    if (!mt->found && (!root || strcmp(root, "/") == 0)) {
+        /* not mounted here (`ip netns exec` mounts a fresh /sys): a private mount of it */
+        int fd = private_mount(v1 ? 1 : 2, sc.v1controllers);
+        if (fd >= 0) {
+            m->version = v1 ? 1 : 2;
+            m->fd = fd;
+            snprintf(m->root, sizeof m->root, "/");
+            snprintf(m->dir, sizeof m->dir, "(a private mount of cgroup%s%s)", v1 ? " " : "2",
+                     v1 ? sc.v1controllers : "");
+            return 1;
+        }
+    }
+    if (!mt->found) {
+        /* else PID 1's namespace, where the kernel lets us look (at start, as root) */
+        if (mounts_of(root, "/proc/1", &m1, &m2, err, errlen) < 0 || !mt->found)
+            return 0;
+        under_root(root, "/proc/1/root", base, sizeof base);
+    }
+    m->version = v1 ? 1 : 2;
+    snprintf(m->root, sizeof m->root, "%s", mt->root);
+    snprintf(m->dir, sizeof m->dir, "%s%s", base, mt->point);
+    m->fd = open(m->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (m->fd < 0) {
+        int e = errno;
+        err_set(err, errlen, "cannot open %s: %s", m->dir, strerror(e));
+        return -1;
+    }
+    return 1;
+}
+
+void cgroup_mount_close(struct cgroup_mount *m)
+{
+    if (m->fd >= 0)
+        close(m->fd);
+    memset(m, 0, sizeof *m);
+    m->fd = -1;
+}
+
+int cgroup_cpu_find(const char *root, const struct cgroup_mount *m, struct cgroup_cpu *cg, char *err,
+                    size_t errlen)
+{
+    memset(cg, 0, sizeof *cg);
+    cg->dirfd = -1;
+    struct self_cgroup sc;
+    if (self_cgroup_read(root, &sc, err, errlen) < 0)
+        return -1;
+    if (m->fd < 0 || (m->version == 1 && !sc.have_v1) || (m->version == 2 && (sc.have_v1 || !sc.have_v2)))
+        return 0;
+    const char *path = m->version == 1 ? sc.v1path : sc.v2path;
+    /* PATH relative to the mounted part of the hierarchy (a cgroup namespace mounts a part) */
+    const char *rel = path;
+    size_t mr = strlen(m->root);
+    if (strcmp(m->root, "/") != 0 && strncmp(path, m->root, mr) == 0 && (path[mr] == '/' || !path[mr]))
+        rel = path + mr;
+    while (*rel == '/')
+        rel++;
+    cg->version = m->version;
+    cg->dirfd = m->fd;
+    snprintf(cg->path, sizeof cg->path, "%s", path);
+    snprintf(cg->rel, sizeof cg->rel, "%s", *rel ? rel : ".");
+    snprintf(cg->dir, sizeof cg->dir, "%s%s%s", m->dir, *rel ? "/" : "", rel);
+    if (m->version == 1)
+        return 1;
+    char at[600], shown[1800];
+    snprintf(at, sizeof at, "%s/cgroup.controllers", cg->rel);
+    snprintf(shown, sizeof shown, "%s/cgroup.controllers", cg->dir);
+    char *text = read_all_at(cg->dirfd, at, shown, err, errlen);
+    if (!text)
         return -1;
     size_t n = strcspn(text, "\n");
     int cpu = has_token(text, n, "cpu", ' ');
     free(text);
-    if (!cpu)
-        memset(cg, 0, sizeof *cg);
     return cpu;
 }
 
@@ -252,16 +363,19 @@ static int parse_u64(const char *s, const char *path, uint64_t *v, char *err, si
     return 0;
 }
 
+/* CG's file NAME; PATH gets its name for messages. */
 static char *read_in(const struct cgroup_cpu *cg, const char *name, char *path, size_t len, char *err,
                      size_t errlen)
 {
+    char at[600];
+    snprintf(at, sizeof at, "%s/%s", cg->rel, name);
     snprintf(path, len, "%s/%s", cg->dir, name);
-    return read_all(path, err, errlen);
+    return read_all_at(cg->dirfd, at, path, err, errlen);
 }
 
 int cgroup_cpu_budget(const struct cgroup_cpu *cg, struct cgroup_budget *b, char *err, size_t errlen)
 {
-    char path[1024];
+    char path[1800];
     memset(b, 0, sizeof *b);
     int r = -1;
     if (cg->version == 1) {
@@ -279,10 +393,11 @@ int cgroup_cpu_budget(const struct cgroup_cpu *cg, struct cgroup_budget *b, char
         free(q);
         free(p);
     } else {
-        snprintf(path, sizeof path, "%s/cpu.max", cg->dir);
-        if (access(path, F_OK) < 0 && errno == ENOENT && strcmp(cg->path, "/") == 0)
+        char at[600];
+        snprintf(at, sizeof at, "%s/cpu.max", cg->rel);
+        if (faccessat(cg->dirfd, at, F_OK, 0) < 0 && errno == ENOENT && strcmp(cg->rel, ".") == 0)
             return 0; /* the root cgroup has no limit and no cpu.max */
-        char *t = read_all(path, err, errlen);
+        char *t = read_in(cg, "cpu.max", path, sizeof path, err, errlen);
         if (!t)
             return -1;
         /* "QUOTA PERIOD", QUOTA "max" for none */
@@ -312,22 +427,28 @@ int cgroup_stat_parse(int version, const char *text, struct cgroup_stat *st, cha
     for (const char *line = text; *line;) {
         size_t n = strcspn(line, "\n");
         lineno++;
-        if (n) {
-            char name[64];
-            unsigned long long v;
-            int used = 0;
-            if (n >= 128 || memchr(line, '-', n) || sscanf(line, "%63s %llu%n", name, &v, &used) != 2 ||
-                (size_t)used != n)
+        if (n) { /* "NAME DIGITS", by hand: this runs twice per transfer under a quota */
+            size_t k = strcspn(line, " \n"), d = k + 1;
+            unsigned long long v = 0;
+            int ok = k > 0 && k < n && line[k] == ' ' && d < n;
+            for (; ok && d < n; d++) {
+                unsigned digit = (unsigned)(line[d] - '0');
+                ok = digit <= 9 && v <= (~0ULL - digit) / 10;
+                v = v * 10 + digit;
+            }
+            if (!ok)
                 return err_set(err, errlen, "cpu.stat: line %d: not \"NAME NUMBER\": \"%.*s\"", lineno,
                                (int)(n > 60 ? 60 : n), line);
-            if (strcmp(name, "nr_periods") == 0)
+#define IS(s) (k == sizeof(s) - 1 && memcmp(line, s, k) == 0)
+            if (IS("nr_periods"))
                 st->nr_periods = v;
-            else if (strcmp(name, "nr_throttled") == 0)
+            else if (IS("nr_throttled"))
                 st->nr_throttled = v;
-            else if (version == 1 && strcmp(name, "throttled_time") == 0)
+            else if (version == 1 && IS("throttled_time"))
                 st->throttled_ns = v;
-            else if (version == 2 && strcmp(name, "throttled_usec") == 0)
+            else if (version == 2 && IS("throttled_usec"))
                 st->throttled_ns = v * 1000;
+#undef IS
         }
         line += n + (line[n] == '\n');
     }
@@ -336,11 +457,11 @@ int cgroup_stat_parse(int version, const char *text, struct cgroup_stat *st, cha
 
 int cgroup_stat_open(const struct cgroup_cpu *cg, char *err, size_t errlen)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/cpu.stat", cg->dir);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char at[600];
+    snprintf(at, sizeof at, "%s/cpu.stat", cg->rel);
+    int fd = openat(cg->dirfd, at, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return err_set(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return err_set(err, errlen, "cannot read %s/cpu.stat: %s", cg->dir, strerror(errno));
     return fd;
 }
 

@@ -10,11 +10,14 @@
 struct cpu_budget {
     pthread_rwlock_t lock;
     char root[512];
+    struct cgroup_mount mount; /* found once (at start, with privileges), else at each refresh */
     int found;
     unsigned gen;
     struct cgroup_cpu cg;
     struct cgroup_budget budget;
     int stat_fd; /* CG's cpu.stat; -1 none */
+    int have_stat;           /* stat below was read by the last refresh */
+    struct cgroup_stat stat; /* cpu.stat as of the last refresh */
     char header[320];
     char error[256]; /* the last refresh's failure; "" */
 };
@@ -26,6 +29,7 @@ struct cpu_budget *cpu_budget_new(const char *root)
         return NULL;
     snprintf(b->root, sizeof b->root, "%s", root ? root : "/");
     b->stat_fd = -1;
+    b->mount.fd = -1;
     snprintf(b->header, sizeof b->header, "none");
     pthread_rwlock_init(&b->lock, NULL);
     char err[256];
@@ -39,16 +43,21 @@ void cpu_budget_free(struct cpu_budget *b)
         return;
     if (b->stat_fd >= 0)
         close(b->stat_fd);
+    cgroup_mount_close(&b->mount);
     pthread_rwlock_destroy(&b->lock);
     free(b);
 }
 
 int cpu_budget_refresh(struct cpu_budget *b, char *err, size_t errlen)
 {
-    /* the files are read outside the lock; only the swap is under it */
+    /* the files are read outside the lock; only the swap is under it. Only the sampler
+     * thread refreshes (and cpu_budget_new before it starts), so the mount needs no lock:
+     * readers never touch it. */
     struct cgroup_cpu cg;
     struct cgroup_budget budget = {0};
-    int found = cgroup_cpu_find(b->root, &cg, err, errlen);
+    int found = b->mount.fd >= 0 ? 1 : cgroup_mount_find(b->root, &b->mount, err, errlen);
+    if (found == 1)
+        found = cgroup_cpu_find(b->root, &b->mount, &cg, err, errlen);
     if (found == 1 && cgroup_cpu_budget(&cg, &budget, err, errlen) < 0)
         found = -1;
     pthread_rwlock_rdlock(&b->lock);
@@ -81,6 +90,8 @@ int cpu_budget_refresh(struct cpu_budget *b, char *err, size_t errlen)
         snprintf(b->header, sizeof b->header, "none");
     }
     b->found = found == 1;
+    char serr[128];
+    b->have_stat = b->found && cgroup_stat_read(b->stat_fd, b->cg.version, &b->stat, serr, sizeof serr) == 0;
     pthread_rwlock_unlock(&b->lock);
     if (old >= 0) /* no reader holds it: they read under the lock */
         close(old);
@@ -106,8 +117,16 @@ void cpu_budget_read(struct cpu_budget *b, int with_stat, struct cpu_budget_view
         snprintf(v->path, sizeof v->path, "%s", b->cg.path);
         v->quota_pct = cgroup_quota_pct(&b->budget);
         v->period_us = b->budget.period_us;
+        /* Without a quota the kernel's bandwidth timer does not run and the counters stand
+         * still: the last refresh's are current, and a transfer costs no system call. */
         char err[128];
-        v->have_stat = with_stat && cgroup_stat_read(b->stat_fd, b->cg.version, &v->stat, err, sizeof err) == 0;
+        if (!with_stat)
+            v->have_stat = 0;
+        else if (!b->budget.limited) {
+            v->have_stat = b->have_stat;
+            v->stat = b->stat;
+        } else
+            v->have_stat = cgroup_stat_read(b->stat_fd, b->cg.version, &v->stat, err, sizeof err) == 0;
     }
     pthread_rwlock_unlock(&b->lock);
 }

@@ -6,7 +6,8 @@
  * server's sampler thread calls once a second: the lab moves debitd into a cgroup after it
  * started, and a quota can change at any time. cpu.stat stays open between refreshes (one
  * descriptor for the process, reopened only when the cgroup changes) and is read with one
- * pread, so a transfer's two reads cost two system calls. Thread-safe (a read-write lock:
+ * pread, so a transfer's two reads cost two system calls under a quota and none without
+ * one (the counters only move under a quota: the refresh's copy is current). Thread-safe (a read-write lock:
  * readers never wait for each other). */
 #ifndef DEBITD_CPU_BUDGET_H
 #define DEBITD_CPU_BUDGET_H
@@ -44,7 +45,8 @@ int cpu_budget_refresh(struct cpu_budget *b, char *err, size_t errlen);
  * "none"). */
 void cpu_budget_header(struct cpu_budget *b, char *buf, size_t len);
 
-/* The budget as of the last refresh, and cpu.stat now when WITH_STAT (one pread). */
+/* The budget as of the last refresh, and cpu.stat now when WITH_STAT (one pread under a
+ * quota; the last refresh's copy without one). */
 void cpu_budget_read(struct cpu_budget *b, int with_stat, struct cpu_budget_view *v);
 
 /* /status's "cpu": {"x_debit_cpu": S, "cgroup": null | {"version", "path", "quota_pct",

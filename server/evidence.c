@@ -59,8 +59,13 @@ void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget)
     memset(m, 0, sizeof *m);
     link_mark(m);
     m->self = pthread_self();
-    getrusage(RUSAGE_THREAD, &m->thread0);
-    getrusage(RUSAGE_SELF, &m->self0);
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    m->thread_user0 = ru.ru_utime;
+    m->thread_sys0 = ru.ru_stime;
+    getrusage(RUSAGE_SELF, &ru);
+    m->self_user0 = ru.ru_utime;
+    m->self_sys0 = ru.ru_stime;
     m->mono0 = sys_mono_s();
     if (budget) {
         struct cpu_budget_view v;
@@ -84,20 +89,20 @@ void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, 
     getrusage(RUSAGE_SELF, &self);
     double now = sys_mono_s();
     evidence_drop(m);
+    memset(ev, 0, sizeof *ev);
     ev->have_cpu = 1;
     ev->have_thread = same;
-    ev->user_ms = same ? tv_ms(&m->thread0.ru_utime, &th.ru_utime) : 0;
-    ev->sys_ms = same ? tv_ms(&m->thread0.ru_stime, &th.ru_stime) : 0;
+    ev->user_ms = same ? tv_ms(&m->thread_user0, &th.ru_utime) : 0;
+    ev->sys_ms = same ? tv_ms(&m->thread_sys0, &th.ru_stime) : 0;
     ev->wall_ms = (now - m->mono0) * 1e3;
-    ev->process_user_ms = tv_ms(&m->self0.ru_utime, &self.ru_utime);
-    ev->process_sys_ms = tv_ms(&m->self0.ru_stime, &self.ru_stime);
+    ev->process_user_ms = tv_ms(&m->self_user0, &self.ru_utime);
+    ev->process_sys_ms = tv_ms(&m->self_sys0, &self.ru_stime);
     ev->thread_transfers_max = m->max_active ? m->max_active : 1;
     ev->so_sndbuf = -1;
     int v = 0;
     socklen_t len = sizeof v;
     if (sock >= 0 && getsockopt(sock, SOL_SOCKET, SO_SNDBUF, &v, &len) == 0)
         ev->so_sndbuf = v;
-    ev->have_cgroup = 0;
     if (!budget)
         return;
     struct cpu_budget_view cv;

@@ -33,7 +33,7 @@ struct evidence_mark {
     struct evidence_thread *thread; /* the list it is in; NULL when not in one */
     unsigned max_active;            /* most transfers under way on that thread meanwhile */
     pthread_t self;
-    struct rusage thread0, self0;
+    struct timeval thread_user0, thread_sys0, self_user0, self_sys0;
     double mono0;
     unsigned cg_gen;
     int cg_have;

@@ -169,10 +169,9 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         char terr[128];
         int have_ti = r->sock >= 0 && tcp_info_read(r->sock, &ti, terr, sizeof terr) == 0;
         r->acked0 = have_ti ? ti.bytes_acked : 0;
-        r->ev = (struct transfer_evidence){.initial_cwnd = have_ti ? ti.snd_cwnd : 0,
-                                           .sndbuf_setting = l->cfg->tcp.sndbuf,
-                                           .tcp_wmem_max = l->tcp_wmem_max};
-        ts.ev = &r->ev;
+        struct transfer_evidence ev = {.initial_cwnd = have_ti ? ti.snd_cwnd : 0,
+                                       .sndbuf_setting = l->cfg->tcp.sndbuf, .tcp_wmem_max = l->tcp_wmem_max};
+        ts.ev = &ev; /* copied into the record */
         r->seq = transfers_begin(s->transfers, &ts, id);
         if (r->seq) {
             MHD_add_response_header(resp, WIRE_HDR_TRANSFER, id);

@@ -262,9 +262,10 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
             struct tcp_info_sample last;
             char err[128];
             int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
-            evidence_end(&r->mark, l->srv->cpu, r->sock, &r->ev);
+            struct transfer_evidence ev;
+            evidence_end(&r->mark, l->srv->cpu, r->sock, &ev);
             entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL,
-                                  &r->ev);
+                                  &ev);
         }
         sent = bytes;
     }

@@ -31,7 +31,6 @@ struct req {
     size_t file;        /* index in cfg->files, for the metrics */
     double t0;          /* sys_mono_s when the response was queued */
     struct evidence_mark mark;  /* the serving thread's CPU from the start (evidence.h) */
-    struct transfer_evidence ev; /* what the start knew (initial_cwnd, sndbuf) */
     /* REQ_UPLOAD */
     uint64_t up_bytes;
     double up_t0;

@@ -77,9 +77,9 @@ check_eq "details = false: /status names neither the kernel release nor the pid 
 check_eq "details = false: /status still has the offload state and TCP profile, counters, files" "true true true true" \
   "$(jq -r '"\(.listeners[0].x_debit_offload | type == "string") \(.listeners[0].x_debit_tcp | type == "string") \(has("counters")) \(.files | length == 1)"' "$T_TMP/status-false.json")"
 hnames() { grep -io '^x-debit-[a-z]*' "$1" | tr 'A-Z' 'a-z' | sort | tr '\n' ' ' | sed 's/ $//'; }
-check_eq "details = true: X-Debit-* headers" "x-debit-interface x-debit-kernel x-debit-offload x-debit-tcp x-debit-transfer" "$(hnames "$T_TMP/h-true")"
+check_eq "details = true: X-Debit-* headers" "x-debit-cpu x-debit-interface x-debit-kernel x-debit-offload x-debit-tcp x-debit-transfer" "$(hnames "$T_TMP/h-true")"
 check_eq "details = false: no X-Debit-Kernel nor X-Debit-Interface; offload, tcp, transfer stay" \
-  "x-debit-offload x-debit-tcp x-debit-transfer" "$(hnames "$T_TMP/h-false")"
+  "x-debit-cpu x-debit-offload x-debit-tcp x-debit-transfer" "$(hnames "$T_TMP/h-false")"
 check_eq "details = false: the kernel release appears in no header" 0 "$(grep -cF "$k" "$T_TMP/h-false")"
 
 # --- debit against a details = false host, from its own and from another local address -------

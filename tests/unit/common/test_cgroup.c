@@ -35,19 +35,9 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Write TEXT to ROOT/REL, creating the folders. */
 static void put(const char *root, const char *rel, const char *text)
 {
-    char path[PATH_MAX + 256];
-    snprintf(path, sizeof path, "%s/%s", root, rel);
-    char *slash = strrchr(path, '/');
-    *slash = 0;
-    assert_int_equal(testlib_sh("mkdir -p '%s'", path), 0);
-    *slash = '/';
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    assert_int_equal(testlib_put_file(root, rel, text), 0);
 }
 
 #define MI_V1_CPU "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
@@ -152,6 +142,17 @@ static const struct find_case finds[] = {
       {"sys/fs/cg v1/cpu.cfs_quota_us", "1000\n"},
       {"sys/fs/cg v1/cpu.cfs_period_us", "10000\n"}},
      1, NULL, 1, "/", "/sys/fs/cg v1", 0, NULL, 1, 1000, 10000, "quota=10%; period=10ms; cgroup=v1:/"},
+    {"the hierarchy only in PID 1's mount namespace (ip netns exec's fresh /sys)",
+     {{"proc/self/cgroup", "1:cpu:/lab/s1\n0::/\n"},
+      {"proc/self/mountinfo", "22 1 0:21 / /sys rw - sysfs sysfs rw\n"},
+      {"proc/1/mountinfo", MI_TMPFS MI_V1_CPU},
+      {"proc/1/root/sys/fs/cgroup/cpu/lab/s1/cpu.cfs_quota_us", "3000\n"},
+      {"proc/1/root/sys/fs/cgroup/cpu/lab/s1/cpu.cfs_period_us", "100000\n"}},
+     1, NULL, 1, "/lab/s1", "/proc/1/root/sys/fs/cgroup/cpu/lab/s1", 0, NULL, 1, 3000, 100000,
+     "quota=3%; period=100ms; cgroup=v1:/lab/s1"},
+    {"not mounted here nor in PID 1's namespace",
+     {{"proc/self/cgroup", "1:cpu:/lab/s1\n"}, {"proc/self/mountinfo", MI_V1_MEM}, {"proc/1/mountinfo", MI_V1_MEM}},
+     0, NULL, 0, NULL, NULL, 0, NULL, 0, 0, 0, NULL},
     {"no /proc/self/cgroup", {{"proc/self/mountinfo", MI_V2}}, -1, "cannot read", 0, NULL, NULL, 0, NULL, 0, 0, 0,
      NULL},
     {"garbage /proc/self/cgroup", {{"proc/self/cgroup", "0::/\ngarbage\n"}, {"proc/self/mountinfo", MI_V2}}, -1,
@@ -181,13 +182,19 @@ static void test_find_and_budget(void **state)
     (void)state;
     for (size_t i = 0; i < ARRAY_SIZE(finds); i++) {
         const struct find_case *c = &finds[i];
-        char root[PATH_MAX + 32], want[PATH_MAX + 300], err[512] = "";
+        char root[512], want[1400], err[512] = "";
         snprintf(root, sizeof root, "%s/case%zu", dir, i);
         assert_int_equal(testlib_sh("mkdir -p '%s'", root), 0);
         for (size_t k = 0; k < ARRAY_SIZE(c->files) && c->files[k].rel; k++)
             put(root, c->files[k].rel, c->files[k].text);
+        struct cgroup_mount m;
         struct cgroup_cpu cg;
-        int r = cgroup_cpu_find(root, &cg, err, sizeof err);
+        int r = cgroup_mount_find(root, &m, err, sizeof err);
+        if (r == 1) {
+            r = cgroup_cpu_find(root, &m, &cg, err, sizeof err);
+            if (r != 1)
+                cgroup_mount_close(&m);
+        }
         if (r != c->found)
             fail_msg("%s: found %d, want %d (%s)", c->name, r, c->found, err);
         if (r < 0) {
@@ -206,6 +213,8 @@ static void test_find_and_budget(void **state)
         int br = cgroup_cpu_budget(&cg, &b, err, sizeof err);
         if (br != c->budget)
             fail_msg("%s: budget %d, want %d (%s)", c->name, br, c->budget, err);
+        cgroup_mount_close(&m);
+        assert_int_equal(m.fd, -1);
         if (br < 0) {
             if (!strstr(err, c->budget_err))
                 fail_msg("%s: message \"%s\" lacks \"%s\"", c->name, err, c->budget_err);
@@ -278,8 +287,10 @@ static void test_stat_fd(void **state)
     put(root, "proc/self/mountinfo", MI_V2);
     put(root, "sys/fs/cgroup/s/cgroup.controllers", "cpu\n");
     put(root, "sys/fs/cgroup/s/cpu.stat", "nr_periods 1\nnr_throttled 0\nthrottled_usec 0\n");
+    struct cgroup_mount m;
     struct cgroup_cpu cg;
-    assert_int_equal(cgroup_cpu_find(root, &cg, err, sizeof err), 1);
+    assert_int_equal(cgroup_mount_find(root, &m, err, sizeof err), 1);
+    assert_int_equal(cgroup_cpu_find(root, &m, &cg, err, sizeof err), 1);
     int fd = cgroup_stat_open(&cg, err, sizeof err);
     assert_true(fd >= 0);
     struct cgroup_stat st;
@@ -294,9 +305,16 @@ static void test_stat_fd(void **state)
     assert_int_equal(cgroup_stat_read(fd, 2, &st, err, sizeof err), -1);
     assert_non_null(strstr(err, "cpu.stat: Bad file descriptor"));
     /* a cgroup without cpu.stat */
+    snprintf(cg.rel, sizeof cg.rel, "nowhere");
     snprintf(cg.dir, sizeof cg.dir, "%s/nowhere", root);
     assert_int_equal(cgroup_stat_open(&cg, err, sizeof err), -1);
     assert_non_null(strstr(err, "nowhere/cpu.stat: No such file"));
+    /* moved: the same mount, another cgroup */
+    put(root, "proc/self/cgroup", "0::/t\n");
+    put(root, "sys/fs/cgroup/t/cgroup.controllers", "memory\n");
+    assert_int_equal(cgroup_cpu_find(root, &m, &cg, err, sizeof err), 0);
+    cgroup_mount_close(&m);
+    cgroup_mount_close(&m);
 }
 
 static void test_format_and_pct(void **state)
@@ -321,9 +339,12 @@ static void test_format_and_pct(void **state)
 static void test_this_machine(void **state)
 {
     (void)state;
+    struct cgroup_mount m;
     struct cgroup_cpu cg;
     char err[512] = "";
-    int r = cgroup_cpu_find("/", &cg, err, sizeof err);
+    int r = cgroup_mount_find("/", &m, err, sizeof err);
+    if (r == 1 && (r = cgroup_cpu_find("/", &m, &cg, err, sizeof err)) != 1)
+        cgroup_mount_close(&m);
     if (r < 0)
         fail_msg("this machine: %s", err);
     if (r == 1) {
@@ -331,6 +352,7 @@ static void test_this_machine(void **state)
         if (cgroup_cpu_budget(&cg, &b, err, sizeof err) < 0)
             fail_msg("this machine: %s", err);
         printf("# this machine: cgroup v%d %s (%s)\n", cg.version, cg.path, cg.dir);
+        cgroup_mount_close(&m);
     } else {
         printf("# this machine: no cpu controller\n");
     }
