@@ -10,11 +10,15 @@
 
 #include <stdint.h>
 
-/* Linux doubles a SO_SNDBUF request (socket(7)) and counts skb overhead against the
- * result: about half of the so_sndbuf that getsockopt reports carries payload (the
- * request itself). The same holds for the receive side under tcp_adv_win_scale 1 /
- * the 6.x scaling_ratio on loopback and veth: about half of SO_RCVBUF is advertised. */
-#define PREDICT_SNDBUF_PAYLOAD 0.5
+/* Linux doubles a SO_SNDBUF request (socket(7)) and counts each skb's truesize (payload
+ * plus overhead, queued or unacknowledged) against the doubled figure; the writer is
+ * woken only once a third of it is free. What is in flight per RTT at the limit is then
+ * between half of so_sndbuf (small skbs: the request itself) and most of it. Measured in
+ * the lab (lab/lab.sh, +30 ms, 1 Gb/s, debitd sndbuf = 1 MiB, TSO/GSO on and off: 365 to
+ * 395 Mb/s, docs/verdict.md): 0.65-0.71 of so_sndbuf, 0.67 as the prediction's share.
+ * The receive side: tcp_adv_win_scale 1 advertises half of SO_RCVBUF (6.x kernels derive
+ * a scaling_ratio from the skbs' truesize instead; not measured here). */
+#define PREDICT_SNDBUF_PAYLOAD 0.67
 #define PREDICT_RCVBUF_WINDOW 0.5
 /* RFC 6928's initial window and the MSS of a 1500-byte MTU with timestamps, used when
  * the transfer did not report its own. */

@@ -33,14 +33,15 @@ const char *verdict_name(enum verdict_kind k);
 #define VERDICT_NETWORK_PEAK 0.90       /* ... or a peak at it with an average of at least: */
 #define VERDICT_NETWORK_PEAK_AVG 0.75
 #define VERDICT_LIMITED_RATIO 0.50      /* rwnd/sndbuf-limited share of busy time */
-#define VERDICT_MATCH_LO 0.75           /* measured / (window / RTT) that counts as "at that limit" */
-#define VERDICT_MATCH_HI 1.25
+#define VERDICT_MATCH_LO 0.60           /* measured / (buffer / RTT) that counts as "at that limit": */
+#define VERDICT_MATCH_HI 1.35           /* a payload share of 0.40 to 0.90 when 0.67 is predicted */
 #define VERDICT_CAPPED 0.90             /* a buffer at >= 90% of its ceiling is capped */
 #define VERDICT_THROTTLED_SHARE 0.10    /* throttled_ms / wall */
 #define VERDICT_THROTTLED_PERIODS 0.50  /* nr_throttled / nr_periods */
+#define VERDICT_THROTTLED_HEAVY 0.25    /* throttled_ms / wall that is enough without a dry socket */
 #define VERDICT_CPU_NEAR_BUDGET 0.80    /* thread CPU share / budget */
 #define VERDICT_DRY_SAMPLES 0.20        /* app-limited samples / samples */
-#define VERDICT_DRY_BUSY 0.80           /* busy time / transfer time at most: the socket idle 20% */
+#define VERDICT_DRY_BUSY 0.90           /* busy time / transfer time at most: the socket idle 10% */
 #define VERDICT_RETRANS_SHARE 0.001     /* bytes_retrans / bytes */
 #define VERDICT_SLOW_START_SHARE 0.50   /* slow start / transfer time */
 

@@ -10,8 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire.h"
+
 /* The number at a dotted path ("tcp.busy_time_ms") of o, NAN when absent, null or not a
  * number. */
+static int known(double v)
+{
+    return isfinite(v);
+}
+
 static double at(const json_t *o, const char *path)
 {
     char key[64];
@@ -84,6 +91,18 @@ void verdict_in_from_run(const struct run_result *r, struct verdict_in *in)
     in->tcp_wmem_max = at(s, "sndbuf.tcp_wmem_max");
     in->sndbuf_setting = at(s, "sndbuf.setting");
     in->initial_cwnd = at(s, "initial_cwnd");
+    /* An older debitd has no "sndbuf" in its record, but says its setting in X-Debit-Tcp
+     * ("sndbuf=1048576" or "sndbuf=auto"): the socket then holds twice that (socket(7)). */
+    const char *hdr = r->server_config ? json_string_value(json_object_get(r->server_config, WIRE_HDR_TCP)) : NULL;
+    const char *sb = hdr ? strstr(hdr, "sndbuf=") : NULL;
+    if (!known(in->so_sndbuf) && !json_is_object(json_object_get(s, "sndbuf")) && sb) {
+        char *end;
+        double v = strtod(sb + 7, &end);
+        if (end != sb + 7 && v > 0 && (*end == 0 || *end == ' ')) {
+            in->sndbuf_setting = v;
+            in->so_sndbuf = 2 * v;
+        }
+    }
 }
 
 void verdict_apply(struct run_result *r, const struct dl_options *o)

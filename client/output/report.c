@@ -149,11 +149,11 @@ static void write_verdicts(FILE *out, const struct result_set *rs, const struct 
             fprintf(out, " (%s%s%s)", g->scenario ? esc(scn, sizeof scn, g->scenario) : "",
                     g->scenario && g->variant ? ", " : "", g->variant ? esc(var, sizeof var, g->variant) : "");
         if (!g->limited_by) {
-            fprintf(out, ": limited by -, no successful run\n");
+            fprintf(out, " limited by -: no successful run\n");
             continue;
         }
         units_format_mbps(g->median_predicted_mbps, pred, sizeof pred);
-        fprintf(out, ": limited by %s (%u of %u runs%s), predicted %s%s", g->limited_by, g->limited_by_runs, g->runs_ok,
+        fprintf(out, " limited by %s (%u of %u runs%s), predicted %s%s", g->limited_by, g->limited_by_runs, g->runs_ok,
                 g->limited_by_tie ? ", a tie: the median run's" : "", pred,
                 isfinite(g->median_predicted_mbps) ? " Mb/s" : "");
         const struct run_result *mr = g->verdict_run < rs->n ? rs->runs[g->verdict_run] : NULL;

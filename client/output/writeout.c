@@ -33,6 +33,8 @@ enum wo_var {
     WO_CI95_HIGH,
     WO_P_VALUE,
     WO_P_METHOD,
+    WO_LIMITED_BY,
+    WO_PREDICTED_MBPS,
     WO_NROW, /* the first measurement-wide variable */
     WO_JSON = WO_NROW,
     WO_DEBIT_VERSION,
@@ -67,6 +69,8 @@ const char *const writeout_variables[] = {
     [WO_CI95_HIGH] = "ci95_high",
     [WO_P_VALUE] = "p_value",
     [WO_P_METHOD] = "p_method",
+    [WO_LIMITED_BY] = "limited_by",
+    [WO_PREDICTED_MBPS] = "predicted_mbps",
     [WO_JSON] = "json",
     [WO_DEBIT_VERSION] = "debit_version",
     [WO_ORDER] = "order",
@@ -237,6 +241,8 @@ static void put_row_var(FILE *out, int v, const struct server_summary *g)
     case WO_CI95_HIGH: put_num(out, cmp ? g->ci_hi : NAN, "%.6f"); break;
     case WO_P_VALUE: put_num(out, cmp ? g->mw.p : NAN, "%.6g"); break;
     case WO_P_METHOD: put_str(out, cmp ? stats_mw_method_name(g->mw.method) : NULL); break;
+    case WO_LIMITED_BY: put_str(out, g->limited_by); break;
+    case WO_PREDICTED_MBPS: put_num(out, g->median_predicted_mbps, "%.3f"); break;
     }
 }
 

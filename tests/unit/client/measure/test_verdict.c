@@ -109,6 +109,29 @@ static void test_rules(void **state)
              "samples=100 app_limited=45 busy_ms=1900 srv_duration_s=2.6",
          VERDICT_SENDER_CPU, "throttled 46% of 2.60 s, 25 of 26 periods under a 3% CPU quota; socket ran dry: 45% of 100 "
                              "samples app-limited, busy 73% of the transfer"},
+        /* The lab (docs/verdict.md): TSO/GSO on under 1.5%, +0 ms: 797 Mb/s, throttled 810 ms
+         * of 2.66 s, 15 of 26 periods, 1 of 22 samples app-limited, busy 2308 ms of 2.66 s. */
+        {"sender_cpu: the lab's TSO/GSO-on server under 1.5%, socket idle 13%",
+         LAB "measured_mbps=797 peak_mbps=983 debitd quota_pct=1.5 throttled_ms=810.1 cpu_wall_ms=2659.6 nr_throttled=15 "
+             "nr_periods=26 cpu_share=0.0116 samples=22 app_limited=1 busy_ms=2308 srv_duration_s=2.6596",
+         VERDICT_SENDER_CPU, "throttled 30% of 2.66 s, 15 of 26 periods under a 1.5% CPU quota; socket ran dry: 5% of 22 "
+                             "samples app-limited, busy 87% of the transfer; measured 797 Mb/s"},
+        /* The lab: TSO/GSO on under 1.5%, +0 ms, 635 Mb/s: throttled 2206 ms of 3.33 s, yet
+         * its socket busy 94% (a 50 MiB autotuned buffer stays queued). */
+        {"sender_cpu: throttled two thirds of the time, socket still busy",
+         LAB "measured_mbps=635 debitd quota_pct=1.5 throttled_ms=2206.2 cpu_wall_ms=3328.8 nr_throttled=19 nr_periods=33 "
+             "samples=23 app_limited=0 busy_ms=3128 srv_duration_s=3.3289 sndbuf_limited_ratio=0 rwnd_limited_ratio=0",
+         VERDICT_SENDER_CPU, "throttled 66% of 3.33 s, 19 of 33 periods under a 1.5% CPU quota; socket: 0% of 23 samples "
+                             "app-limited, busy 94% of the transfer; measured 635 Mb/s"},
+        {"not sender_cpu: throttled 16%, socket busy 93%: the path after slow start",
+         LAB "measured_mbps=774 peak_mbps=968 debitd quota_pct=1.5 throttled_ms=430.5 cpu_wall_ms=2700 nr_throttled=10 "
+             "nr_periods=27 samples=27 app_limited=0 busy_ms=2540 srv_duration_s=2.719",
+         VERDICT_NETWORK, "peak 968 Mb/s reached the 1000 Mb/s bottleneck"},
+        {"not sender_cpu: app-limited samples of a full send buffer are not a dry socket",
+         "measured_mbps=375 bottleneck_mbps=1000 bytes=268435456 debitd quota_pct=3 throttled_ms=600 cpu_wall_ms=5700 "
+             "samples=57 app_limited=55 busy_ms=5716 srv_duration_s=5.729 sndbuf_limited_ratio=0.686 so_sndbuf=2097152 "
+             "sndbuf_setting=1048576 srv_min_rtt_ms=30.04",
+         VERDICT_SENDER_BUFFER, "sndbuf-limited 69% of busy time"},
         {"sender_cpu: at its budget without a cgroup, socket idle",
          "measured_mbps=3000 debitd cpu_share=0.97 busy_ms=700 srv_duration_s=1.0", VERDICT_SENDER_CPU,
          "serving thread used 0.97 CPU of a 1.00 budget; socket ran dry: busy 70%"},
@@ -119,23 +142,28 @@ static void test_rules(void **state)
              "busy_ms=1990 srv_duration_s=2.0 sndbuf_limited_ratio=0.8 so_sndbuf=2097152 sndbuf_setting=1048576 "
              "srv_min_rtt_ms=35.6",
          VERDICT_SENDER_BUFFER, "sndbuf-limited 80% of busy time"},
+        /* The lab's capped server (docs/verdict.md): sndbuf 1 MiB at +30 ms, 383 Mb/s,
+         * sndbuf-limited 68%; 0.67 x 2 MiB x 8 / 30.04 ms = 374 Mb/s. */
         {"sender_buffer: sndbuf-limited, with the buffer / RTT figure",
-         LAB "measured_mbps=231 debitd sndbuf_limited_ratio=0.78 so_sndbuf=2097152 sndbuf_setting=1048576 "
-             "srv_min_rtt_ms=35.6",
+         LAB "measured_mbps=383 debitd sndbuf_limited_ratio=0.68 so_sndbuf=2097152 sndbuf_setting=1048576 "
+             "srv_min_rtt_ms=30.04",
          VERDICT_SENDER_BUFFER,
-         "sndbuf-limited 78% of busy time; 1 MiB send buffer / 35.6 ms RTT predicts 236 Mb/s, measured 231"},
+         "sndbuf-limited 68% of busy time; send buffer 1 MiB: 0.67 x SO_SNDBUF 2 MiB / 30.0 ms RTT predicts 374 Mb/s, "
+         "measured 383"},
+        /* 0.67 x 2 MiB x 8 / 35.6 ms = 316 Mb/s; 220 is 0.70 of it (>= 0.60). */
         {"sender_buffer: rate at buffer / RTT (no limited times: older kernel)",
          LAB "measured_mbps=220 debitd so_sndbuf=2097152 sndbuf_setting=1048576 srv_min_rtt_ms=35.6", VERDICT_SENDER_BUFFER,
-         "1 MiB send buffer / 35.6 ms RTT predicts 236 Mb/s, measured 220"},
-        {"sender_buffer: up to twice buffer / RTT (TSO skbs carry more payload than half)",
-         LAB "measured_mbps=400 debitd so_sndbuf=2097152 sndbuf_setting=1048576 srv_min_rtt_ms=35.6", VERDICT_SENDER_BUFFER,
-         "predicts 236 Mb/s, measured 400"},
-        {"not sender_buffer: beyond 2.5 x buffer / RTT", LAB "measured_mbps=650 debitd so_sndbuf=2097152 "
-                                                          "sndbuf_setting=1048576 srv_min_rtt_ms=35.6",
+         "send buffer 1 MiB: 0.67 x SO_SNDBUF 2 MiB / 35.6 ms RTT predicts 316 Mb/s, measured 220"},
+        {"sender_buffer: above the 0.67 share, within 1.35 x", LAB "measured_mbps=400 debitd so_sndbuf=2097152 "
+                                                               "sndbuf_setting=1048576 srv_min_rtt_ms=35.6",
+         VERDICT_SENDER_BUFFER, "predicts 316 Mb/s, measured 400"},
+        {"not sender_buffer: beyond 1.35 x buffer / RTT", LAB "measured_mbps=650 debitd so_sndbuf=2097152 "
+                                                           "sndbuf_setting=1048576 srv_min_rtt_ms=35.6",
          VERDICT_UNKNOWN, "no rule matched"},
+        /* 0.67 x 4 MiB x 8 / 35.6 ms = 632 Mb/s; 450 is 0.71 of it. */
         {"sender_buffer: autotuning at its tcp_wmem ceiling",
          LAB "measured_mbps=450 debitd so_sndbuf=4194304 tcp_wmem_max=4194304 srv_min_rtt_ms=35.6", VERDICT_SENDER_BUFFER,
-         "2 MiB send buffer / 35.6 ms RTT predicts 471 Mb/s"},
+         "send buffer at its tcp_wmem ceiling: 0.67 x SO_SNDBUF 4 MiB / 35.6 ms RTT predicts 632 Mb/s"},
         {"not sender_buffer: autotuning far below its ceiling",
          LAB "measured_mbps=450 debitd so_sndbuf=2097152 tcp_wmem_max=4194304 srv_min_rtt_ms=35.6", VERDICT_UNKNOWN,
          "no rule matched: measured 450 Mb/s"},
@@ -237,9 +265,19 @@ static void test_adapter(void **state)
     assert_true(isnan(in.rcvbuf_setting)); /* autotuning */
     verdict_apply(r, &(struct dl_options){.bottleneck_bps = 1e9});
     assert_string_equal(r->limited_by, "sender_buffer");
-    assert_non_null(strstr(r->limited_by_evidence, "1 MiB send buffer / 35.6 ms RTT predicts 236 Mb/s, measured 231"));
-    /* 1 MiB / 35.6 ms = 235.6 Mb/s steady; slow start from iw 10 lowers the average. */
-    assert_true(r->predicted_mbps > 200 && r->predicted_mbps < 235.7);
+    assert_non_null(strstr(r->limited_by_evidence, "send buffer 1 MiB: 0.67 x SO_SNDBUF 2 MiB / 35.6 ms RTT predicts 316 Mb/s, measured 231"));
+    /* 0.67 x 2 MiB / 35.6 ms = 315.8 Mb/s steady; slow start from iw 10 lowers the average. */
+    assert_true(r->predicted_mbps > 280 && r->predicted_mbps < 315.8);
+
+    /* An older debitd: no "sndbuf" in the record, its setting in X-Debit-Tcp instead. */
+    json_object_del(r->server_record, "sndbuf");
+    r->server_config = json_pack("{s:s}", "X-Debit-Tcp", "cc=bbr pacing=unlimited sndbuf=1048576");
+    verdict_in_from_run(r, &in);
+    assert_float_equal(in.sndbuf_setting, 1048576, 0);
+    assert_float_equal(in.so_sndbuf, 2097152, 0); /* socket(7): Linux doubles it */
+    json_object_set_new(r->server_config, "X-Debit-Tcp", json_string("cc=bbr pacing=unlimited sndbuf=auto"));
+    verdict_in_from_run(r, &in);
+    assert_true(isnan(in.sndbuf_setting) && isnan(in.so_sndbuf));
 
     /* No record (nginx, a public mirror): client side only. */
     json_decref(r->server_record);

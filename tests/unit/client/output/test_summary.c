@@ -137,11 +137,11 @@ static void test_verdict_majority(void **state)
     assert_int_equal(s.rows[1].limited_by_runs, 2);
     assert_true(s.rows[1].limited_by_tie);
     char *buf = render(REPORT_MARKDOWN, &rs, &s, 5);
-    assert_non_null(strstr(buf, "- OVH: limited by sender_buffer (3 of 5 runs), predicted 236 Mb/s: sender_buffer\n"));
-    assert_non_null(strstr(buf, "- DT: limited by sender_cpu (2 of 4 runs, a tie: the median run's), predicted 950 Mb/s"));
+    assert_non_null(strstr(buf, "- OVH limited by sender_buffer (3 of 5 runs), predicted 236 Mb/s: sender_buffer\n"));
+    assert_non_null(strstr(buf, "- DT limited by sender_cpu (2 of 4 runs, a tie: the median run's), predicted 950 Mb/s"));
     free(buf);
     buf = render(REPORT_TABLE, &rs, &s, 5);
-    assert_non_null(strstr(buf, "\n  OVH: limited by sender_buffer (3 of 5 runs), predicted 236 Mb/s: sender_buffer\n"));
+    assert_non_null(strstr(buf, "\n  OVH limited by sender_buffer (3 of 5 runs), predicted 236 Mb/s: sender_buffer\n"));
     free(buf);
     buf = render(REPORT_CSV, &rs, &s, 5);
     assert_non_null(strstr(buf, ",limited_by,limited_by_runs,predicted_mbps\n"));

@@ -21,11 +21,13 @@ static struct summary fake_summary(struct server_summary rows[2])
     rows[0] = (struct server_summary){.server = "A", .url = "http://a/f", .runs_ok = 2, .median_mbps = 941.25,
                                       .min_mbps = 900, .max_mbps = 982.5, .q1_mbps = NAN, .q3_mbps = NAN,
                                       .median_total_mbps = 800, .median_slow_start_s = 0.3,
-                                      .median_rtt_ms = NAN, .median_min_rtt_ms = NAN, .is_reference = 1};
+                                      .median_rtt_ms = NAN, .median_min_rtt_ms = NAN, .is_reference = 1,
+                                      .limited_by = "network", .median_predicted_mbps = 957.5};
     rows[1] = (struct server_summary){.server = "B", .url = "http://b/f", .runs_ok = 1, .runs_failed = 1,
                                       .median_mbps = 470.5, .min_mbps = 470.5, .max_mbps = 470.5,
                                       .median_total_mbps = 400, .median_slow_start_s = NAN, .median_rtt_ms = 0.05,
-                                      .has_comparison = 1, .ratio = 0.5, .ci_lo = 0.25, .ci_hi = 0.75};
+                                      .has_comparison = 1, .ratio = 0.5, .ci_lo = 0.25, .ci_hi = 0.75,
+                                      .median_predicted_mbps = NAN};
     rows[1].mw.p = 0.0079;
     rows[1].mw.method = STATS_MW_EXACT;
     return (struct summary){.rows = rows, .n = 2};
@@ -62,6 +64,7 @@ static void test_rows(void **state)
          "A - [-,-] - -\nB 0.500000 [0.250000,0.750000] 0.0079 exact\n"},
         {"%{server} %{median_rtt_ms} %{median_slow_start_s} %{q1_mbps}\\n", "A - 0.300 -\nB 0.050 - 0.000\n"},
         {"%{scenario}/%{variant} %{url}\\n", "-/- http://a/f\n-/- http://b/f\n"},
+        {"%{server} %{limited_by} %{predicted_mbps}\\n", "A network 957.500\nB - -\n"},
         {"100%% %{server}\\\\\\r", "100% A\\\r100% B\\\r"},
         /* No per-row variable: once. */
         {"%{order} %{runs_per_server} %{seed} %{interrupted}\\n", "alternate 2 - false\n"},
@@ -126,7 +129,7 @@ static void test_variables_listed(void **state)
         assert_non_null(w);
         writeout_free(w);
     }
-    assert_int_equal(n, 28);
+    assert_int_equal(n, 30);
 }
 
 int main(void)
