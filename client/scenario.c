@@ -42,24 +42,6 @@ static int at_setting(const config_setting_t *s, const char *path, char *err, si
                       cfg_setting_path(s, name, sizeof name));
 }
 
-/* A scalar setting as the text a setter takes: integers and strings as written, a float
- * in plain decimal (a setter's units parser knows no exponent). NULL for other types. */
-static const char *value_text(const config_setting_t *s, char *buf, size_t len)
-{
-    switch (config_setting_type(s)) {
-    case CONFIG_TYPE_INT:
-    case CONFIG_TYPE_INT64:
-        snprintf(buf, len, "%lld", config_setting_get_int64(s));
-        return buf;
-    case CONFIG_TYPE_FLOAT:
-        snprintf(buf, len, "%.6f", config_setting_get_float(s));
-        return buf;
-    case CONFIG_TYPE_STRING:
-        return config_setting_get_string(s);
-    }
-    return NULL;
-}
-
 /* Apply one member through a setter. Returns 1 applied, 0 absent, -1 bad (err has
  * FILE:LINE). */
 static int apply_member(const config_setting_t *group, const char *key, settings_setter set, struct settings *st,
@@ -69,7 +51,7 @@ static int apply_member(const config_setting_t *group, const char *key, settings
     if (!m)
         return 0;
     char buf[64];
-    const char *text = value_text(m, buf, sizeof buf);
+    const char *text = scenario_value_text(m, buf, sizeof buf);
     if (!text)
         return cfg_error(err, errlen, m, "expected a number or a string");
     if (set(st, text, err, errlen) != 0)
@@ -191,7 +173,7 @@ static int add_latency(struct scenario *s, const config_setting_t *e, int i, int
     uint64_t us = 0;
     const config_setting_t *d = config_setting_get_member(e, "delay");
     char buf[64];
-    const char *text = d ? value_text(d, buf, sizeof buf) : "0";
+    const char *text = d ? scenario_value_text(d, buf, sizeof buf) : "0";
     if (!text)
         return cfg_error(err, errlen, d, "expected a number or a string such as \"10ms\"");
     if (settings_parse_delay(text, &us, err, errlen) != 0)

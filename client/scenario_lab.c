@@ -24,8 +24,7 @@ void scenario_lab_clear(struct scenario_lab *l)
         free(l->server);
 }
 
-/* A scalar as text (a number as written, or the string). NULL for other types. */
-static const char *text_of(const config_setting_t *m, char *buf, size_t len)
+const char *scenario_value_text(const config_setting_t *m, char *buf, size_t len)
 {
     switch (config_setting_type(m)) {
     case CONFIG_TYPE_INT:
@@ -45,7 +44,7 @@ static const char *text_of(const config_setting_t *m, char *buf, size_t len)
 static int parse_cpu(const config_setting_t *m, double *pct, char *err, size_t errlen)
 {
     char buf[64], *end;
-    const char *t = text_of(m, buf, sizeof buf);
+    const char *t = scenario_value_text(m, buf, sizeof buf);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     double max = 100.0 * (double)(ncpu > 0 ? ncpu : 1);
     if (!t)
@@ -93,7 +92,7 @@ static int tcp_member(const config_setting_t *g, const char *key,
     char buf[64];
     if (!m)
         return 0;
-    const char *t = text_of(m, buf, sizeof buf);
+    const char *t = scenario_value_text(m, buf, sizeof buf);
     if (!t)
         return cfg_error(err, errlen, m, "expected a number or a string");
     if (set(p, t, err, errlen) != 0)

@@ -59,6 +59,10 @@ int scenario_lab_parse(const config_setting_t *g, const char *name, const char *
                        size_t errlen);
 void scenario_lab_clear(struct scenario_lab *l);
 
+/* A scenario file's scalar as the text a setter takes: integers and strings as written, a
+ * float in plain decimal (a units parser knows no exponent). NULL for other types. */
+const char *scenario_value_text(const config_setting_t *m, char *buf, size_t len);
+
 /* {"name":..,"address":..,"port":..,"tso":..,"gso":..,"cc":..,"pacing_bps":..,"sndbuf":..,
  *  "notsent_lowat":..,"cpu_pct":..,"tcp_wmem":"min default max","tcp_rmem":..,"initcwnd":..,
  *  "mtu":..}; unset members are null (new reference, NULL on allocation failure). */

@@ -10,13 +10,19 @@ need_cmd jq
 ncpu=$(getconf _NPROCESSORS_ONLN)
 over=$((100 * ncpu + 100))
 
-# bad_lab NAME 'LAB GROUP BODY' REGEX: one server with that lab group, line 2.
-bad_lab() {
+# bad_conf NAME FILE-TEXT REGEX: -t refuses FILE-TEXT with "FILE:REGEX", exit 2.
+bad_conf() {
   local f=$T_TMP/bad.conf out rc
-  printf 'servers = (\n  { name = "A"; url = "http://198.18.1.2/files/10Mio.dat"; lab = { %s }; }\n);\n' "$2" >"$f"
+  printf '%s\n' "$2" >"$f"
   out=$("$DEBIT" -t --scenario "$f" 2>&1); rc=$?
   check_eq "$1: exit 2" 2 $rc
-  check_match "$1: FILE:LINE: setting: reason" "^debit: --scenario: $f:2: $3" "$out"
+  check_match "$1: FILE:LINE: setting: reason" "^debit: --scenario: $f:$3" "$out"
+}
+# bad_lab NAME 'LAB GROUP BODY' REGEX: one server with that lab group, line 2.
+bad_lab() {
+  bad_conf "$1" "servers = (
+  { name = \"A\"; url = \"http://198.18.1.2/files/10Mio.dat\"; lab = { $2 }; }
+);" "2: $3"
 }
 bad_lab "unknown lab key" 'tso = true; turbo = 1;' "servers\[0\]\.lab\.turbo: unknown setting \(expected one of: tso, gso, cc, pacing, sndbuf, notsent_lowat, cpu, tcp_wmem, tcp_rmem, initcwnd, mtu\)"
 bad_lab "cpu 0%" 'cpu = "0%";' "servers\[0\]\.lab\.cpu: '0%': out of range 1%\.\.$((100 * ncpu))% \($ncpu CPUs? online\)"
@@ -35,11 +41,10 @@ bad_lab "tso not a boolean" 'tso = "yes";' "servers\[0\]\.lab\.tso: "
 
 # Addresses: the second server (line 3) against the plan.
 bad_addr() {
-  local f=$T_TMP/addr.conf out rc
-  printf 'servers = (\n  { name = "A"; url = "http://198.18.1.2/f"; lab = {}; },\n  { name = "B"; url = "%s"; lab = {}; }\n);\n' "$2" >"$f"
-  out=$("$DEBIT" -t --scenario "$f" 2>&1); rc=$?
-  check_eq "$1: exit 2" 2 $rc
-  check_match "$1: FILE:LINE: servers[1].url: reason" "^debit: --scenario: $f:3: servers\[1\]\.url: $3" "$out"
+  bad_conf "$1" "servers = (
+  { name = \"A\"; url = \"http://198.18.1.2/f\"; lab = {}; },
+  { name = \"B\"; url = \"$2\"; lab = {}; }
+);" "3: servers\[1\]\.url: $3"
 }
 bad_addr "address outside 198.18.0.0/15" "http://10.1.2.3/f" "'10\.1\.2\.3': a lab server's address must be in 198\.18\.0\.0/15"
 bad_addr "the client's /24" "http://198.18.3.9/f" "'198\.18\.3\.9': 198\.18\.3\.0/24 is the lab's client network"
