@@ -133,6 +133,18 @@ check_eq "up with a bad scenario: exit 2" 2 $?
 check_match "up with a bad scenario: debit's FILE:LINE message" "bad.conf:3: servers\[1\]\.lab\.cpu: '500%': out of range" "$out"
 check_eq "up with a bad scenario: built nothing" "" "$(ls "$T_TMP/lab2/lab.env" 2>/dev/null)"
 
+# An up that fails half-way (the budgeted server's "debitd" exits at once) removes what it
+# built: the cgroups too.
+printf '#!/bin/sh\necho "fake debitd: refusing to start" >&2\nexit 1\n' >"$T_TMP/fake-debitd"
+chmod +x "$T_TMP/fake-debitd"
+labcgs() { ls -d /sys/fs/cgroup/*/debit-lab-* /sys/fs/cgroup/debit-lab-* 2>/dev/null | sort; }
+labcgs >"$T_TMP/cg.before"
+out=$(LAB_DEBITD=$T_TMP/fake-debitd timeout 60 "$LAB" up "$T_TMP/lab4" --scenario "$S" 2>&1)
+check_eq "up whose debitd dies: exit 2" 2 $?
+check_match "up whose debitd dies: says which server and why" "s1 \(budget\) did not answer: fake debitd: refusing to start" "$out"
+check_eq "up whose debitd dies: no new cgroup left" "" "$(labcgs | comm -13 "$T_TMP/cg.before" -)"
+check_eq "up whose debitd dies: DIR holds no lab" "" "$(ls "$T_TMP/lab4/lab.env" "$T_TMP/lab4/cgroups" "$T_TMP/lab4/netns" 2>/dev/null)"
+
 # The built-in default, and a scenario without lab groups: the seed's two servers.
 N=$T_TMP/nolab.conf
 echo 'servers = ( { name = "x"; url = "http://198.18.1.2/files/10Mio.dat"; } );' >"$N"
