@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lab/lab_servers.sh — the lab's servers: which ones (the built-in two, or a scenario
 # file's `lab` groups as `debit -t --format json` prints them), and each one's namespace,
 # debitd and host settings. Sourced by lab/lab.sh (not a program of its own).
