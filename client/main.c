@@ -21,6 +21,7 @@
 #include "plan.h"
 #include "plot.h"
 #include "progress.h"
+#include "plan_json.h"
 #include "scenario.h"
 #include "report.h"
 #include "result.h"
@@ -358,7 +359,9 @@ static int front_end(int argc, char **argv, struct settings *s, struct scenario 
         break;
     case OPTS_RUN:
         code = load_settings(o, s, scn);
-        if (code == 0 && o->check)
+        if (code == 0 && o->check && s->format == REPORT_JSON)
+            code = plan_json_print(stdout, s, *scn) == 0 ? 0 : 1;
+        else if (code == 0 && o->check)
             print_plan(s, *scn);
         else if (code == 0)
             code = -1;
@@ -475,8 +478,11 @@ int main(int argc, char **argv)
             setting_failed = 1;
         }
         if (cells) {
-            json_object_set_new(extra, "scenario", json_pack("{s:s, s:o*}", "file", scn->path, "cells",
-                                                             scenario_cells_to_json(cells)));
+            json_t *lab = json_array();
+            for (size_t i = 0; lab && i < scn->nlab; i++)
+                json_array_append_new(lab, scenario_lab_to_json(&scn->lab[i]));
+            json_object_set_new(extra, "scenario", json_pack("{s:s, s:o*, s:o*}", "file", scn->path, "cells",
+                                                             scenario_cells_to_json(cells), "lab", lab));
             notes = cell_notes(cells, &nnotes);
         }
         scenario_cells_free(cells);
@@ -513,6 +519,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "debit: out of memory\n");
         rc = 1;
     } else {
+        /* The lab's host settings per server, for the column titles. */
+        struct report_server_note *snotes = scn && scn->nlab ? calloc(scn->nlab, sizeof *snotes) : NULL;
+        for (size_t i = 0; snotes && i < scn->nlab; i++)
+            snotes[i] = (struct report_server_note){scn->lab[i].server, scn->lab[i].host};
         struct report_meta meta = {
             .order = plan_order_name(s->order),
             .seed = s->seed,
@@ -522,6 +532,8 @@ int main(int argc, char **argv)
             .extra = extra,
             .notes = (const char *const *)notes,
             .nnotes = nnotes,
+            .server_notes = snotes,
+            .nserver_notes = snotes ? scn->nlab : 0,
         };
         /* -w replaces the report on stdout (as a cron line); -o still gets it. A reader
          * of stdout that went away (`| head -1`) is not a failed measurement: the exit
@@ -552,6 +564,7 @@ int main(int argc, char **argv)
         if (ctx.journal_failed || setting_failed)
             rc = 1;
         summary_free(&sum);
+        free(snotes);
     }
     json_decref(extra);
     for (size_t i = 0; i < nnotes; i++)

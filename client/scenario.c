@@ -24,6 +24,9 @@ void scenario_free(struct scenario *s)
         free(s->var[i].name);
         free(s->var[i].device);
     }
+    for (size_t i = 0; i < s->nlab; i++)
+        scenario_lab_clear(&s->lab[i]);
+    free(s->lab);
     free(s->lat);
     free(s->var);
     free(s->path);
@@ -40,24 +43,6 @@ static int at_setting(const config_setting_t *s, const char *path, char *err, si
                       cfg_setting_path(s, name, sizeof name));
 }
 
-/* A scalar setting as the text a setter takes: integers and strings as written, a float
- * in plain decimal (a setter's units parser knows no exponent). NULL for other types. */
-static const char *value_text(const config_setting_t *s, char *buf, size_t len)
-{
-    switch (config_setting_type(s)) {
-    case CONFIG_TYPE_INT:
-    case CONFIG_TYPE_INT64:
-        snprintf(buf, len, "%lld", config_setting_get_int64(s));
-        return buf;
-    case CONFIG_TYPE_FLOAT:
-        snprintf(buf, len, "%.6f", config_setting_get_float(s));
-        return buf;
-    case CONFIG_TYPE_STRING:
-        return config_setting_get_string(s);
-    }
-    return NULL;
-}
-
 /* Apply one member through a setter. Returns 1 applied, 0 absent, -1 bad (err has
  * FILE:LINE). */
 static int apply_member(const config_setting_t *group, const char *key, settings_setter set, struct settings *st,
@@ -67,7 +52,7 @@ static int apply_member(const config_setting_t *group, const char *key, settings
     if (!m)
         return 0;
     char buf[64];
-    const char *text = value_text(m, buf, sizeof buf);
+    const char *text = scenario_value_text(m, buf, sizeof buf);
     if (!text)
         return cfg_error(err, errlen, m, "expected a number or a string");
     if (set(st, text, err, errlen) != 0)
@@ -75,9 +60,10 @@ static int apply_member(const config_setting_t *group, const char *key, settings
     return 1;
 }
 
-static int load_servers(const config_setting_t *list, struct settings *st, const char *path, char *err, size_t errlen)
+static int load_servers(const config_setting_t *list, struct settings *st, struct scenario *scn, const char *path,
+                        char *err, size_t errlen)
 {
-    static const char *const keys[] = {"name", "url", "upload", NULL};
+    static const char *const keys[] = {"name", "url", "upload", "lab", NULL};
     if (!list) {
         err_set(err, errlen, "servers: missing (a list of { name = \"...\"; url = \"...\"; })");
         return err_prefix(err, errlen, "%s", path);
@@ -106,6 +92,17 @@ static int load_servers(const config_setting_t *list, struct settings *st, const
         /* Per server, so one file can measure both directions. */
         if (apply_member(e, "upload", settings_set_server_upload, st, path, err, errlen) < 0)
             return -1;
+        const config_setting_t *lab = config_setting_get_member(e, "lab");
+        if (lab) {
+            if (!scn->lab && !(scn->lab = calloc((size_t)config_setting_length(list), sizeof *scn->lab)))
+                return cfg_error(err, errlen, lab, "out of memory");
+            struct scenario_lab *l = &scn->lab[scn->nlab];
+            int rc = scenario_lab_parse(lab, st->servers[st->nservers - 1].name, url, scn->lab, scn->nlab, l, err,
+                                        errlen);
+            scn->nlab++; /* counted even when bad, so that scenario_free frees its name */
+            if (rc)
+                return -1;
+        }
     }
     return 0;
 }
@@ -177,7 +174,7 @@ static int add_latency(struct scenario *s, const config_setting_t *e, int i, int
     uint64_t us = 0;
     const config_setting_t *d = config_setting_get_member(e, "delay");
     char buf[64];
-    const char *text = d ? value_text(d, buf, sizeof buf) : "0";
+    const char *text = d ? scenario_value_text(d, buf, sizeof buf) : "0";
     if (!text)
         return cfg_error(err, errlen, d, "expected a number or a string such as \"10ms\"");
     if (settings_parse_delay(text, &us, err, errlen) != 0)
@@ -185,7 +182,7 @@ static int add_latency(struct scenario *s, const config_setting_t *e, int i, int
     /* The path's loss, per direction, parsed as --loss is. */
     uint32_t ppm = 0;
     const config_setting_t *ls = config_setting_get_member(e, "loss");
-    const char *ltext = ls ? value_text(ls, buf, sizeof buf) : "0";
+    const char *ltext = ls ? scenario_value_text(ls, buf, sizeof buf) : "0";
     if (!ltext)
         return cfg_error(err, errlen, ls, "expected a string such as \"1%%\"");
     if (lossrate_parse(ltext, &ppm, err, errlen) != 0)
@@ -276,7 +273,7 @@ struct scenario *scenario_load(const char *path, struct settings *st, char *err,
         goto fail;
     const config_setting_t *root = config_root_setting(&cfg);
     if (cfg_check_keys(root, keys, err, errlen) ||
-        load_servers(config_setting_get_member(root, "servers"), st, path, err, errlen))
+        load_servers(config_setting_get_member(root, "servers"), st, s, path, err, errlen))
         goto fail;
     for (size_t i = 0; i < ARRAY_SIZE(file_settings); i++)
         if (apply_member(root, file_settings[i].key, file_settings[i].set, st, path, err, errlen) < 0)

@@ -25,6 +25,7 @@
 #include "offload.h"
 #include "plan.h"
 #include "result.h"
+#include "scenario_lab.h"
 #include "settings.h"
 
 struct scenario_latency {
@@ -46,6 +47,8 @@ struct scenario {
     size_t nlat;
     struct scenario_variant *var;
     size_t nvar;
+    struct scenario_lab *lab; /* the servers with a `lab` group, in file order (scenario_lab.h) */
+    size_t nlab;
 };
 
 /* Load path and apply its measurement settings to s (through the settings.h setters; the

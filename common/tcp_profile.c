@@ -62,6 +62,18 @@ int tcp_cc_default(char *buf, size_t len, char *err, size_t errlen)
     return read_line(CC_DEFAULT, buf, len, err, errlen);
 }
 
+int tcp_wmem_max(uint64_t *max, char *err, size_t errlen)
+{
+    char line[128];
+    if (read_line("/proc/sys/net/ipv4/tcp_wmem", line, sizeof line, err, errlen) < 0)
+        return -1;
+    unsigned long long v[3];
+    if (sscanf(line, "%llu %llu %llu", &v[0], &v[1], &v[2]) != 3)
+        return err_set(err, errlen, "/proc/sys/net/ipv4/tcp_wmem: not three numbers: \"%s\"", line);
+    *max = v[2];
+    return 0;
+}
+
 static int word_in_list(const char *list, const char *word)
 {
     size_t n = strlen(word);

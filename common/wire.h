@@ -10,6 +10,8 @@
  *                      "none" on a plain HTTP listener
  *   X-Debit-Transfer   the ID of this transfer's record, served at WIRE_TRANSFERS_PATH ID
  *                      (32 hex digits, 128 random bits)
+ *   X-Debit-Cpu        debitd's own CPU budget: "quota=5%; period=100ms; cgroup=v1:/debit/x"
+ *                      or "none" (common/cgroup.h; refreshed once a second)
  * X-Debit-Interface and X-Debit-Kernel are left out when debitd runs with
  * privacy.details = false: a client must do without them.
  *
@@ -25,6 +27,7 @@
 #define WIRE_HDR_KERNEL "X-Debit-Kernel"
 #define WIRE_HDR_TRANSFER "X-Debit-Transfer"
 #define WIRE_HDR_TLS "X-Debit-Tls"
+#define WIRE_HDR_CPU "X-Debit-Cpu"
 
 /* GET WIRE_TRANSFERS_PATH ID: 200 with a JSON object whose "state" is "sending", "done" or
  * "aborted"; 404 until the record exists, after it left the ring, and to any address but

@@ -165,7 +165,7 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         struct peer owner;
         int have_owner = http_peer(conn, &owner) == 0;
         struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status, r->sock,
-                                    have_owner ? &owner : NULL, send_path};
+                                    have_owner ? &owner : NULL, send_path, NULL};
         if (strcmp(send_path, "sendfile") == 0)
             l->zero_copy_transfers++;
         else
@@ -173,10 +173,19 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         r->body_len = len;
         r->file = (size_t)(f - s->cfg->files);
         r->t0 = sys_mono_s();
-        r->acked0 = http_tcp_bytes_acked(r->sock);
+        /* one TCP_INFO read: acked bytes and the cwnd before this response's first byte */
+        struct tcp_info_sample ti;
+        char terr[128];
+        int have_ti = r->sock >= 0 && tcp_info_read(r->sock, &ti, terr, sizeof terr) == 0;
+        r->acked0 = have_ti ? ti.bytes_acked : 0;
+        struct transfer_evidence ev = {.initial_cwnd = have_ti ? ti.snd_cwnd : 0,
+                                       .sndbuf_setting = l->cfg->tcp.sndbuf, .tcp_wmem_max = l->tcp_wmem_max};
+        ts.ev = &ev; /* copied into the record */
         r->seq = transfers_begin(s->transfers, &ts, id);
-        if (r->seq)
+        if (r->seq) {
             MHD_add_response_header(resp, WIRE_HDR_TRANSFER, id);
+            evidence_begin(&r->mark, s->cpu);
+        }
     }
     return http_reply(l, conn, status, resp);
 }

@@ -266,11 +266,17 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
             struct tcp_info_sample last;
             char err[128];
             int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
-            /* the JSON only for a JSON access log, which is all that uses it */
+            struct transfer_evidence ev;
+            evidence_end(&r->mark, l->srv->cpu, r->sock, &ev);
+            if (!l->srv->cfg->details) /* as X-Debit-Cpu: no cgroup path (privacy.details) */
+                ev.cg_path[0] = 0;
+            /* the record is the body of a JSON access log line, and of nothing else logged */
             if (l->srv->access && l->srv->cfg->access_format == ACCESS_FORMAT_JSON)
-                entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL);
+                entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes,
+                                      have ? &last : NULL, &ev);
             else
-                transfers_complete(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL);
+                transfers_finish(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL,
+                                 &ev);
         }
         sent = bytes;
     }

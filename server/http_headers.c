@@ -274,6 +274,8 @@ void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct M
             MHD_add_response_header(resp, WIRE_HDR_INTERFACE, ifname);
     }
     MHD_add_response_header(resp, WIRE_HDR_TCP, f->tcp);
+    cpu_budget_header(s->cpu, s->cfg->details, buf, sizeof buf);
+    MHD_add_response_header(resp, WIRE_HDR_CPU, buf);
     if (s->cfg->details)
         MHD_add_response_header(resp, WIRE_HDR_KERNEL, s->kernel);
     tls_conn_describe(conn, buf, sizeof buf);

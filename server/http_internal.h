@@ -31,6 +31,7 @@ struct req {
     size_t file;        /* index in snap's cfg->files, for the metrics */
     struct snapshot *snap; /* REQ_FILE, REQ_DIGEST, REQ_UPLOAD: held until the request ends (reload.h) */
     double t0;          /* sys_mono_s when the response was queued */
+    struct evidence_mark mark;  /* the serving thread's CPU from the start (evidence.h) */
     /* REQ_UPLOAD */
     uint64_t up_bytes;
     double up_t0;

@@ -99,5 +99,6 @@ void http_req_free(struct req *r)
     free(r->log_ua);
     free(r->log_referer);
     snapshot_put(r->snap); /* the response over its region has ended */
+    evidence_drop(&r->mark); /* normally done by evidence_end */
     free(r);
 }

@@ -95,6 +95,12 @@ static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
         .tcp = tcp, .n_tcp = nl, .config_generation = s->reload.generation, .reloads_ok = s->reload.ok,
         .reloads_refused = s->reload.refused,
     };
+    struct cpu_budget_view cv;
+    cpu_budget_read(s->cpu, 1, &cv);
+    v.cpu_quota_ratio = cv.found && cv.quota_pct >= 0 ? cv.quota_pct / 100 : -1;
+    v.have_cpu_stat = cv.have_stat;
+    v.cpu_throttled_s = (double)cv.stat.throttled_ns / 1e9;
+    v.cpu_nr_throttled = cv.stat.nr_throttled;
     if (!(out = open_memstream(&body, &len)))
         goto done;
     ok = metrics_render(s->metrics, &v, out) == 0;

@@ -221,6 +221,8 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
                             json_integer((json_int_t)watchdog_total(s->watchdog, (enum refusal_reason)r)));
     json_object_set_new(json_object_get(j, "counters"), "refusals", refusals);
     json_object_set_new(j, "config", config_json(s));
+    /* debitd's CPU budget, as X-Debit-Cpu says it, with cpu.stat's totals */
+    json_object_set_new(j, "cpu", cpu_budget_json(s->cpu, c->details));
     if (j && !c->details) { /* privacy.details = false: what fingerprints the host (docs/server.md) */
         json_object_del(j, "pid");
         json_object_del(j, "kernel");

@@ -176,5 +176,18 @@ int metrics_render(const struct metrics *m, const struct metrics_view *v, FILE *
                                      "notsent_lowat", t->notsent_lowat},
                5, 1);
     }
+
+    family(out, "debitd_cpu_quota_ratio", "gauge",
+           "CPU quota of debitd's cgroup in CPUs (0.05 = 5% of one CPU); no sample without a quota.");
+    if (v->cpu_quota_ratio > 0)
+        fprintf(out, "debitd_cpu_quota_ratio %.6g\n", v->cpu_quota_ratio);
+    family(out, "debitd_cpu_throttled_seconds_total", "counter",
+           "Time debitd's cgroup was throttled by its CPU quota (cpu.stat); no sample without a cpu controller.");
+    if (v->have_cpu_stat)
+        fprintf(out, "debitd_cpu_throttled_seconds_total %.6f\n", v->cpu_throttled_s);
+    family(out, "debitd_cpu_throttled_periods_total", "counter",
+           "Enforcement periods in which debitd's cgroup was throttled (cpu.stat nr_throttled).");
+    if (v->have_cpu_stat)
+        fprintf(out, "debitd_cpu_throttled_periods_total %llu\n", (unsigned long long)v->cpu_nr_throttled);
     return ferror(out) ? -1 : 0;
 }

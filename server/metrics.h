@@ -55,6 +55,12 @@ struct metrics_view {
     const struct metrics_tcp *tcp;
     size_t n_tcp;
     uint64_t config_generation, reloads_ok, reloads_refused; /* reload.h */
+    /* debitd's cgroup CPU budget (cpu_budget.h): quota_ratio <= 0 = no quota (no sample);
+     * the throttling counters only when cpu.stat was read (have_cpu_stat) */
+    double cpu_quota_ratio;
+    int have_cpu_stat;
+    double cpu_throttled_s;
+    uint64_t cpu_nr_throttled;
 };
 
 /* Write every metric family (# HELP, # TYPE, samples) to OUT. Returns 0, or -1 if a write

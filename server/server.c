@@ -75,7 +75,8 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
     }
     s->transfers = transfers_new(cfg->transfers_keep);
     s->quota = quota_new(0);
-    if (!s->transfers || !s->quota) {
+    s->cpu = cpu_budget_new(NULL);
+    if (!s->transfers || !s->quota || !s->cpu) {
         err_set(err, errlen, "out of memory");
         goto fail;
     }
@@ -117,16 +118,26 @@ fail:
  * sendfile (or one sendmsg over an iovec) and calls nothing of ours per chunk. One thread,
  * one getsockopt per sending transfer per tick: nothing measurable next to the transfer. */
 #define SAMPLE_MS 100
+/* The cgroup is looked up again this often (cpu_budget.h): the lab moves debitd into one
+ * after it started. A few small file reads a second, from this thread only (cpu_budget_new
+ * did the first lookup before it started). */
+#define CPU_BUDGET_MS 1000
 
 static void *sampler_main(void *arg)
 {
     struct server *s = arg;
     struct pollfd pfd = {.fd = s->sampler_wake, .events = POLLIN};
+    int64_t budget_at = sys_mono_ms() - CPU_BUDGET_MS; /* the first tick refreshes it */
     for (;;) {
         int r = poll(&pfd, 1, SAMPLE_MS);
         if (r > 0 || (r < 0 && errno != EINTR))
             return NULL; /* sampler_stop woke us */
         transfers_sample(s->transfers);
+        if (sys_mono_ms() - budget_at >= CPU_BUDGET_MS) {
+            char err[256];
+            cpu_budget_refresh(s->cpu, err, sizeof err); /* a failure shows in /status */
+            budget_at = sys_mono_ms();
+        }
     }
 }
 
@@ -299,6 +310,10 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
              content_thp_setting(s->content));
     for (size_t i = 0; i < s->n_listeners; i++) {
         struct listener *l = &s->listeners[i];
+        /* per netns: every transfer's record shows it (sndbuf.tcp_wmem_max) */
+        char werr[160];
+        if (tcp_wmem_max(&l->tcp_wmem_max, werr, sizeof werr) < 0)
+            l->tcp_wmem_max = 0;
         /* suspend/resume: a .sha256 request waits for the hashing thread (digest.h); ITC:
          * what MHD_quiesce_daemon needs with internal threads (a graceful stop) */
         unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
@@ -389,6 +404,7 @@ void server_free(struct server *s)
     }
     transfers_free(s->transfers);
     quota_free(s->quota);
+    cpu_budget_free(s->cpu);
     if (s->access && s->access != stderr)
         fclose(s->access);
     pthread_rwlock_destroy(&s->swap_lock);

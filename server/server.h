@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "content.h"
+#include "cpu_budget.h"
 #include "quota.h"
 #include "digest.h"
 #include "reload.h"
@@ -32,6 +33,7 @@ struct listener {
     struct tls_listener *tls; /* listen[].tls: HTTPS (tls.h); NULL = plain HTTP */
     _Atomic unsigned tcp_warned;
     _Atomic uint64_t zero_copy_transfers, copy_transfers; /* file bodies by send path (/status) */
+    uint64_t tcp_wmem_max; /* net.ipv4.tcp_wmem's max when the listener started; 0 unknown */
 };
 
 /* A reload (reload.h) swaps cfg, content, digest, metrics, access and every listener's cfg
@@ -62,6 +64,7 @@ struct server {
     int sampler_wake;      /* eventfd that stops it; -1 when it is not running */
     struct watchdog *watchdog; /* header and body deadlines, refusal log */
     struct metrics *metrics;   /* GET /metrics: per-file bytes, status classes, durations */
+    struct cpu_budget *cpu;    /* debitd's cgroup CPU budget (X-Debit-Cpu), refreshed by the sampler */
     char kernel[128];
     char last_modified[40]; /* HTTP-date of the start, used as every file's Last-Modified */
     double start_mono;

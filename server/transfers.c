@@ -27,6 +27,8 @@ struct entry {
     int sock;                   /* -1 once done: never read again */
     int have_tcp;               /* tcp holds at least one sample */
     struct tcp_info_sample tcp; /* tcp_info_track of every sample */
+    struct transfer_evidence ev;     /* the server's side (evidence.h) */
+    struct transfer_sampled sampled; /* the sampler's samples only */
 };
 
 /* IDs are random, so a record is found by hashing its ID: buckets of entry indexes (+ 1,
@@ -194,6 +196,8 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     e->length = s->length;
     e->status = s->status;
     e->send_path = s->send_path ? s->send_path : "";
+    if (s->ev)
+        e->ev = *s->ev;
     e->sock = s->sock;
     if (e->sock >= 0)
         t->sending++;
@@ -204,8 +208,9 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     return seq;
 }
 
-/* Caller holds the lock. */
-static json_t *entry_json(const struct entry *e)
+/* Caller holds the lock. EVIDENCE: with the server's side (evidence.h), which /transfers/ID
+ * shows and the access log line leaves out (it doubled the line's cost per request). */
+static json_t *entry_json(const struct entry *e, int evidence)
 {
     char started[48];
     sys_iso_time(e->wall_start, started, sizeof started);
@@ -214,13 +219,16 @@ static json_t *entry_json(const struct entry *e)
     json_t *tcp = e->have_tcp ? tcp_info_to_json(&e->tcp) : json_object();
     /* zero_copy: whether the body went out by sendfile from the memfd, so that a user
      * comparing servers knows which path a figure measured */
-    return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:f, s:s, s:s, s:s, s:b, s:o}",
+    json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:f, s:s, s:s, s:s, s:b, s:o}",
                      "id", e->id, "state", e->state, "path", or_empty(e->path), "status", e->status,
                      "bytes", (json_int_t)e->bytes, "first", (json_int_t)e->first,
                      "length", (json_int_t)e->length, "started", started,
                      "duration_s", duration, "remote", or_empty(e->remote), "listener", or_empty(e->listener),
                      "send_path", or_empty(e->send_path), "zero_copy", strcmp(or_empty(e->send_path), "sendfile") == 0,
                      "tcp", tcp);
+    if (j && evidence)
+        evidence_to_json(j, &e->ev, &e->sampled);
+    return j;
 }
 
 static void entry_track(struct entry *e, const struct tcp_info_sample *ti)
@@ -240,48 +248,53 @@ unsigned transfers_sample(struct transfers *t)
         if (!e->seq || e->sock < 0 || tcp_info_read(e->sock, &ti, err, sizeof err) < 0)
             continue;
         entry_track(e, &ti);
+        evidence_sample(&e->sampled, &ti);
         n++;
     }
     pthread_mutex_unlock(&t->lock);
     return n;
 }
 
-/* Caller holds the lock. The entry SEQ completed, or NULL if it was evicted meanwhile. */
-static struct entry *end_locked(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
-                                const struct tcp_info_sample *last)
-{
-    struct entry *e = &t->ring[seq % t->keep];
-    if (e->seq != seq)
-        return NULL;
-    if (last && strcmp(e->state, "sending") == 0)
-        entry_track(e, last);
-    if (e->sock >= 0)
-        t->sending--;
-    e->sock = -1; /* the connection closes after this: never sample it again */
-    snprintf(e->state, sizeof e->state, "%s", state);
-    e->bytes = bytes;
-    e->duration = sys_mono_s() - e->t0_mono;
-    return e;
-}
-
-json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
-                      const struct tcp_info_sample *last)
+/* transfers_end, with the JSON only when WANT. */
+static json_t *end_entry(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                         const struct tcp_info_sample *last, const struct transfer_evidence *ev, int want)
 {
     json_t *out = NULL;
     pthread_mutex_lock(&t->lock);
-    struct entry *e = end_locked(t, seq, state, bytes, last);
-    if (e)
-        out = entry_json(e);
+    struct entry *e = &t->ring[seq % t->keep];
+    if (e->seq == seq) {
+        if (last && strcmp(e->state, "sending") == 0)
+            entry_track(e, last);
+        if (e->sock >= 0)
+            t->sending--;
+        e->sock = -1; /* the connection closes after this: never sample it again */
+        snprintf(e->state, sizeof e->state, "%s", state);
+        e->bytes = bytes;
+        e->duration = sys_mono_s() - e->t0_mono;
+        if (ev) { /* the start's part stays */
+            struct transfer_evidence start = e->ev;
+            e->ev = *ev;
+            e->ev.initial_cwnd = start.initial_cwnd;
+            e->ev.sndbuf_setting = start.sndbuf_setting;
+            e->ev.tcp_wmem_max = start.tcp_wmem_max;
+        }
+        if (want)
+            out = entry_json(e, 0);
+    }
     pthread_mutex_unlock(&t->lock);
     return out;
 }
 
-void transfers_complete(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
-                        const struct tcp_info_sample *last)
+json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                      const struct tcp_info_sample *last, const struct transfer_evidence *ev)
 {
-    pthread_mutex_lock(&t->lock);
-    end_locked(t, seq, state, bytes, last);
-    pthread_mutex_unlock(&t->lock);
+    return end_entry(t, seq, state, bytes, last, ev, 1);
+}
+
+void transfers_finish(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                      const struct tcp_info_sample *last, const struct transfer_evidence *ev)
+{
+    end_entry(t, seq, state, bytes, last, ev, 0);
 }
 
 json_t *transfers_get(struct transfers *t, const char *id, const struct peer *reader)
@@ -296,7 +309,7 @@ json_t *transfers_get(struct transfers *t, const char *id, const struct peer *re
         if (memcmp(e->key, key, sizeof key) != 0)
             continue;
         if (!reader || (e->have_owner && peer_same(&e->owner, reader)))
-            out = entry_json(e);
+            out = entry_json(e, 1);
         break;
     }
     pthread_mutex_unlock(&t->lock);

@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "evidence.h"
 #include "peer.h"
 #include "tcp_info.h"
 
@@ -33,6 +34,7 @@ struct transfer_start {
     int sock;             /* the connection's socket, sampled while sending; -1 = none */
     const struct peer *owner; /* who may read the record; NULL = nobody but "any" readers */
     const char *send_path; /* "sendfile" (zero-copy), "iovec", "pread" or "buffer" (static) */
+    const struct transfer_evidence *ev; /* what is known at the start (initial_cwnd, sndbuf); NULL none */
 };
 
 /* A ring of KEEP entries (>= 1). The caller owns the result (transfers_free). */
@@ -46,22 +48,25 @@ void transfers_free(struct transfers *t);
 uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, char id[TRANSFER_ID_LEN]);
 
 /* Read TCP_INFO of every sending transfer's socket and fold it into the record
- * (tcp_info_track: the latest sample, with the largest cwnd seen).
+ * (tcp_info_track: the latest sample, with the largest cwnd seen; evidence_sample: the
+ * "sampled" counts).
  * Returns how many were sampled. The socket is read under the ring's lock and only while
  * the entry is "sending": transfers_end runs before the connection's socket is closed,
  * so a descriptor is never read after it was closed or reused. */
 unsigned transfers_sample(struct transfers *t);
 
 /* Complete entry SEQ (ignored if already evicted): STATE is "done" or "aborted", BYTES the
- * body bytes sent, LAST the sender's final TCP_INFO (folded in like a sample; NULL when
- * unreadable). Returns a new reference to the completed entry's JSON (for the access
- * log), or NULL if the entry was evicted meanwhile. */
+ * body bytes sent, LAST the sender's final TCP_INFO (folded into "tcp", not into "sampled";
+ * NULL when unreadable), EV the server's side of it (evidence_end's part; NULL none).
+ * Returns a new reference to the completed entry's JSON for the access log (without the
+ * server's side: "cpu", "sampled", "cgroup", "sndbuf", "initial_cwnd" are only in
+ * transfers_get's), or NULL if the entry was evicted meanwhile. */
 json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
-                      const struct tcp_info_sample *last);
-/* transfers_end without the JSON, for when nobody logs it: building the entry's JSON cost
- * about a fifth of debitd's CPU per small request (docs/performance.md). */
-void transfers_complete(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
-                        const struct tcp_info_sample *last);
+                      const struct tcp_info_sample *last, const struct transfer_evidence *ev);
+/* transfers_end without the JSON (no access log to write it to): the record, some 80 JSON
+ * values, is built only when someone reads it. */
+void transfers_finish(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                      const struct tcp_info_sample *last, const struct transfer_evidence *ev);
 
 /* The entry for ID as a new JSON object, or NULL if unknown, evicted, malformed, or not
  * READER's: READER NULL reads any record, otherwise only one whose owner is the same

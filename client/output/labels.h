@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "report.h"
+#include "result.h"
 #include "summary.h"
 
 /* The most distinct values of one label an output lays out; more are left out. */
@@ -31,5 +33,13 @@ size_t labels_index(const char *const *vals, size_t n, const char *v);
 /* The row of s with these labels (server non-NULL), or NULL. */
 const struct server_summary *labels_find(const struct summary *s, const char *scenario, const char *variant,
                                          const char *server);
+
+/* A server's column title: "NAME (TSO/GSO on, cpu 1%, sndbuf 1.5 MiB, mtu 1500)" — what
+ * its first run with X-Debit-* headers reported (X-Debit-Offload's tso/gso, X-Debit-Cpu's
+ * quota, a fixed sndbuf of X-Debit-Tcp), then the host settings of m's server_notes (a
+ * cpu there only when the server did not report one); just NAME when nothing is known.
+ * Raw text (from the server): the caller escapes it. Returns buf. */
+const char *labels_server_title(const struct result_set *rs, const struct report_meta *m, const char *server,
+                                char *buf, size_t len);
 
 #endif

@@ -230,10 +230,12 @@ static void write_markdown(FILE *out, const struct result_set *rs, const struct 
     fprintf(out, "| scenario |");
     for (size_t v = 0; v < nvar; v++)
         for (size_t i = 0; i < nsrv; i++) {
+            char title[512]; /* what the server is: reported, plus the lab's host settings */
+            labels_server_title(rs, m, srv[i], title, sizeof title);
             if (var[v])
-                fprintf(out, " Srv %s (%s) |", esc(e1, sizeof e1, srv[i]), esc(e2, sizeof e2, var[v]));
+                fprintf(out, " Srv %s (%s) |", esc(e1, sizeof e1, title), esc(e2, sizeof e2, var[v]));
             else
-                fprintf(out, " Srv %s |", esc(e1, sizeof e1, srv[i]));
+                fprintf(out, " Srv %s |", esc(e1, sizeof e1, title));
         }
     fprintf(out, "\n|---|");
     for (size_t c = 0; c < nvar * nsrv; c++)

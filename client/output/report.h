@@ -28,6 +28,15 @@ struct report_meta {
     json_t *extra;           /* members merged into the top-level JSON object (borrowed), or NULL */
     const char *const *notes; /* lines printed under the table and Markdown (client settings per cell) */
     size_t nnotes;
+    const struct report_server_note *server_notes; /* the lab's host settings per server, or NULL */
+    size_t nserver_notes;
+};
+
+/* What a lab set on a server's host (a scenario's `lab` group, in words: "cpu 1%, mtu
+ * 1500"), shown next to what the server reported of itself. Strings are borrowed. */
+struct report_server_note {
+    const char *server;
+    const char *host;
 };
 
 /* Write rs and its summary s in format f to out. Returns 0 or -1 (write error). */

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `lab/lab.sh demo` (what `make demo` runs as root), shortened as issue 5 asks for CI: the
-# shipped etc/lab-experiment.conf with 32 MiB files and 3 runs, in the full lab (two
-# debitd servers, TSO/GSO on and off; 1 Gbit/s bottleneck; the seed's 5.5 ms base RTT).
+# seed replica (two servers, latency x client offload, no lab groups: the lab's built-in
+# two debitd servers, TSO/GSO on and off) with 32 MiB files and 3 runs, in the full lab
+# (1 Gbit/s bottleneck; the seed's 5.5 ms base RTT). The shipped etc/lab-experiment.conf
+# (four lab servers) is checked by debit -t here and run by lab_verdict.sh's kind of test.
 # Checks: each server's reported offload state printed above the table and recorded in
 # every run; the seed-style table's rows (latency) and columns (server x client offload);
 # medians falling as the delay rises; debit's min RTT within 1 ms of delay + base RTT;
@@ -21,7 +23,7 @@ ere() { printf '%s' "$1" | sed 's/[][\.*^$()+?{}|/]/\\&/g'; }
 ROWS=("natural ping (5.5 ms)" "ping +10 ms (15.5 ms)" "ping +30 ms (35.5 ms)")
 DELAYS=(0 10 30)
 BASE_MS=5.5
-COLS="| scenario | Srv OVH (client TSO/GSO on) | Srv DegroupTest (client TSO/GSO on) | Srv OVH (client TSO/GSO off) | Srv DegroupTest (client TSO/GSO off) |"
+COLS="| scenario | Srv OVH (TSO/GSO on) (client TSO/GSO on) | Srv DegroupTest (TSO/GSO off) (client TSO/GSO on) | Srv OVH (TSO/GSO on) (client TSO/GSO off) | Srv DegroupTest (TSO/GSO off) (client TSO/GSO off) |"
 
 # The shipped scenario file, as debit's own parser reads it (-t runs nothing).
 plan=$("$DEBIT" -t --scenario "$DEBIT_TOP/etc/lab-experiment.conf" 2>&1)
@@ -29,13 +31,38 @@ check_match "etc/lab-experiment.conf: the seed's rows (5.5 / 15.5 / 35.5 ms)" \
   "latency $(ere "${ROWS[0]}"): nothing added
 latency $(ere "${ROWS[1]}"): \+10 ms on eth0
 latency $(ere "${ROWS[2]}"): \+30 ms on eth0" "$plan"
-check_match "etc/lab-experiment.conf: 2 servers x 2 client states x 3 rows x 5 runs" \
-  "server OVH: http://198.18.1.2/.*
-server DegroupTest: http://198.18.2.2/.*downloads: 60 \(6 cells x 2 servers x 5 runs\)" "$plan"
+check_match "etc/lab-experiment.conf: 4 servers x 3 rows x 4 runs" \
+  "server OVH-like: http://198.18.1.2/.*
+server DegroupTest-like: http://198.18.2.2/.*
+server capped: http://198.18.4.2/.*
+server tuned: http://198.18.5.2/.*downloads: 48 \(3 cells x 4 servers x 4 runs\)" "$plan"
+check_eq "etc/lab-experiment.conf: the lab servers (same CPU budget, TSO/GSO on/off; capped; tuned)" \
+  "OVH-like true 1 131072|DegroupTest-like false 1 131072|capped null null null 1572864|tuned null null null 67108864" \
+  "$("$DEBIT" -t --scenario "$DEBIT_TOP/etc/lab-experiment.conf" --format json | jq -r '[.servers[].lab |
+     "\(.name) \(.tso) \(.cpu_pct) \(.notsent_lowat)" + (if .sndbuf then " \(.sndbuf)" else "" end)
+     + (if .tcp_wmem then " \(.tcp_wmem | split(" ")[2])" else "" end)] | join("|")' 2>&1)"
 
-sed -e 's#/files/256Mio.dat#/files/32Mio.dat#' -e 's/^runs = 5;/runs = 3;/' \
-  "$DEBIT_TOP/etc/lab-experiment.conf" >"$T_TMP/small.conf"
-check_match "CI scenario: the shipped one with 32 MiB files and 3 runs" \
+# The seed replica: the servers of the lab's built-in default, both client offload states.
+cat >"$T_TMP/small.conf" <<'CONF'
+servers = (
+  { name = "OVH";         url = "http://198.18.1.2/files/32Mio.dat"; },
+  { name = "DegroupTest"; url = "http://198.18.2.2/files/32Mio.dat"; }
+);
+runs = 3;
+order = "alternate";
+stall = 10;
+max_time = 60;
+latency = (
+  { name = "natural ping (5.5 ms)";  delay = 0; },
+  { name = "ping +10 ms (15.5 ms)";  delay = "10ms"; device = "eth0"; },
+  { name = "ping +30 ms (35.5 ms)";  delay = "30ms"; device = "eth0"; }
+);
+client_offload = (
+  { name = "client TSO/GSO on";  device = "eth0"; tso = true;  gso = true; },
+  { name = "client TSO/GSO off"; device = "eth0"; tso = false; gso = false; }
+);
+CONF
+check_match "CI scenario: the seed replica with 32 MiB files and 3 runs" \
   "downloads: 36 \(6 cells x 2 servers x 3 runs\)" "$("$DEBIT" -t --scenario "$T_TMP/small.conf" 2>&1)"
 
 lab_snap_root >"$T_TMP/root.before"

@@ -77,10 +77,14 @@ check_eq "details = false: /status names neither the kernel release nor the pid 
 check_eq "details = false: /status still has the offload state and TCP profile, counters, files" "true true true true" \
   "$(jq -r '"\(.listeners[0].x_debit_offload | type == "string") \(.listeners[0].x_debit_tcp | type == "string") \(has("counters")) \(.files | length == 1)"' "$T_TMP/status-false.json")"
 hnames() { grep -io '^x-debit-[a-z]*' "$1" | tr 'A-Z' 'a-z' | sort | tr '\n' ' ' | sed 's/ $//'; }
-check_eq "details = true: X-Debit-* headers" "x-debit-interface x-debit-kernel x-debit-offload x-debit-tcp x-debit-tls x-debit-transfer" "$(hnames "$T_TMP/h-true")"
-check_eq "details = false: no X-Debit-Kernel nor X-Debit-Interface; offload, tcp, tls, transfer stay" \
-  "x-debit-offload x-debit-tcp x-debit-tls x-debit-transfer" "$(hnames "$T_TMP/h-false")"
+check_eq "details = true: X-Debit-* headers" "x-debit-cpu x-debit-interface x-debit-kernel x-debit-offload x-debit-tcp x-debit-tls x-debit-transfer" "$(hnames "$T_TMP/h-true")"
+check_eq "details = false: no X-Debit-Kernel nor X-Debit-Interface; cpu, offload, tcp, tls, transfer stay" \
+  "x-debit-cpu x-debit-offload x-debit-tcp x-debit-tls x-debit-transfer" "$(hnames "$T_TMP/h-false")"
 check_eq "details = false: the kernel release appears in no header" 0 "$(grep -cF "$k" "$T_TMP/h-false")"
+# the cgroup path (it can name the host's container or service): in /status with details only
+check_eq "details = true / false: /status cpu.cgroup.path present / absent (or no cpu controller)" "true true" \
+  "$(jq -r '.cpu.cgroup == null or (.cpu.cgroup | has("path"))' "$T_TMP/status-true.json") $(jq -r '.cpu.cgroup == null or (.cpu.cgroup | has("path") | not)' "$T_TMP/status-false.json")"
+check_nomatch "details = false: X-Debit-Cpu names no cgroup" 'cgroup=' "$(grep -i '^x-debit-cpu' "$T_TMP/h-false")"
 
 # --- debit against a details = false host, from its own and from another local address -------
 for from in "" 127.0.0.2; do
@@ -91,6 +95,8 @@ for from in "" 127.0.0.2; do
     "$(jq -r '.runs[0].server_record | "\(.state) \(.bytes) \(.tcp | type)"' "$f")"
   check_match "debit ${from:+--local-address $from }: the record is of that address" "^${from:-127.0.0.1}:[0-9]+\$" \
     "$(jq -r '.runs[0].server_record.remote' "$f")"
+  check_eq "debit ${from:+--local-address $from }: server_record without the cgroup path" null \
+    "$(jq -r '.runs[0].server_record.cgroup.path // null' "$f")"
   check_eq "debit ${from:+--local-address $from }: server_config without kernel and interface, with offload and tcp" \
     "false false true true" \
     "$(jq -r '.runs[0].server_config | "\(has("X-Debit-Kernel")) \(has("X-Debit-Interface")) \(has("X-Debit-Offload")) \(has("X-Debit-Tcp"))"' "$f")"

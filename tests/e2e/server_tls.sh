@@ -140,6 +140,7 @@ cp "$C/a.crt" "$C/r.crt"; cp "$C/a.key" "$C/r.key"
 tls_conf "$T_TMP/dr.conf" "{ cert = \"$C/r.crt\"; key = \"$C/r.key\"; }"
 srv_start "$T_TMP/dr.conf"
 wait_port "$TPORT" 50 || true
+code_with() { curl -s -o /dev/null -w '%{http_code}' --cacert "$1" "$TBASE/f.dat"; } # CA -> HTTP code (000: none)
 subject() { curl -s "$BASE/status" | jq -r --arg n "127.0.0.1:$TPORT" '.listeners[] | select(.name == $n) | .tls.subject'; }
 hup_wait() { # GENERATION-LINE-COUNT: SIGHUP, then wait for the Nth "reload" outcome line
   kill -HUP "$DEBITD_PID"
@@ -151,8 +152,7 @@ cp "$C/b.crt" "$C/r.crt"; cp "$C/b.key" "$C/r.key"
 hup_wait 1
 check_match "SIGHUP after a renewal in place: reload applied" 'reload: generation 2' "$(cat "$T_TMP/debitd.log")"
 check_eq "after the reload: /status names the new certificate" "CN=debit-test-b" "$(subject)"
-check_eq "after the reload: a new handshake verifies with the new CA" 200 \
-  "$(curl -s -o /dev/null -w '%{http_code}' --cacert "$C/b.crt" "$TBASE/f.dat")"
+check_eq "after the reload: a new handshake verifies with the new CA" 200 "$(code_with "$C/b.crt")"
 check_eq "after the reload: the old CA no longer verifies (curl exit 60)" 60 \
   "$(curl -s -o /dev/null --cacert "$C/a.crt" "$TBASE/f.dat"; echo $?)"
 # a certificate that cannot be read: refused, the one in force keeps serving
@@ -160,8 +160,7 @@ sed -i "s|$C/r.crt|$C/gone.crt|" "$T_TMP/dr.conf"
 hup_wait 2
 check_match "reload with a missing certificate: refused with FILE:LINE: setting" \
   "reload refused: .*dr\.conf:2: listen\[1\]\.tls\.cert: cannot read" "$(cat "$T_TMP/debitd.log")"
-check_eq "... and the certificate in force still serves" 200 \
-  "$(curl -s -o /dev/null -w '%{http_code}' --cacert "$C/b.crt" "$TBASE/f.dat")"
+check_eq "... and the certificate in force still serves" 200 "$(code_with "$C/b.crt")"
 # other priorities: a restart, not a reload
 sed -i "s|$C/gone.crt\"; key = \"$C/r.key\";|$C/r.crt\"; key = \"$C/r.key\"; priorities = \"NORMAL\";|" "$T_TMP/dr.conf"
 hup_wait 3

@@ -56,6 +56,25 @@ static inline void testlib_rm_rf(const char *dir)
         fprintf(stderr, "# could not remove %s\n", dir);
 }
 
+/* Write TEXT to ROOT/REL, creating its folders (fake /proc and /sys trees). The file is
+ * rewritten in place, so a descriptor already open on it reads the new text. Returns 0, or
+ * -1 when a folder or the file cannot be made. */
+static inline int testlib_put_file(const char *root, const char *rel, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    char *slash = strrchr(path, '/');
+    *slash = 0;
+    if (testlib_sh("mkdir -p '%s'", path) != 0)
+        return -1;
+    *slash = '/';
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    int r = fputs(text, f) < 0 ? -1 : 0;
+    return fclose(f) == 0 ? r : -1;
+}
+
 /* Move this process into a network namespace of its own, so that device tests never
  * touch the machine's interfaces and everything they create dies with the process.
  * Returns NULL, or why the tests must be skipped (not root, no ip or ethtool, unshare

@@ -94,6 +94,36 @@ static void test_errors(void **state)
         {SERVERS "client_offload = ( { name = \"a\"; },\n { name = \"a\"; } );",
          ":3: client_offload[1]: name: \"a\" is used twice"},
         {SERVERS "client_offload = 3;", ":2: client_offload: expected a non-empty list"},
+        /* servers[].lab (scenario_lab.c): keys, values, the address plan */
+        {"servers = ( { url = \"http://198.18.1.2/\"; lab = { gro = false; }; } );",
+         ":1: servers[0].lab.gro: unknown setting (expected one of: tso, gso, cc, pacing"},
+        {"servers = ( { url = \"http://198.18.1.2/\"; lab = 3; } );", ":1: servers[0].lab: expected a group"},
+        {"servers = ( { url = \"http://198.18.1.2/\"; lab = { cpu = \"0.5%\"; }; } );",
+         ":1: servers[0].lab.cpu: '0.5%': out of range 1%.."},
+        {"servers = ( { url = \"http://198.18.1.2/\"; lab = { cpu = \"3 %\"; }; } );",
+         ":1: servers[0].lab.cpu: '3 %': expected a percentage"},
+        {"servers = ( { url = \"http://198.18.1.2/\"; lab = { tcp_wmem = \"4096 16384 1MiB 2MiB\"; }; } );",
+         ":1: servers[0].lab.tcp_wmem: '4096 16384 1MiB 2MiB': expected \"min default max\""},
+        {"servers = ( { url = \"http://198.18.1.2/\"; lab = { tcp_rmem = \"1024 16384 1MiB\"; }; } );",
+         ":1: servers[0].lab.tcp_rmem: '1024 16384 1MiB': expected"},
+        {"servers = ( { url = \"http://198.18.1.2/\"; lab = { initcwnd = 1001; }; } );",
+         ":1: servers[0].lab.initcwnd: 1001 is out of range"},
+        {"servers = ( { url = \"http://198.18.1.2/\"; lab = { mtu = 500; }; } );",
+         ":1: servers[0].lab.mtu: 500 is out of range [576, 65535]"},
+        {"servers = ( { url = \"http://198.18.1.2/\"; lab = { pacing = \"fast\"; }; } );", ":1: servers[0].lab.pacing: "},
+        {"servers = ( { url = \"http://198.18.1.2/\"; lab = { notsent_lowat = true; }; } );",
+         ":1: servers[0].lab.notsent_lowat: expected a number or a string"},
+        {"servers = ( { url = \"http://192.0.2.1/\"; lab = {}; } );",
+         ":1: servers[0].url: '192.0.2.1': a lab server's address must be in 198.18.0.0/15"},
+        {"servers = ( { url = \"http://198.18.3.5/\"; lab = {}; } );",
+         ":1: servers[0].url: '198.18.3.5': 198.18.3.0/24 is the lab's client network"},
+        {"servers = ( { url = \"http://198.18.9.255/\"; lab = {}; } );",
+         ":1: servers[0].url: '198.18.9.255': the host part must be 2..254"},
+        {"servers = ( { name = \"a\"; url = \"http://198.19.9.2/\"; lab = {}; },\n"
+         " { url = \"http://198.19.9.3/\"; lab = {}; } );",
+         ":2: servers[1].url: '198.19.9.3': in the same /24 as lab server \"a\" (198.19.9.2)"},
+        {"servers = ( { url = \"http://[fd00::2]/\"; lab = {}; } );",
+         ":1: servers[0].url: '[fd00::2]': a lab server's host must be an IPv4 address"},
     };
     for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
         const char *path = write_conf(rows[i].conf);
@@ -166,6 +196,58 @@ static void test_precedence(void **state)
         settings_free(s);
         opts_free(o);
     }
+}
+
+/* servers[].lab: every setting parsed, in file order, only for the servers that have one;
+ * the words of the column title; the JSON lab/lab.sh reads. */
+static void test_lab(void **state)
+{
+    (void)state;
+    const char *path = write_conf(
+        "servers = ( { name = \"on\"; url = \"http://198.18.1.2/f\"; lab = { tso = true; gso = false; cpu = 2.5; }; },\n"
+        "            { name = \"mirror\"; url = \"http://mirror.example/f\"; },\n"
+        "            { url = \"http://198.19.4.20:8080/f\"; lab = { cc = \"reno\"; pacing = \"100Mbit\"; sndbuf = \"1MiB\";\n"
+        "              notsent_lowat = 131072; tcp_wmem = \"4096 16384 2MiB\"; tcp_rmem = \"8KiB 64KiB 8MiB\";\n"
+        "              initcwnd = 30; mtu = 1280; }; } );\n");
+    char err[512];
+    struct settings *s = settings_new();
+    struct scenario *scn = scenario_load(path, s, err, sizeof err);
+    if (!scn)
+        fail_msg("%s", err);
+    assert_int_equal(scn->nlab, 2);
+    const struct scenario_lab *a = &scn->lab[0], *b = &scn->lab[1];
+    assert_string_equal(a->server, "on");
+    assert_string_equal(a->addr, "198.18.1.2");
+    assert_int_equal(a->port, 80);
+    assert_int_equal(a->tso, 1);
+    assert_int_equal(a->gso, 0);
+    assert_true(a->cpu_pct == 2.5);
+    assert_int_equal(a->wmem[2], 0);
+    assert_string_equal(a->host, "cpu 2.5%");
+    assert_string_equal(b->server, "198.19.4.20"); /* the name debit gave it: the host */
+    assert_int_equal(b->port, 8080);
+    assert_int_equal(b->tso, -1);
+    assert_string_equal(b->tcp.congestion, "reno");
+    assert_int_equal(b->tcp.pacing_rate_bps, 100000000);
+    assert_int_equal(b->tcp.sndbuf, 1048576);
+    assert_int_equal(b->tcp.notsent_lowat, 131072);
+    assert_int_equal(b->wmem[0], 4096);
+    assert_int_equal(b->wmem[2], 2097152);
+    assert_int_equal(b->rmem[0], 8192);
+    assert_int_equal(b->rmem[1], 65536);
+    assert_int_equal(b->initcwnd, 30);
+    assert_int_equal(b->mtu, 1280);
+    assert_string_equal(b->host, "tcp_wmem max 2 MiB, tcp_rmem max 8 MiB, initcwnd 30, mtu 1280");
+    json_t *j = scenario_lab_to_json(b);
+    char *txt = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+    assert_string_equal(txt, "{\"address\":\"198.19.4.20\",\"cc\":\"reno\",\"cpu_pct\":null,\"gso\":null,\"initcwnd\":30,"
+                             "\"mtu\":1280,\"name\":\"198.19.4.20\",\"notsent_lowat\":131072,\"pacing_bps\":100000000,"
+                             "\"port\":8080,\"sndbuf\":1048576,\"tcp_rmem\":\"8192 65536 8388608\","
+                             "\"tcp_wmem\":\"4096 16384 2097152\",\"tso\":null}");
+    free(txt);
+    json_decref(j);
+    scenario_free(scn);
+    settings_free(s);
 }
 
 static void test_axes(void **state)
@@ -286,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_precedence),
         cmocka_unit_test(test_axes),
+        cmocka_unit_test(test_lab),
         cmocka_unit_test(test_run_cells),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);

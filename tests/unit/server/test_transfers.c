@@ -28,7 +28,7 @@ static void test_life_cycle(void **state)
     struct transfers *t = transfers_new(4);
     assert_non_null(t);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1, NULL, "sendfile"};
+    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1, NULL, "sendfile", NULL};
     uint64_t seq = transfers_begin(t, &s, id);
     json_t *j = transfers_get(t, id, NULL);
     assert_non_null(j);
@@ -42,7 +42,7 @@ static void test_life_cycle(void **state)
     assert_true(json_is_true(json_object_get(j, "zero_copy")));
     json_decref(j);
     struct tcp_info_sample last = {.have = TCP_INFO_HAVE_BASE, .rtt_us = 500, .snd_cwnd = 10};
-    json_t *done = transfers_end(t, seq, "done", 1000, &last);
+    json_t *done = transfers_end(t, seq, "done", 1000, &last, NULL);
     assert_non_null(done);
     assert_string_equal(str(done, "state"), "done");
     json_decref(done);
@@ -56,17 +56,17 @@ static void test_life_cycle(void **state)
     transfers_free(NULL);
 }
 
-/* transfers_complete: the same record as transfers_end (state, bytes, the last TCP_INFO),
+/* transfers_finish: the same record as transfers_end (state, bytes, the last TCP_INFO),
  * without building its JSON; an evicted entry is ignored. */
 static void test_complete_without_json(void **state)
 {
     (void)state;
     struct transfers *t = transfers_new(2);
     char id[TRANSFER_ID_LEN], other[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/ram/4KiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 4096, 200, -1, NULL, "iovec"};
+    struct transfer_start s = {"/ram/4KiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 4096, 200, -1, NULL, "iovec", NULL};
     uint64_t seq = transfers_begin(t, &s, id);
     struct tcp_info_sample last = {.have = TCP_INFO_HAVE_BASE, .rtt_us = 250, .snd_cwnd = 10};
-    transfers_complete(t, seq, "aborted", 1234, &last);
+    transfers_finish(t, seq, "aborted", 1234, &last, NULL);
     json_t *j = transfers_get(t, id, NULL);
     assert_non_null(j);
     assert_string_equal(str(j, "state"), "aborted");
@@ -76,7 +76,7 @@ static void test_complete_without_json(void **state)
     /* evict it (ring of 2), then complete it again: nothing changes, nothing crashes */
     transfers_begin(t, &s, other);
     transfers_begin(t, &s, other);
-    transfers_complete(t, seq, "done", 1, NULL);
+    transfers_finish(t, seq, "done", 1, NULL, NULL);
     assert_null(transfers_get(t, id, NULL));
     transfers_free(t);
 }
@@ -86,13 +86,13 @@ static void test_unknown_and_evicted(void **state)
     (void)state;
     struct transfers *t = transfers_new(2);
     char ids[3][TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, "iovec"};
+    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, "iovec", NULL};
     uint64_t seq[3];
     for (int i = 0; i < 3; i++)
         seq[i] = transfers_begin(t, &s, ids[i]);
     /* a ring of 2: the first one is gone, and ending it is ignored */
     assert_null(transfers_get(t, ids[0], NULL));
-    assert_null(transfers_end(t, seq[0], "done", 1, NULL));
+    assert_null(transfers_end(t, seq[0], "done", 1, NULL, NULL));
     json_t *j = transfers_get(t, ids[2], NULL);
     assert_non_null(j);
     assert_string_equal(str(j, "send_path"), "iovec");
@@ -133,7 +133,7 @@ static void test_track_samples(void **state)
     testlib_loopback_pair(&cfd, &sfd);
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile"};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile", NULL};
     uint64_t seq = transfers_begin(t, &s, id);
     assert_int_equal(transfers_sample(t), 1);
     json_t *j = transfers_get(t, id, NULL); /* a sending record shows the samples so far */
@@ -143,7 +143,7 @@ static void test_track_samples(void **state)
     assert_int_equal(tcp_int(j, "max_snd_cwnd"), cwnd);
     json_decref(j);
     struct tcp_info_sample last = {.have = TCP_INFO_HAVE_BASE, .snd_cwnd = 1, .rtt_us = 300};
-    json_t *done = transfers_end(t, seq, "done", 100, &last);
+    json_t *done = transfers_end(t, seq, "done", 100, &last, NULL);
     assert_int_equal(tcp_int(done, "snd_cwnd"), 1);
     assert_int_equal(tcp_int(done, "max_snd_cwnd"), cwnd);
     assert_true(json_real_value(json_object_get(json_object_get(done, "tcp"), "rtt_ms")) == 0.3);
@@ -167,8 +167,8 @@ static void test_sample_sockets(void **state)
 
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile"};
-    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1, NULL, "sendfile"};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile", NULL};
+    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1, NULL, "sendfile", NULL};
     assert_int_equal(transfers_sample(t), 0); /* nothing sending */
     uint64_t seq = transfers_begin(t, &s, id);
     transfers_begin(t, &none, id2);
@@ -177,7 +177,7 @@ static void test_sample_sockets(void **state)
     assert_string_equal(str(json_object_get(j, "tcp"), "state"), "ESTABLISHED");
     assert_true(tcp_int(j, "snd_cwnd") > 0);
     json_decref(j);
-    json_decref(transfers_end(t, seq, "done", 100, NULL));
+    json_decref(transfers_end(t, seq, "done", 100, NULL, NULL));
     assert_int_equal(transfers_sample(t), 0); /* done: its socket is never read again */
     transfers_free(t);
     close(sfd);
@@ -206,9 +206,9 @@ static void test_owner(void **state)
     struct peer a6;
     assert_int_equal(peer_from_sockaddr((struct sockaddr *)&s6, &a6), 0);
     char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "127.0.0.1:5000", "", 0, 1, 200, -1, &a, NULL};
+    struct transfer_start s = {"/f", "127.0.0.1:5000", "", 0, 1, 200, -1, &a, NULL, NULL};
     transfers_begin(t, &s, id);
-    struct transfer_start none = {"/f", "", "", 0, 1, 200, -1, NULL, NULL};
+    struct transfer_start none = {"/f", "", "", 0, 1, 200, -1, NULL, NULL, NULL};
     transfers_begin(t, &none, id2);
     const struct {
         const char *what;
@@ -240,7 +240,7 @@ static void test_ids_random(void **state)
     enum { N = 2000 };
     struct transfers *t = transfers_new(N);
     static char ids[N][TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, NULL};
+    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, NULL, NULL};
     for (int i = 0; i < N; i++) {
         assert_int_not_equal(transfers_begin(t, &s, ids[i]), 0);
         assert_int_equal(strlen(ids[i]), 32);

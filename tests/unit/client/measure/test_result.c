@@ -68,7 +68,7 @@ static void test_one_vocabulary(void **state)
     struct tcp_info_sample last;
     if (tcp_info_read(srv, &last, err, sizeof err) != 0)
         fail_msg("sender: %s", err);
-    json_t *record = transfers_end(ring, seq, "done", 1, &last);
+    json_t *record = transfers_end(ring, seq, "done", 1, &last, NULL);
     assert_non_null(record);
     json_t *server = json_incref(json_object_get(record, "tcp"));
     json_decref(record);

@@ -87,12 +87,53 @@ static void test_find(void **state)
     }
 }
 
+/* Column titles: what the server's first run with headers reported, then the lab's host
+ * settings (its cpu only when the server reported none). */
+static void test_server_title(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *offload, *cpu, *tcp, *host;
+        const char *want;
+    } cases[] = {
+        {NULL, NULL, NULL, NULL, "S"},
+        {"tso=on gso=on gro=off", NULL, "cc=bbr pacing=unlimited sndbuf=auto", NULL, "S (TSO/GSO on)"},
+        {"tso=off gso=off gro=on", NULL, NULL, "cpu 1%", "S (TSO/GSO off, cpu 1%)"},
+        {"tso=on gso=off gro=on", "quota=3%; throttled=0", NULL, "cpu 1%, mtu 1500", "S (TSO on, GSO off, cpu 3%, mtu 1500)"},
+        {NULL, "quota=none", "cc=cubic sndbuf=1572864", "initcwnd 10", "S (sndbuf 1.5 MiB, initcwnd 10)"},
+        {NULL, NULL, NULL, "tcp_wmem max 1 MiB, initcwnd 20", "S (tcp_wmem max 1 MiB, initcwnd 20)"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct run_result plain = {.server = "S"}, r = {.server = "S"}, other = {.server = "T"};
+        r.server_config = json_object();
+        if (cases[c].offload)
+            json_object_set_new(r.server_config, "X-Debit-Offload", json_string(cases[c].offload));
+        if (cases[c].cpu)
+            json_object_set_new(r.server_config, "X-Debit-Cpu", json_string(cases[c].cpu));
+        if (cases[c].tcp)
+            json_object_set_new(r.server_config, "X-Debit-Tcp", json_string(cases[c].tcp));
+        other.server_config = json_pack("{s:s}", "X-Debit-Offload", "tso=off gso=off");
+        struct run_result *runs[] = {&other, &plain, &r};
+        struct result_set rs = {.runs = runs, .n = 3};
+        struct report_server_note notes[] = {{"T", "cpu 50%"}, {"S", cases[c].host}};
+        struct report_meta m = {.server_notes = notes, .nserver_notes = 2};
+        char buf[256];
+        assert_string_equal(labels_server_title(&rs, &m, "S", buf, sizeof buf), cases[c].want);
+        json_decref(r.server_config);
+        json_decref(other.server_config);
+    }
+    char small[8];
+    struct result_set none = {0};
+    assert_string_equal(labels_server_title(&none, NULL, "a long name", small, sizeof small), "a long ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same),
         cmocka_unit_test(test_distinct),
         cmocka_unit_test(test_find),
+        cmocka_unit_test(test_server_title),
     };
     return cmocka_run_group_tests_name("labels", tests, NULL, NULL);
 }

@@ -1,0 +1,182 @@
+/* evidence: see evidence.h. */
+#include "evidence.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "sys.h"
+
+struct evidence_thread {
+    pthread_mutex_t lock; /* taken by other threads only in evidence_drop's rare case */
+    unsigned active;
+    struct evidence_mark *head;
+};
+
+/* Lives as long as its thread: a worker exits only after libmicrohttpd closed all of its
+ * connections, so no mark refers to it then. */
+static __thread struct evidence_thread this_thread = {PTHREAD_MUTEX_INITIALIZER, 0, NULL};
+
+static void link_mark(struct evidence_mark *m)
+{
+    struct evidence_thread *t = &this_thread;
+    pthread_mutex_lock(&t->lock);
+    unsigned n = ++t->active;
+    m->max_active = n;
+    /* the others under way now see one more at once; O(transfers on this thread) */
+    for (struct evidence_mark *p = t->head; p; p = p->next)
+        if (p->max_active < n)
+            p->max_active = n;
+    m->prev = NULL;
+    m->next = t->head;
+    if (t->head)
+        t->head->prev = m;
+    t->head = m;
+    m->thread = t;
+    pthread_mutex_unlock(&t->lock);
+}
+
+void evidence_drop(struct evidence_mark *m)
+{
+    struct evidence_thread *t = m->thread;
+    if (!t)
+        return;
+    pthread_mutex_lock(&t->lock);
+    if (m->prev)
+        m->prev->next = m->next;
+    else
+        t->head = m->next;
+    if (m->next)
+        m->next->prev = m->prev;
+    t->active--;
+    m->thread = NULL;
+    m->prev = m->next = NULL;
+    pthread_mutex_unlock(&t->lock);
+}
+
+void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget)
+{
+    memset(m, 0, sizeof *m);
+    link_mark(m);
+    m->self = pthread_self();
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    m->thread_user0 = ru.ru_utime;
+    m->thread_sys0 = ru.ru_stime;
+    getrusage(RUSAGE_SELF, &ru);
+    m->self_user0 = ru.ru_utime;
+    m->self_sys0 = ru.ru_stime;
+    m->mono0 = sys_mono_s();
+    if (budget)
+        m->cg_have = cpu_budget_stat(budget, &m->cg_gen, &m->cg0);
+}
+
+static double tv_ms(const struct timeval *a, const struct timeval *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_usec - a->tv_usec) / 1e3;
+}
+
+void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, struct transfer_evidence *ev)
+{
+    struct rusage th, self;
+    int same = pthread_equal(m->self, pthread_self());
+    getrusage(RUSAGE_THREAD, &th);
+    getrusage(RUSAGE_SELF, &self);
+    double now = sys_mono_s();
+    evidence_drop(m);
+    memset(ev, 0, sizeof *ev);
+    ev->have_cpu = 1;
+    ev->have_thread = same;
+    ev->user_ms = same ? tv_ms(&m->thread_user0, &th.ru_utime) : 0;
+    ev->sys_ms = same ? tv_ms(&m->thread_sys0, &th.ru_stime) : 0;
+    ev->wall_ms = (now - m->mono0) * 1e3;
+    ev->process_user_ms = tv_ms(&m->self_user0, &self.ru_utime);
+    ev->process_sys_ms = tv_ms(&m->self_sys0, &self.ru_stime);
+    ev->thread_transfers_max = m->max_active ? m->max_active : 1;
+    ev->so_sndbuf = -1;
+    int v = 0;
+    socklen_t len = sizeof v;
+    if (sock >= 0 && getsockopt(sock, SOL_SOCKET, SO_SNDBUF, &v, &len) == 0)
+        ev->so_sndbuf = v;
+    if (!budget)
+        return;
+    struct cpu_budget_view cv;
+    cpu_budget_read(budget, 1, &cv);
+    if (!cv.found)
+        return;
+    ev->have_cgroup = 1;
+    ev->cg_version = cv.version;
+    snprintf(ev->cg_path, sizeof ev->cg_path, "%s", cv.path);
+    ev->quota_pct = cv.quota_pct;
+    ev->period_us = cv.period_us;
+    /* deltas only within one cgroup: moved meanwhile, the two counters are unrelated */
+    ev->have_deltas = m->cg_have && cv.have_stat && cv.gen == m->cg_gen;
+    if (ev->have_deltas) {
+        const struct cgroup_stat *a = &m->cg0, *b = &cv.stat;
+        ev->throttled_ms = b->throttled_ns >= a->throttled_ns ? (double)(b->throttled_ns - a->throttled_ns) / 1e6 : 0;
+        ev->nr_throttled = b->nr_throttled >= a->nr_throttled ? b->nr_throttled - a->nr_throttled : 0;
+        ev->nr_periods = b->nr_periods >= a->nr_periods ? b->nr_periods - a->nr_periods : 0;
+    }
+}
+
+void evidence_sample(struct transfer_sampled *s, const struct tcp_info_sample *ti)
+{
+    if (!s->count || ti->snd_cwnd < s->cwnd_min)
+        s->cwnd_min = ti->snd_cwnd;
+    if (ti->snd_cwnd > s->cwnd_max)
+        s->cwnd_max = ti->snd_cwnd;
+    if (ti->delivery_rate_bps > s->delivery_rate_max_bps)
+        s->delivery_rate_max_bps = ti->delivery_rate_bps;
+    s->count++;
+    if (ti->delivery_rate_app_limited)
+        s->app_limited++;
+    if ((ti->have & TCP_INFO_HAVE_MIN_RTT) && ti->notsent_bytes == 0)
+        s->notsent_zero++;
+}
+
+static json_t *real_or_null(int known, double v)
+{
+    return known ? json_real(v) : json_null();
+}
+
+static json_t *int_or_null(int known, uint64_t v)
+{
+    return known ? json_integer((json_int_t)v) : json_null();
+}
+
+void evidence_to_json(json_t *record, const struct transfer_evidence *ev, const struct transfer_sampled *s)
+{
+    json_t *cpu = json_null(), *cg = json_null();
+    if (ev->have_cpu) {
+        int th = ev->have_thread;
+        double busy = ev->user_ms + ev->sys_ms;
+        cpu = json_pack("{s:o, s:o, s:f, s:o, s:i, s:s, s:f, s:f}", "user_ms", real_or_null(th, ev->user_ms),
+                        "sys_ms", real_or_null(th, ev->sys_ms), "wall_ms", ev->wall_ms, "share",
+                        real_or_null(th && ev->wall_ms > 0, ev->wall_ms > 0 ? busy / ev->wall_ms : 0),
+                        "thread_transfers_max", (int)ev->thread_transfers_max, "source", "RUSAGE_THREAD",
+                        "process_user_ms", ev->process_user_ms, "process_sys_ms", ev->process_sys_ms);
+        if (ev->have_cgroup) {
+            int d = ev->have_deltas;
+            cg = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "version", ev->cg_version, "path",
+                           ev->cg_path[0] ? json_string(ev->cg_path) : json_null(),
+                           "quota_pct", real_or_null(ev->quota_pct >= 0, ev->quota_pct), "period_us",
+                           int_or_null(ev->period_us > 0, ev->period_us), "throttled_ms",
+                           real_or_null(d, ev->throttled_ms), "nr_throttled", int_or_null(d, ev->nr_throttled),
+                           "nr_periods", int_or_null(d, ev->nr_periods));
+        }
+    }
+    int n = s->count > 0;
+    json_object_set_new(record, "cpu", cpu ? cpu : json_null());
+    json_object_set_new(record, "sampled",
+                        json_pack("{s:I, s:I, s:o, s:o, s:o, s:I}", "count", (json_int_t)s->count, "app_limited",
+                                  (json_int_t)s->app_limited, "cwnd_min", int_or_null(n, s->cwnd_min), "cwnd_max",
+                                  int_or_null(n, s->cwnd_max), "delivery_rate_max_bps",
+                                  int_or_null(n, s->delivery_rate_max_bps), "notsent_zero",
+                                  (json_int_t)s->notsent_zero));
+    json_object_set_new(record, "cgroup", cg ? cg : json_null());
+    json_object_set_new(record, "sndbuf",
+                        json_pack("{s:o, s:o, s:o}", "setting", int_or_null(ev->sndbuf_setting > 0, ev->sndbuf_setting),
+                                  "so_sndbuf", int_or_null(ev->have_cpu && ev->so_sndbuf >= 0, (uint64_t)ev->so_sndbuf),
+                                  "tcp_wmem_max", int_or_null(ev->tcp_wmem_max > 0, ev->tcp_wmem_max)));
+    json_object_set_new(record, "initial_cwnd", int_or_null(ev->initial_cwnd > 0, ev->initial_cwnd));
+}

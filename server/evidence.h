@@ -1,0 +1,92 @@
+/* evidence: the server's side of one transfer, kept in its record next to TCP_INFO so that
+ * a client can tell what limited it (issue 10): the CPU time of the thread that served it
+ * and of the whole process, the cgroup's CPU budget and the throttling it caused meanwhile,
+ * what the periodic TCP_INFO samples saw (app-limited, nothing left unsent, cwnd range),
+ * the send buffer, and the cwnd before the first byte.
+ *
+ * In debitd's libmicrohttpd mode (an internal polling thread per worker, epoll, a thread
+ * pool) a connection belongs to one worker thread for its whole life: the access handler
+ * that queues a response and the completion callback run in that thread, and so does every
+ * sendfile of the body. evidence_begin (from the handler) and evidence_end (from the
+ * completion callback) therefore bracket the serving thread's work for this transfer with
+ * getrusage(RUSAGE_THREAD). Should the two ever run in different threads, the thread's
+ * figures are null rather than wrong. A thread serves many connections at once: each mark
+ * records the most transfers its thread had under way together during it
+ * (thread_transfers_max), 1 meaning the thread's CPU time is this transfer's alone. */
+#ifndef DEBITD_EVIDENCE_H
+#define DEBITD_EVIDENCE_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/resource.h>
+
+#include "cgroup.h"
+#include "cpu_budget.h"
+#include "tcp_info.h"
+
+struct evidence_thread; /* the transfers under way on one thread */
+
+/* Taken when a transfer starts (evidence_begin), in the request's context. */
+struct evidence_mark {
+    struct evidence_mark *prev, *next;
+    struct evidence_thread *thread; /* the list it is in; NULL when not in one */
+    unsigned max_active;            /* most transfers under way on that thread meanwhile */
+    pthread_t self;
+    struct timeval thread_user0, thread_sys0, self_user0, self_sys0;
+    double mono0;
+    unsigned cg_gen;
+    int cg_have;
+    struct cgroup_stat cg0;
+};
+
+/* What the record shows (plain data, copied into the transfers ring). Zeroed = unknown. */
+struct transfer_evidence {
+    /* at the start */
+    uint32_t initial_cwnd;   /* tcpi_snd_cwnd before the response's first byte; 0 unknown */
+    uint64_t sndbuf_setting; /* the listener's tcp profile sndbuf; 0 = autotuning */
+    uint64_t tcp_wmem_max;   /* net.ipv4.tcp_wmem's max in debitd's netns; 0 unknown */
+    /* at the end (have_cpu set) */
+    int have_cpu;
+    int have_thread;         /* the thread's figures are known (begin and end in one thread) */
+    double user_ms, sys_ms, wall_ms, process_user_ms, process_sys_ms;
+    unsigned thread_transfers_max;
+    int64_t so_sndbuf;       /* getsockopt SO_SNDBUF at the end; < 0 unknown */
+    int have_cgroup;         /* a cpu controller at the end */
+    int cg_version;
+    char cg_path[256];       /* "" = not shown (privacy.details = false) */
+    double quota_pct;        /* < 0: no limit */
+    uint64_t period_us;      /* 0: none */
+    int have_deltas;         /* cpu.stat read at both ends of one cgroup */
+    double throttled_ms;
+    uint64_t nr_throttled, nr_periods;
+};
+
+/* Folded from the sampler's TCP_INFO samples (evidence_sample). Zeroed at the start. */
+struct transfer_sampled {
+    uint64_t count, app_limited, notsent_zero;
+    uint32_t cwnd_min, cwnd_max;
+    uint64_t delivery_rate_max_bps;
+};
+
+/* Mark the start of a transfer served by the calling thread: its CPU times, the process's,
+ * cpu.stat of BUDGET (NULL: none). M is linked into the thread's list until evidence_end
+ * or evidence_drop. */
+void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget);
+
+/* The transfer of M ended (call from the thread that serves it): fill EV's end part from
+ * M, the CPU times and cpu.stat now, and SOCK's SO_SNDBUF (SOCK < 0: unknown). Unlinks M. */
+void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, struct transfer_evidence *ev);
+
+/* Unlink M if it is still linked (a request freed without evidence_end). Any thread. */
+void evidence_drop(struct evidence_mark *m);
+
+/* Fold one periodic TCP_INFO sample into S. */
+void evidence_sample(struct transfer_sampled *s, const struct tcp_info_sample *ti);
+
+/* Add "cpu", "sampled", "cgroup", "sndbuf" and "initial_cwnd" to RECORD (docs/server.md):
+ * "cpu" and "cgroup" are null until the end (EV->have_cpu), "cgroup" also without a cpu
+ * controller. */
+void evidence_to_json(json_t *record, const struct transfer_evidence *ev, const struct transfer_sampled *s);
+
+#endif
