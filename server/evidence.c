@@ -57,6 +57,7 @@ void evidence_drop(struct evidence_mark *m)
 void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget)
 {
     memset(m, 0, sizeof *m);
+    m->begun = 1;
     link_mark(m);
     m->self = pthread_self();
     struct rusage ru;
@@ -78,6 +79,11 @@ static double tv_ms(const struct timeval *a, const struct timeval *b)
 
 void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, struct transfer_evidence *ev)
 {
+    if (!m->begun) {
+        memset(ev, 0, sizeof *ev);
+        ev->so_sndbuf = -1;
+        return;
+    }
     struct rusage th, self;
     int same = pthread_equal(m->self, pthread_self());
     getrusage(RUSAGE_THREAD, &th);

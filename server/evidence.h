@@ -28,7 +28,15 @@
 struct evidence_thread; /* the transfers under way on one thread */
 
 /* Taken when a transfer starts (evidence_begin), in the request's context. */
+/* Bodies shorter than this get no CPU side (cpu, cgroup, so_sndbuf null in the record):
+ * four getrusage and two cpu.stat reads were 11 % of debitd's CPU on 4 KiB requests
+ * (docs/performance.md), and a CPU figure over a sub-millisecond transfer means nothing
+ * at the kernel's tick-based user/system split. 1 MiB is debit's own --min-bytes default:
+ * below it a run is "not a test file" anyway. */
+#define EVIDENCE_MIN_BYTES (1024u * 1024u)
+
 struct evidence_mark {
+    int begun;                      /* evidence_begin ran (the body was long enough) */
     struct evidence_mark *prev, *next;
     struct evidence_thread *thread; /* the list it is in; NULL when not in one */
     unsigned max_active;            /* most transfers under way on that thread meanwhile */
@@ -75,7 +83,8 @@ struct transfer_sampled {
 void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget);
 
 /* The transfer of M ended (call from the thread that serves it): fill EV's end part from
- * M, the CPU times and cpu.stat now, and SOCK's SO_SNDBUF (SOCK < 0: unknown). Unlinks M. */
+ * M, the CPU times and cpu.stat now, and SOCK's SO_SNDBUF (SOCK < 0: unknown). Unlinks M.
+ * M never begun (a zeroed mark: a body under EVIDENCE_MIN_BYTES): EV says nothing known. */
 void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, struct transfer_evidence *ev);
 
 /* Unlink M if it is still linked (a request freed without evidence_end). Any thread. */

@@ -184,7 +184,8 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         r->seq = transfers_begin(s->transfers, &ts, id);
         if (r->seq) {
             MHD_add_response_header(resp, WIRE_HDR_TRANSFER, id);
-            evidence_begin(&r->mark, s->cpu);
+            if (len >= EVIDENCE_MIN_BYTES)
+                evidence_begin(&r->mark, s->cpu);
         }
     }
     return http_reply(l, conn, status, resp);

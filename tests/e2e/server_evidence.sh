@@ -73,6 +73,15 @@ check_eq "2nd listener: sndbuf.setting null (autotuning)" null "$(jr .sndbuf.set
 check_cmp "2nd listener: so_sndbuf > 0" "$(jn .sndbuf.so_sndbuf)" ">" 0
 check_eq "2nd listener: initial_cwnd = 10" 10 "$(jr .initial_cwnd)"
 
+# a body under EVIDENCE_MIN_BYTES (1 MiB): no CPU side (it cost 11 % of a 4 KiB request),
+# the start's part and the samples stay; 1 MiB exactly has it
+record "$BASE2/ram/16MiB.dat" -r 0-1048574
+check_eq "a 1 MiB - 1 byte body: cpu, cgroup, so_sndbuf null; initial_cwnd and sampled kept" \
+  "null null null true true" \
+  "$(jr '"\(.cpu) \(.cgroup) \(.sndbuf.so_sndbuf) \(.initial_cwnd != null) \(.sampled | type == "object")"')"
+record "$BASE2/ram/16MiB.dat" -r 0-1048575
+check_eq "a 1 MiB body: cpu is an object, source RUSAGE_THREAD" "object RUSAGE_THREAD" "$(jr '"\(.cpu | type) \(.cpu.source)"')"
+
 # --- a CPU budget given after start ---
 # the cpu controller's mount: v1 (a cgroup mount with option cpu) or v2 with cpu delegated
 cg_mount() {
