@@ -5,6 +5,9 @@
 #   starved  TSO/GSO off, 1 % of a CPU (cgroup),
 #            notsent_lowat 128 KiB                 -> sender_cpu
 #   tuned    the lab's 64 MiB buffers              -> network at the natural RTT
+#            and, from a client with --rcvbuf 1MiB at +30 ms, receiver_window (predicted
+#            within 0.6-1.3 of the measured rate: the 0.75 window share of predict.h)
+#   reno     cc reno, 10 MiB, 0.5 % loss per direction (--loss) -> congestion
 # Needs debit's verdict (limited_by) and debitd's server-side record (cpu, cgroup): skips,
 # saying so, on a build without them. The figures each verdict used are printed.
 . "$DEBIT_TOP/tests/lib/common.sh"
@@ -22,7 +25,8 @@ servers = (
   { name = "capped";  url = "http://198.18.1.2/files/100Mio.dat"; lab = { sndbuf = "512KiB"; }; },
   { name = "starved"; url = "http://198.18.2.2/files/100Mio.dat";
     lab = { tso = false; gso = false; cpu = "1%"; notsent_lowat = "128KiB"; }; },
-  { name = "tuned";   url = "http://198.18.4.2/files/100Mio.dat"; lab = {}; }
+  { name = "tuned";   url = "http://198.18.4.2/files/100Mio.dat"; lab = {}; },
+  { name = "reno";    url = "http://198.18.5.2/files/10Mio.dat"; lab = { cc = "reno"; }; }
 );
 runs = 2;
 stall = 10;
@@ -56,6 +60,19 @@ check_eq "CPU-starved TSO/GSO-off server, +30 ms: sender_cpu" sender_cpu "$(verd
 check_eq "tuned server behind the bottleneck, natural RTT: network" network "$(verdict natural tuned)"
 check_match "the starved server's record shows its throttling (cgroup quota 1%)" "^1(\.0)? [0-9]+" \
   "$(jq -r '[.runs[] | select(.server == "starved") | .server_record.cgroup // empty][0] | "\(.quota_pct) \(.throttled_ms)"' "$J" 2>&1)"
+# the client's side: a fixed receive buffer at +30 ms, then a lossy path
+ip netns exec "$LAB_NS_C" timeout 60 "$DEBIT" -q -n 1 --rcvbuf 1MiB --delay 30ms --delay-dev eth0 \
+  --bottleneck "$LAB_RATE" --format json -o "$T_TMP/rw.json" "$LAB_S3_URL/files/100Mio.dat" 2>"$T_TMP/rw.err"
+t_diag "$(jq -r '.runs[0] | "--rcvbuf 1MiB +30 ms: \(.avg_mbps | floor) Mb/s -> \(.limited_by): \(.limited_by_evidence); predicted \(.predicted_mbps)"' "$T_TMP/rw.json" 2>&1)"
+check_eq "--rcvbuf 1MiB at +30 ms: receiver_window" receiver_window "$(jq -r '.runs[0].limited_by' "$T_TMP/rw.json" 2>&1)"
+check_eq "--rcvbuf 1MiB at +30 ms: predicted within 0.6-1.3 of the measured rate" true \
+  "$(jq -r '.runs[0] | (.avg_mbps / .predicted_mbps) as $r | $r >= 0.6 and $r <= 1.3' "$T_TMP/rw.json" 2>&1)"
+ip netns exec "$LAB_NS_C" timeout 90 "$DEBIT" -q -n 2 --loss 0.5% --delay-dev eth0 --bottleneck "$LAB_RATE" \
+  --format json -o "$T_TMP/loss.json" "$LAB_S4_URL/files/10Mio.dat" 2>"$T_TMP/loss.err"
+jq -r '.runs[] | "reno, 0.5% loss: \(.avg_mbps | floor) Mb/s -> \(.limited_by): \(.limited_by_evidence)"' "$T_TMP/loss.json" 2>/dev/null |
+  while read -r line; do t_diag "$line"; done
+check_eq "reno through 0.5 % loss: congestion (most runs)" congestion \
+  "$(jq -r '[.runs[] | select(.ok) | .limited_by] | group_by(.) | max_by(length) | .[0] // "none"' "$T_TMP/loss.json" 2>&1)"
 "$LAB" down "$D" 2>/dev/null
 check_eq "down: none of its namespaces left" 0 "$(ip netns list | grep -c "^dbl$LAB_ID")"
 check_eq "down: no cgroup left" "" "$(ls -d /sys/fs/cgroup/*/debit-lab-"$LAB_ID" /sys/fs/cgroup/debit-lab-"$LAB_ID" 2>/dev/null)"

@@ -169,11 +169,12 @@ static void test_rules(void **state)
          "no rule matched: measured 450 Mb/s"},
         {"receiver_window: rwnd-limited at the server", LAB "measured_mbps=300 debitd rwnd_limited_ratio=0.9",
          VERDICT_RECEIVER_WINDOW, "rwnd-limited 90% of busy time"},
-        {"receiver_window: client-side, --rcvbuf 1 MiB at 20 ms (not debitd)",
-         "measured_mbps=400 so_rcvbuf=2097152 rcvbuf_setting=1048576 rcv_rtt_ms=20 bytes=104857600",
+        /* the lab run of docs/verdict.md: 0.75 x 2 MiB / 30 ms = 419 Mb/s, 391 measured */
+        {"receiver_window: client-side, --rcvbuf 1 MiB at 30 ms (not debitd)",
+         "measured_mbps=391 so_rcvbuf=2097152 rcvbuf_setting=1048576 rcv_rtt_ms=30 bytes=104857600",
          VERDICT_RECEIVER_WINDOW,
-         "server side unknown (not debitd): client-side evidence only; receive window 1 MiB (--rcvbuf 1 MiB) / 20.0 ms "
-         "RTT = 419 Mb/s, measured 400"},
+         "server side unknown (not debitd): client-side evidence only; receive window 1.5 MiB (--rcvbuf 1 MiB) / 30.0 ms "
+         "RTT = 419 Mb/s, measured 391"},
         {"receiver_window: rcv_wnd from TCP_INFO at tcp_rmem's ceiling",
          "measured_mbps=160 so_rcvbuf=6291456 tcp_rmem_max=6291456 rcv_wnd=3145728 rcv_rtt_ms=150", VERDICT_RECEIVER_WINDOW,
          "receive window 3 MiB (tcp_rmem max 6 MiB) / 150.0 ms RTT = 168 Mb/s, measured 160"},
