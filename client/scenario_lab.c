@@ -40,23 +40,24 @@ const char *scenario_value_text(const config_setting_t *m, char *buf, size_t len
     return NULL;
 }
 
-/* "3%", "1.5%" or a bare number (percent): 1 % .. 100 % per online CPU. */
+/* "3%", "1.5%" or a bare number (percent): 1 % .. 100 % per online CPU, read exactly to
+ * 0.0001 % by the percentage parser loss rates use (units_parse_percent). */
 static int parse_cpu(const config_setting_t *m, double *pct, char *err, size_t errlen)
 {
-    char buf[64], *end;
+    char buf[64];
     const char *t = scenario_value_text(m, buf, sizeof buf);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     double max = 100.0 * (double)(ncpu > 0 ? ncpu : 1);
     if (!t)
         return cfg_error(err, errlen, m, "expected a percentage of one CPU such as \"3%%\"");
-    errno = 0;
-    double v = strtod(t, &end);
-    if (end == t || errno || !isfinite(v) || (*end && strcmp(end, "%") != 0))
+    uint64_t ppm = 0;
+    enum units_err e = units_parse_percent(t, 0, (uint64_t)(max * 10000.0), &ppm);
+    if (e != UNITS_OK && e != UNITS_RANGE)
         return cfg_error(err, errlen, m, "'%s': expected a percentage of one CPU such as \"3%%\"", t);
-    if (v < LAB_CPU_MIN_PCT || v > max)
+    if (e == UNITS_RANGE || (double)ppm / 10000.0 < LAB_CPU_MIN_PCT)
         return cfg_error(err, errlen, m, "'%s': out of range %g%%..%g%% (%ld CPU%s online)", t, LAB_CPU_MIN_PCT, max,
                          ncpu, ncpu == 1 ? "" : "s");
-    *pct = v;
+    *pct = (double)ppm / 10000.0;
     return 0;
 }
 

@@ -51,6 +51,7 @@ const char *units_strerror(enum units_err e)
     case UNITS_BAD_SUFFIX: return "unknown unit";
     case UNITS_OVERFLOW: return "too large";
     case UNITS_RANGE: return "out of range";
+    case UNITS_TOO_FINE: return "finer than the unit holds";
     }
     return "unknown error";
 }
@@ -136,6 +137,48 @@ enum units_err units_parse_uint(const char *s, uint64_t min, uint64_t max, uint6
     if (v < min || v > max)
         return UNITS_RANGE;
     *out = v;
+    return UNITS_OK;
+}
+
+enum units_err units_parse_percent(const char *s, int sign_required, uint64_t max_ppm, uint64_t *ppm)
+{
+    const char *p = s;
+    if (!p || !*p)
+        return UNITS_EMPTY;
+    if (*p < '0' || *p > '9')
+        return UNITS_NOT_NUMBER;
+    uint64_t whole = 0, limit = max_ppm / 10000 + 1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        whole = whole * 10 + (uint64_t)(*p - '0');
+        if (whole > limit)
+            return UNITS_RANGE; /* also keeps the sum below from overflowing */
+    }
+    uint64_t frac = 0; /* in 10^-4 percent = ppm */
+    int digits = 0, finer = 0;
+    if (*p == '.') {
+        p++;
+        if (*p < '0' || *p > '9')
+            return UNITS_NOT_NUMBER;
+        for (; *p >= '0' && *p <= '9'; p++, digits++) {
+            if (digits < 4)
+                frac = frac * 10 + (uint64_t)(*p - '0');
+            else if (*p != '0')
+                finer = 1;
+        }
+        for (int d = digits; d < 4; d++)
+            frac *= 10;
+    }
+    uint64_t v = whole * 10000 + frac;
+    if (*p == '\0' && ((v == 0 && !finer) || !sign_required)) {
+        /* "0": nothing needs no unit; without sign_required a bare number is a percentage */
+    } else if (*p != '%' || p[1] != '\0') {
+        return UNITS_BAD_SUFFIX;
+    }
+    if (v > max_ppm || (v == max_ppm && finer))
+        return UNITS_RANGE;
+    if (finer)
+        return UNITS_TOO_FINE;
+    *ppm = v;
     return UNITS_OK;
 }
 

@@ -19,6 +19,7 @@ enum units_err {
     UNITS_BAD_SUFFIX, /* unknown or misplaced unit */
     UNITS_OVERFLOW,   /* does not fit in 64 bits */
     UNITS_RANGE,      /* outside the caller's [min, max] */
+    UNITS_TOO_FINE,   /* more decimals than the unit holds (percentages: 0.0001 %) */
 };
 
 /* Static, human-readable text for an error code. */
@@ -32,6 +33,13 @@ enum units_err units_parse_rate(const char *s, uint64_t *bits_per_s);
 enum units_err units_parse_duration(const char *s, uint64_t *usec);
 /* Parse a plain unsigned integer (decimal, nothing trailing) within [min, max]. */
 enum units_err units_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Parse a percentage ("5%", "0.5%", "0.0001%"; "0" or "0.0" alone needs no sign) into
+ * parts per million, exactly (decimal digits, no strtod: no rounding, no locale), at most
+ * max_ppm (100 % = 1000000). sign_required 0 also takes a bare number as a percentage
+ * ("2.5" = 2.5 %). UNITS_BAD_SUFFIX for a missing or other unit, UNITS_TOO_FINE for digits
+ * beyond 0.0001 %, UNITS_RANGE above max_ppm. */
+enum units_err units_parse_percent(const char *s, int sign_required, uint64_t max_ppm, uint64_t *ppm);
 
 /* Format bytes with the largest binary unit that keeps the number >= 1 ("1 GiB",
  * "1.5 MiB", "512 B"). Returns the snprintf result. */

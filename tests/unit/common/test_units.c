@@ -115,6 +115,44 @@ static void test_uint(void **state)
     assert_int_equal(units_parse_uint("", 1, 65535, &v), UNITS_EMPTY);
 }
 
+/* Percentages in ppm: exact decimals, the sign required or not, the caller's ceiling. */
+static void test_percent(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in;
+        int sign;
+        uint64_t max;
+        enum units_err want;
+        uint64_t ppm;
+    } rows[] = {
+        {"5%", 1, 1000000, UNITS_OK, 50000},
+        {"0.0001%", 1, 1000000, UNITS_OK, 1},
+        {"100%", 1, 1000000, UNITS_OK, 1000000},
+        {"0", 1, 1000000, UNITS_OK, 0},
+        {"0.0", 1, 1000000, UNITS_OK, 0},
+        {"2.5", 0, 2000000, UNITS_OK, 25000},          /* a bare number where allowed */
+        {"150%", 0, 2000000, UNITS_OK, 1500000},       /* 1.5 CPUs of 2 */
+        {"5", 1, 1000000, UNITS_BAD_SUFFIX, 0},
+        {"5ppm", 1, 1000000, UNITS_BAD_SUFFIX, 0},
+        {"5%%", 1, 1000000, UNITS_BAD_SUFFIX, 0},
+        {"100.00001%", 1, 1000000, UNITS_RANGE, 0},
+        {"101%", 1, 1000000, UNITS_RANGE, 0},
+        {"99999999999999999999%", 1, 1000000, UNITS_RANGE, 0}, /* no 64-bit overflow */
+        {"0.00001%", 1, 1000000, UNITS_TOO_FINE, 0},
+        {"1.%", 1, 1000000, UNITS_NOT_NUMBER, 0},
+        {"-1%", 1, 1000000, UNITS_NOT_NUMBER, 0},
+        {"", 1, 1000000, UNITS_EMPTY, 0},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        uint64_t v = 0;
+        enum units_err e = units_parse_percent(rows[i].in, rows[i].sign, rows[i].max, &v);
+        if (e != rows[i].want || (e == UNITS_OK && v != rows[i].ppm))
+            fail_msg("%s: got %s %llu, want %s %llu", rows[i].in, units_strerror(e), (unsigned long long)v,
+                     units_strerror(rows[i].want), (unsigned long long)rows[i].ppm);
+    }
+}
+
 static void test_format(void **state)
 {
     (void)state;
@@ -153,6 +191,7 @@ int main(void)
         cmocka_unit_test(test_rates),
         cmocka_unit_test(test_durations),
         cmocka_unit_test(test_uint),
+        cmocka_unit_test(test_percent),
         cmocka_unit_test(test_format),
     };
     return cmocka_run_group_tests_name("units", tests, NULL, NULL);
