@@ -19,7 +19,7 @@
 # Keep GAP >= 3 with it: memory freed less than about 2 s before is still warm, and the start
 # right after the touch (or the touch after a start) would get it.
 # THP=advise (root) sets the shmem THP policy for the duration of the run and puts it back.
-#   STARTS=5 SIZES="1GiB 4GiB" GAP=3 bench/startup.sh
+#   STARTS=5 SIZES="1GiB 4GiB" GAP=3 WARM=1 bench/startup.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
 need_cmd curl python3
@@ -27,6 +27,7 @@ STARTS=${STARTS:-5}
 SIZES=${SIZES:-1GiB 4GiB}
 GAP=${GAP:-3}
 FLOOR=${FLOOR:-1}
+WARM=${WARM:-1}
 command -v "$DEBITD" >/dev/null || { echo "build debitd first (make)"; exit 1; }
 
 bench_thp
@@ -51,50 +52,62 @@ PY
 }
 port=$(free_port)
 : >"$T_TMP/starts"
-for i in $(seq "$STARTS"); do
-  for size in $SIZES; do
-    g=$(gib "$size")
-    cat >"$T_TMP/d.conf" <<CONF
+# one_start SIZE KIND FLOOR_S: one start of debitd with one file of SIZE, timed to its first
+# byte; a line of $T_TMP/starts
+one_start() {
+  local size=$1 kind=$2 fl=$3 g t0 pid first gen hp mem cpu
+  g=$(gib "$size")
+  cat >"$T_TMP/d.conf" <<CONF
 listen = ( { address = "127.0.0.1"; port = $port; } );
 files = ( { path = "/ram/$size.dat"; size = "$size"; } );
 log = { access = "off"; level = "info"; };
 CONF
+  t0=$(date +%s.%N)
+  t_bg debitd "$DEBITD" -c "$T_TMP/d.conf"
+  pid=$T_LAST_PID
+  first=""
+  for _ in $(seq 6000); do # 30 s at most
+    if curl -s -o /dev/null -r 0-0 --max-time 5 "http://127.0.0.1:$port/ram/$size.dat"; then first=$(date +%s.%N); break; fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.005
+  done
+  [ -n "$first" ] || { echo "debitd ($size) did not answer:"; cat "$T_TMP/debitd.log"; exit 1; }
+  gen=$(grep -o "generated from seed [0-9]* in [0-9.]* s" "$T_TMP/debitd.log" | head -1 | sed "s/.* in //; s/ s//")
+  hp=$(grep -o "[0-9]*% in 2 MiB pages" "$T_TMP/debitd.log" | head -1 | cut -d% -f1)
+  mem=$(grep -o "getting the memory [0-9.]* s" "$T_TMP/debitd.log" | head -1 | sed "s/.* memory //; s/ s//")
+  cpu=$(grep -o "the generator [0-9.]* CPU-s" "$T_TMP/debitd.log" | head -1 | sed "s/the generator //; s/ CPU-s//")
+  echo "$size $g $(awk -v a="$t0" -v b="$first" 'BEGIN{printf "%.3f", b-a}') ${gen:-0} ${hp:-0} $fl ${mem:-0} ${cpu:-0} $kind" >>"$T_TMP/starts"
+  stop_pid "$pid" TERM
+}
+for i in $(seq "$STARTS"); do
+  for size in $SIZES; do
     fl=0
-    if [ "$FLOOR" = 1 ]; then fl=$(touch_s "$(awk -v g="$g" 'BEGIN{printf "%.0f", g * 1073741824}')"); sleep "$GAP"; fi
-    t0=$(date +%s.%N)
-    t_bg debitd "$DEBITD" -c "$T_TMP/d.conf"
-    pid=$T_LAST_PID
-    first=""
-    for _ in $(seq 6000); do # 30 s at most
-      if curl -s -o /dev/null -r 0-0 --max-time 5 "http://127.0.0.1:$port/ram/$size.dat"; then first=$(date +%s.%N); break; fi
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.005
-    done
-    [ -n "$first" ] || { echo "debitd ($size) did not answer:"; cat "$T_TMP/debitd.log"; exit 1; }
-    gen=$(grep -o "generated from seed [0-9]* in [0-9.]* s" "$T_TMP/debitd.log" | head -1 | sed "s/.* in //; s/ s//")
-    hp=$(grep -o "[0-9]*% in 2 MiB pages" "$T_TMP/debitd.log" | head -1 | cut -d% -f1)
-    mem=$(grep -o "getting the memory [0-9.]* s" "$T_TMP/debitd.log" | head -1 | sed "s/.* memory //; s/ s//")
-    cpu=$(grep -o "the generator [0-9.]* CPU-s" "$T_TMP/debitd.log" | head -1 | sed "s/the generator //; s/ CPU-s//")
-    echo "$size $g $(awk -v a="$t0" -v b="$first" 'BEGIN{printf "%.3f", b-a}') ${gen:-0} ${hp:-0} $fl ${mem:-0} ${cpu:-0}" >>"$T_TMP/starts"
-    stop_pid "$pid" TERM
+    if [ "$FLOOR" = 1 ]; then fl=$(touch_s "$(awk -v g="$(gib "$size")" 'BEGIN{printf "%.0f", g * 1073741824}')"); sleep "$GAP"; fi
+    one_start "$size" cold "$fl"
+    # a restart: the memory the start above has just freed is still the guest's
+    [ "$WARM" = 1 ] && one_start "$size" warm 0
     sleep "$GAP"
   done
 done
 
+kinds="cold"
+[ "$WARM" = 1 ] && kinds="cold warm"
 for size in $SIZES; do
-  col() { awk -v s="$size" -v c="$1" '$1==s{print $c}' "$T_TMP/starts"; }
+ for kind in $kinds; do
+  col() { awk -v s="$size" -v k="$kind" -v c="$1" '$1==s && $9==k {print $c}' "$T_TMP/starts"; }
   g=$(gib "$size")
   m=$(col 3 | median); r=$(col 3 | minmax); gm=$(col 4 | median); gr=$(col 4 | minmax)
   per=$(awk -v m="$m" -v g="$g" 'BEGIN{printf "%.3f", m / g}')
-  printf 'start-up %-5s to first byte: median %s s [%s] over %s starts, %s s per GiB (goal < 0.3): %s; generation alone %s s [%s]; 2 MiB pages %%: %s\n' \
-    "$size" "$m" "$r" "$STARTS" "$per" "$(awk -v p="$per" 'BEGIN{print (p < 0.3 ? "met" : "not met")}')" "$gm" "$gr" \
+  printf 'start-up %-5s %s to first byte: median %s s [%s] over %s starts, %s s per GiB (goal < 0.3): %s; generation alone %s s [%s]; 2 MiB pages %%: %s\n' \
+    "$size" "$kind" "$m" "$r" "$STARTS" "$per" "$(awk -v p="$per" 'BEGIN{print (p < 0.3 ? "met" : "not met")}')" "$gm" "$gr" \
     "$(col 5 | tr '\n' ' ')"
   printf '         of the generation: getting the memory (allocating and zeroing the pages: the first touch; the longest thread) %s s [%s];\n            the generator itself %s CPU-s per GiB [%s] (all threads: debitd'"'"'s own work, whatever the load)\n' \
     "$(col 7 | median)" "$(col 7 | minmax)" \
-    "$(awk -v s="$size" -v g="$g" '$1==s {printf "%.3f\n", $8 / g}' "$T_TMP/starts" | median)" \
-    "$(awk -v s="$size" -v g="$g" '$1==s {printf "%.3f\n", $8 / g}' "$T_TMP/starts" | minmax)"
-  [ "$FLOOR" = 1 ] && printf '         for scale: one thread touching %s of fresh memory: median %s s [%s]; debitd/that %s [per start %s]\n' \
+    "$(awk -v s="$size" -v k="$kind" -v g="$g" '$1==s && $9==k {printf "%.3f\n", $8 / g}' "$T_TMP/starts" | median)" \
+    "$(awk -v s="$size" -v k="$kind" -v g="$g" '$1==s && $9==k {printf "%.3f\n", $8 / g}' "$T_TMP/starts" | minmax)"
+  [ "$FLOOR" = 1 ] && [ "$kind" = cold ] && printf '         for scale: one thread touching %s of fresh memory: median %s s [%s]; debitd/that %s [per start %s]\n' \
     "$size" "$(col 6 | median)" "$(col 6 | minmax)" "$(awk -v a="$m" -v b="$(col 6 | median)" 'BEGIN{printf "%.2f", (b > 0 ? a / b : 0)}')" \
-    "$(awk -v s="$size" '$1==s && $6 > 0 {printf "%.2f\n", $3 / $6}' "$T_TMP/starts" | minmax)"
+    "$(awk -v s="$size" '$1==s && $6 > 0 && $9=="cold" {printf "%.2f\n", $3 / $6}' "$T_TMP/starts" | minmax)"
+ done
 done
-echo "starts (size GiB first_byte_s generation_s huge_pct floor_s memory_s generator_cpu_s):"; sed 's/^/  /' "$T_TMP/starts"
+echo "starts (size GiB first_byte_s generation_s huge_pct floor_s memory_s generator_cpu_s cold|warm):"; sed 's/^/  /' "$T_TMP/starts"

@@ -51,6 +51,29 @@ static uint64_t seed_key(uint64_t seed)
     return mix64(seed ^ 0x6465626974640000ULL); /* "debitd" */
 }
 
+/* The body, whole words from word K on. Built twice, for AVX2 and for any x86-64, and the
+ * loader picks one (an ifunc): vectorised, four words at a time, it is about 1.6 times the
+ * scalar loop (0.14 against 0.22 CPU-s per GiB here, docs/performance.md, "Start-up").
+ * Same bytes from either: test_content.c checks them against a scalar copy of the mixer.
+ * GCC vectorises this loop from -O3 on, clang from -O2. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GEN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GEN_CLONES
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+#define GEN_VECTORISE __attribute__((optimize("O3")))
+#else
+#define GEN_VECTORISE
+#endif
+static GEN_CLONES GEN_VECTORISE void gen_words(uint64_t key, uint64_t k, unsigned char *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w = htole64(word_at(key, k + i)); /* little-endian bytes on every host */
+        memcpy(buf + 8 * i, &w, 8);
+    }
+}
+
 void content_generate(uint64_t seed, uint64_t off, unsigned char *buf, size_t len)
 {
     uint64_t key = seed_key(seed);
@@ -61,11 +84,9 @@ void content_generate(uint64_t seed, uint64_t off, unsigned char *buf, size_t le
         buf[i] = (unsigned char)(w >> (8 * ((off + i) % 8)));
         i++;
     }
-    uint64_t k = (off + i) / 8;
-    for (; i + 8 <= len; i += 8, k++) {
-        uint64_t w = htole64(word_at(key, k)); /* little-endian bytes on every host */
-        memcpy(buf + i, &w, 8);
-    }
+    size_t words = (len - i) / 8;
+    gen_words(key, (off + i) / 8, buf + i, words);
+    i += 8 * words;
     for (; i < len; i++) {
         uint64_t w = word_at(key, (off + i) / 8);
         buf[i] = (unsigned char)(w >> (8 * ((off + i) % 8)));
