@@ -173,11 +173,20 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         r->body_len = len;
         r->file = (size_t)(f - s->cfg->files);
         r->t0 = sys_mono_s();
-        /* one TCP_INFO read: acked bytes and the cwnd before this response's first byte */
+        /* One TCP_INFO read: acked bytes and the cwnd before this response's first byte.
+         * Not for a body under EVIDENCE_MIN_BYTES on a kept-alive connection whose previous
+         * response left its count (http_conn_written): one read of two per small request,
+         * about 4 % of its CPU (docs/performance.md); its initial_cwnd is then null. */
         struct tcp_info_sample ti;
         char terr[128];
-        int have_ti = r->sock >= 0 && tcp_info_read(r->sock, &ti, terr, sizeof terr) == 0;
-        r->acked0 = have_ti ? ti.bytes_acked : 0;
+        uint64_t written = 0;
+        int have_ti = 0;
+        if (len < EVIDENCE_MIN_BYTES && http_conn_written(conn, r->sock, &written) == 0)
+            r->acked0 = written;
+        else {
+            have_ti = r->sock >= 0 && tcp_info_read(r->sock, &ti, terr, sizeof terr) == 0;
+            r->acked0 = have_ti ? ti.bytes_acked : 0;
+        }
         struct transfer_evidence ev = {.initial_cwnd = have_ti ? ti.snd_cwnd : 0,
                                        .sndbuf_setting = l->cfg->tcp.sndbuf, .tcp_wmem_max = l->tcp_wmem_max};
         ts.ev = &ev; /* copied into the record */

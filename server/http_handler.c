@@ -242,8 +242,12 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
 {
     struct req *r = *req_cls;
     watchdog_request_done(l->srv->watchdog, conn); /* keep-alive: the next headers' deadline */
-    if (!r)
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    int noted = 0; /* a response without an end read of TCP_INFO leaves the next one's start unknown */
+    if (!r) {
+        http_conn_note_end(conn, ci ? ci->connect_fd : -1, NULL);
         return;
+    }
     *req_cls = NULL;
     json_t *entry = NULL;
     uint64_t sent = r->resp_bytes;
@@ -266,6 +270,10 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
             struct tcp_info_sample last;
             char err[128];
             int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
+            if (ok && have) { /* where the next response on this connection starts */
+                http_conn_note_end(conn, r->sock, &last);
+                noted = 1;
+            }
             struct transfer_evidence ev;
             evidence_end(&r->mark, l->srv->cpu, r->sock, &ev);
             if (!l->srv->cfg->details) /* as X-Debit-Cpu: no cgroup path (privacy.details) */
@@ -280,6 +288,8 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
         }
         sent = bytes;
     }
+    if (!noted)
+        http_conn_note_end(conn, ci ? ci->connect_fd : -1, NULL);
     http_log_end(l, conn, r, entry, sent);
     json_decref(entry);
     http_req_free(r);

@@ -122,6 +122,8 @@ struct conn_facts {
     int have_local;
     struct sockaddr_storage local; /* port 0 */
     char tcp[160];
+    int written_known;  /* written is true of the connection's stream so far */
+    uint64_t written;   /* bytes handed to the kernel by the responses before the next */
 };
 #define CONN_FACTS_MAX 65536 /* descriptors beyond this are read every time */
 static pthread_key_t facts_key;
@@ -180,6 +182,35 @@ void http_headers_conn_closed(int sock)
 {
     if (facts && sock >= 0 && (size_t)sock < facts->n)
         facts->f[sock].conn = NULL;
+}
+
+/* This thread's entry for CONN on SOCK, or NULL when it has none (no lookup by this call) */
+static struct conn_facts *facts_of(const struct MHD_Connection *conn, int sock)
+{
+    if (!facts || sock < 0 || (size_t)sock >= facts->n || facts->f[sock].conn != conn)
+        return NULL;
+    return &facts->f[sock];
+}
+
+int http_conn_written(struct MHD_Connection *conn, int sock, uint64_t *written)
+{
+    struct conn_facts *f = facts_of(conn, sock);
+    if (!f || !f->written_known)
+        return -1;
+    *written = f->written;
+    return 0;
+}
+
+void http_conn_note_end(struct MHD_Connection *conn, int sock, const struct tcp_info_sample *ti)
+{
+    struct conn_facts *f = facts_of(conn, sock);
+    if (!f)
+        return;
+    /* every byte written so far is acknowledged, in flight or not yet sent: the unique
+     * bytes sent (all sent minus resent) plus the unsent ones */
+    f->written_known = ti && (ti->have & TCP_INFO_HAVE_SENT) && (ti->have & TCP_INFO_HAVE_MIN_RTT) &&
+                       ti->bytes_sent >= ti->bytes_retrans;
+    f->written = f->written_known ? ti->bytes_sent - ti->bytes_retrans + ti->notsent_bytes : 0;
 }
 
 /* "tso=off gso=off gro=on" of the interface that serves: the configured offload interface,
@@ -261,6 +292,7 @@ void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct M
         if (!f)
             f = &mine;
         f->conn = conn;
+        f->written_known = 0;
         f->have_local = local_address(sock, &f->local) == 0;
         struct tcp_profile p;
         live_profile(l, sock, &p);

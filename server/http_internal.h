@@ -120,6 +120,16 @@ uint64_t http_tcp_bytes_acked(int sock);
 /* Forget what http_headers_file remembered about the connection on SOCK (it closes);
  * called from the connection's own worker thread. */
 void http_headers_conn_closed(int sock);
+/* Bytes CONN's earlier responses handed to the kernel on SOCK, as the last response's own
+ * end read of TCP_INFO left them (http_conn_note_end): 0 and *WRITTEN set when known, -1
+ * when not (the connection's first response, a response in between that had no such read,
+ * or no per-thread table). A response's acknowledged bytes are then tcpi_bytes_acked at
+ * its end minus this, with no TCP_INFO read at its start. Called on the worker thread. */
+int http_conn_written(struct MHD_Connection *conn, int sock, uint64_t *written);
+/* Note the end of one of CONN's responses: TI its TCP_INFO read at the end (bytes handed to
+ * the kernel = tcpi_bytes_sent - tcpi_bytes_retrans + tcpi_notsent_bytes), or NULL when
+ * the response had none (what follows is then unknown). Called on the worker thread. */
+void http_conn_note_end(struct MHD_Connection *conn, int sock, const struct tcp_info_sample *ti);
 /* The listener's live configuration as /status shows it (new object). */
 json_t *http_listener_json(struct listener *l);
 

@@ -5,6 +5,10 @@
 # connection's X-Debit-Tcp and interface, a new transfer ID, and a record that ends "done"
 # with the right bytes, whether the transfer record's JSON is built (a JSON access log) or
 # not (access log off, or combined).
+# Then the start of a small response on a kept-alive connection: debitd takes it from the
+# previous response's end (no TCP_INFO read at the start, so initial_cwnd is null), reads it
+# again after a response that had no such end (here /status), and an aborted small body
+# after a fully read one still counts only its own acknowledged bytes.
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/server_lib.bash"
 need_cmd curl jq
@@ -56,4 +60,66 @@ for access in 'access = "off";' "access = \"$T_TMP/json.log\"; access_format = \
                     "$(grep -c '"GET /ram/4KiB.dat HTTP/1.1" 200 4096 ' "$T_TMP/combined.log")" ;;
   esac
 done
+
+P1=$(free_port)
+cat >"$T_TMP/k.conf" <<CONF
+listen = ( { address = "127.0.0.1"; port = $P1; tcp = { sndbuf = "32KiB"; }; } );
+files = ( { path = "/ram/4KiB.dat"; size = "4KiB"; }, { path = "/ram/512KiB.dat"; size = "512KiB"; } );
+log = { level = "info"; access = "off"; };
+CONF
+srv_start "$T_TMP/k.conf"
+u=http://127.0.0.1:$P1
+curl -s -D "$T_TMP/h" -w '%{num_connects}\n' -o /dev/null "$u/ram/4KiB.dat" -o /dev/null "$u/ram/4KiB.dat" \
+  -o /dev/null "$u/ram/4KiB.dat" -o /dev/null "$u/status" -o /dev/null "$u/ram/4KiB.dat" -o /dev/null "$u/ram/4KiB.dat" >"$T_TMP/nc"
+check_eq "6 responses over one kept-alive connection" "1 0 0 0 0 0" "$(tr '\n' ' ' <"$T_TMP/nc" | sed 's/ $//')"
+cw=""
+for id in $(tr -d '\r' <"$T_TMP/h" | awk -v h="$hdr_tr" 'tolower($1) == tolower(h ":") {print $2}'); do
+  cw+="$(curl -s "$u/transfers/$id" | jq -r '"\(.state):\(.bytes):\(if .initial_cwnd == null then "null" else "n" end)"') "
+done
+check_eq "small bodies: the start read only on a connection's first response and after /status (initial_cwnd n = read)" \
+  "done:4096:n done:4096:null done:4096:null done:4096:n done:4096:null" "${cw% }"
+# one connection, small buffers (the listener's 32 KiB sndbuf: 512 KiB cannot all be queued): 512 KiB read whole, then the same file again, 64 KiB
+# of it read before the client closes
+python3 - "$P1" "$hdr_tr" >"$T_TMP/ab" <<'PY'
+import socket, sys
+port, hdr = int(sys.argv[1]), sys.argv[2].lower()
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+s.connect(("127.0.0.1", port))
+def head():
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        buf += s.recv(1)
+    lines = buf.decode().split("\r\n")
+    return {l.split(":", 1)[0].lower(): l.split(":", 1)[1].strip() for l in lines[1:] if ":" in l}
+req = b"GET /ram/512KiB.dat HTTP/1.1\r\nHost: x\r\n\r\n"
+s.sendall(req)
+h = head()
+left = int(h["content-length"])
+while left:
+    left -= len(s.recv(min(left, 65536)))
+s.sendall(req)
+h2 = head()
+got = 0
+while got < 65536:
+    got += len(s.recv(65536 - got))
+print(h[hdr], h2[hdr], got)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
+s.close()
+PY
+read -r id1 id2 got <"$T_TMP/ab"
+check_eq "the fully read 512 KiB response: done, 524288 bytes" done:524288 "$(curl -s "$u/transfers/$id1" | jq -r '"\(.state):\(.bytes)"')"
+st=""
+for _ in $(seq 50); do
+  st=$(curl -s "$u/transfers/$id2" | jq -r .state)
+  [ "$st" = aborted ] && break
+  sleep 0.1
+done
+check_eq "the second, closed after $got bytes: aborted" aborted "$st"
+b=$(curl -s "$u/transfers/$id2" | jq -r .bytes)
+# at least what the client read (less the headers), at most that plus what its 16 KiB
+# buffer and the kernel held; never the first response's bytes counted in (>= 512 KiB)
+check_eq "its bytes: its own acknowledged ones, $((got - 2048)) <= $b < $((got + 262144))" true \
+  "$([ "$b" -ge $((got - 2048)) ] && [ "$b" -lt $((got + 262144)) ] && echo true || echo false)"
+srv_stop
 t_done
