@@ -11,7 +11,10 @@
 #    interleaved: every download 200 with 64 MiB; aggregate throughput (all bytes / wall
 #    time), ratio debitd/nginx (goal >= 1). Then, untimed, the same PAR downloads once more
 #    per server, each piped into sha256sum: every digest must equal the file's.
-#   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 bench/many.sh
+# CC=NAME (root) sets net.ipv4.tcp_congestion_control for the run (both servers' sockets
+# take the default) and puts it back; the congestion control in force is printed either
+# way, with debitd's X-Debit-Tcp: the 1 MiB figures depend on it (docs/performance.md).
+#   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 CC= bench/many.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
 need_cmd curl nginx wrk sha256sum jq
@@ -21,9 +24,16 @@ DURATION=${DURATION:-10s}
 REPS=${REPS:-3}
 PAR=${PAR:-100}
 command -v "$DEBITD" >/dev/null || { echo "build debitd first (make)"; exit 1; }
+CC_FILE=/proc/sys/net/ipv4/tcp_congestion_control
+CC_ORIG=$(cat "$CC_FILE")
+if [ -n "${CC:-}" ] && [ "$CC" != "$CC_ORIG" ]; then
+  grep -qw "$CC" /proc/sys/net/ipv4/tcp_available_congestion_control || modprobe "tcp_$CC" 2>/dev/null
+  echo "$CC" >"$CC_FILE" || { echo "cannot set tcp_congestion_control to $CC (root? tcp_$CC available?)"; exit 1; }
+  t_on_exit "echo '$CC_ORIG' >'$CC_FILE'"
+fi
 ulimit -n "$(ulimit -Hn)" 2>/dev/null # wrk holds CONNS sockets
 [ "$(ulimit -n)" -gt $((CONNS + 100)) ] || { echo "ulimit -n $(ulimit -n) is too low for $CONNS connections"; exit 1; }
-echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); workers $WORKERS, wrk -c$CONNS -d$DURATION -t$(nproc), $PAR x 64 MiB, $REPS rounds; $(nginx -v 2>&1)"
+echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); workers $WORKERS, wrk -c$CONNS -d$DURATION -t$(nproc), $PAR x 64 MiB, $REPS rounds; $(nginx -v 2>&1); tcp_congestion_control $(cat "$CC_FILE")${CC:+ (set for this run, was $CC_ORIG)}"
 
 port_d=$(free_port); port_n=$(free_port)
 while [ "$port_n" = "$port_d" ]; do port_n=$(free_port); done
@@ -41,6 +51,7 @@ CONF
 t_bg debitd "$DEBITD" -c "$T_TMP/d.conf"
 DEBITD_PID=$T_LAST_PID
 wait_http "http://127.0.0.1:$port_d/ram/4KiB.dat" 300 "" "$DEBITD_PID" || { echo "debitd did not start:"; cat "$T_TMP/debitd.log"; exit 1; }
+echo "debitd's $(curl -s -D - -o /dev/null "http://127.0.0.1:$port_d/ram/4KiB.dat" | tr -d '\r' | grep -i "^$(wire_get WIRE_HDR_TCP):")"
 
 root=$(mktemp -d /dev/shm/debit-many.XXXXXX)
 t_on_exit "rm -rf '$root'"
