@@ -11,10 +11,10 @@
 #    interleaved: every download 200 with 64 MiB; aggregate throughput (all bytes / wall
 #    time), ratio debitd/nginx (goal >= 1). Then, untimed, the same PAR downloads once more
 #    per server, each piped into sha256sum: every digest must equal the file's.
-# CC=NAME (root) sets net.ipv4.tcp_congestion_control for the run (both servers' sockets
+# TCP_CC=NAME (root) sets net.ipv4.tcp_congestion_control for the run (both servers' sockets
 # take the default) and puts it back; the congestion control in force is printed either
 # way, with debitd's X-Debit-Tcp: the 1 MiB figures depend on it (docs/performance.md).
-#   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 CC= bench/many.sh
+#   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 TCP_CC= bench/many.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
 need_cmd curl nginx wrk sha256sum jq
@@ -26,14 +26,15 @@ PAR=${PAR:-100}
 command -v "$DEBITD" >/dev/null || { echo "build debitd first (make)"; exit 1; }
 CC_FILE=/proc/sys/net/ipv4/tcp_congestion_control
 CC_ORIG=$(cat "$CC_FILE")
-if [ -n "${CC:-}" ] && [ "$CC" != "$CC_ORIG" ]; then
-  grep -qw "$CC" /proc/sys/net/ipv4/tcp_available_congestion_control || modprobe "tcp_$CC" 2>/dev/null
-  echo "$CC" >"$CC_FILE" || { echo "cannot set tcp_congestion_control to $CC (root? tcp_$CC available?)"; exit 1; }
+if [ -n "${TCP_CC:-}" ] && [ "$TCP_CC" != "$CC_ORIG" ]; then
+  grep -qw "$TCP_CC" /proc/sys/net/ipv4/tcp_available_congestion_control || modprobe "tcp_$TCP_CC" 2>/dev/null
+  echo "$TCP_CC" >"$CC_FILE" || { echo "cannot set tcp_congestion_control to $TCP_CC (root? tcp_$TCP_CC available?)"; exit 1; }
   t_on_exit "echo '$CC_ORIG' >'$CC_FILE'"
+  CC_SET=" (set for this run, was $CC_ORIG)"
 fi
 ulimit -n "$(ulimit -Hn)" 2>/dev/null # wrk holds CONNS sockets
 [ "$(ulimit -n)" -gt $((CONNS + 100)) ] || { echo "ulimit -n $(ulimit -n) is too low for $CONNS connections"; exit 1; }
-echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); workers $WORKERS, wrk -c$CONNS -d$DURATION -t$(nproc), $PAR x 64 MiB, $REPS rounds; $(nginx -v 2>&1); tcp_congestion_control $(cat "$CC_FILE")${CC:+ (set for this run, was $CC_ORIG)}"
+echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); workers $WORKERS, wrk -c$CONNS -d$DURATION -t$(nproc), $PAR x 64 MiB, $REPS rounds; $(nginx -v 2>&1); tcp_congestion_control $(cat "$CC_FILE")${CC_SET:-}"
 
 port_d=$(free_port); port_n=$(free_port)
 while [ "$port_n" = "$port_d" ]; do port_n=$(free_port); done
