@@ -25,9 +25,12 @@ REPS=${REPS:-3}
 PAR=${PAR:-100}
 command -v "$DEBITD" >/dev/null || { echo "build debitd first (make)"; exit 1; }
 CC_FILE=/proc/sys/net/ipv4/tcp_congestion_control
+CC_ALLOWED=/proc/sys/net/ipv4/tcp_allowed_congestion_control
 CC_ORIG=$(cat "$CC_FILE")
 if [ -n "${TCP_CC:-}" ] && [ "$TCP_CC" != "$CC_ORIG" ]; then
   grep -qw "$TCP_CC" /proc/sys/net/ipv4/tcp_available_congestion_control || modprobe "tcp_$TCP_CC" 2>/dev/null
+  # the kernel adds a new default to the allowed list and leaves it there: put both back
+  t_on_exit "echo '$(cat "$CC_ALLOWED")' >'$CC_ALLOWED'"
   echo "$TCP_CC" >"$CC_FILE" || { echo "cannot set tcp_congestion_control to $TCP_CC (root? tcp_$TCP_CC available?)"; exit 1; }
   t_on_exit "echo '$CC_ORIG' >'$CC_FILE'"
   CC_SET=" (set for this run, was $CC_ORIG)"
