@@ -7,7 +7,7 @@
 #   tuned    the lab's 64 MiB buffers              -> network at the natural RTT
 #            and, from a client with --rcvbuf 1MiB at +30 ms, receiver_window (predicted
 #            within 0.6-1.3 of the measured rate: the 0.75 window share of predict.h)
-#   reno     cc reno, 10 MiB, 0.5 % loss per direction (--loss) -> congestion
+#   reno     cc reno, 10 MiB, 0.5 % loss per direction (--loss) at +10 ms -> congestion
 # Needs debit's verdict (limited_by) and debitd's server-side record (cpu, cgroup): skips,
 # saying so, on a build without them. The figures each verdict used are printed.
 . "$DEBIT_TOP/tests/lib/common.sh"
@@ -67,11 +67,13 @@ t_diag "$(jq -r '.runs[0] | "--rcvbuf 1MiB +30 ms: \(.avg_mbps | floor) Mb/s -> 
 check_eq "--rcvbuf 1MiB at +30 ms: receiver_window" receiver_window "$(jq -r '.runs[0].limited_by' "$T_TMP/rw.json" 2>&1)"
 check_eq "--rcvbuf 1MiB at +30 ms: predicted within 0.6-1.3 of the measured rate" true \
   "$(jq -r '.runs[0] | (.avg_mbps / .predicted_mbps) as $r | $r >= 0.6 and $r <= 1.3' "$T_TMP/rw.json" 2>&1)"
-ip netns exec "$LAB_NS_C" timeout 90 "$DEBIT" -q -n 2 --loss 0.5% --delay-dev eth0 --bottleneck "$LAB_RATE" \
+# At +10 ms: at the natural 5.5 ms reno recovers from 0.5 % loss fast enough to reach 92 %
+# of the bottleneck in some runs (network, rightly); three runs, so that "most" has no tie
+ip netns exec "$LAB_NS_C" timeout 120 "$DEBIT" -q -n 3 --loss 0.5% --delay 10ms --delay-dev eth0 --bottleneck "$LAB_RATE" \
   --format json -o "$T_TMP/loss.json" "$LAB_S4_URL/files/10Mio.dat" 2>"$T_TMP/loss.err"
-jq -r '.runs[] | "reno, 0.5% loss: \(.avg_mbps | floor) Mb/s -> \(.limited_by): \(.limited_by_evidence)"' "$T_TMP/loss.json" 2>/dev/null |
+jq -r '.runs[] | "reno, 0.5% loss, +10 ms: \(.avg_mbps | floor) Mb/s -> \(.limited_by): \(.limited_by_evidence)"' "$T_TMP/loss.json" 2>/dev/null |
   while read -r line; do t_diag "$line"; done
-check_eq "reno through 0.5 % loss: congestion (most runs)" congestion \
+check_eq "reno through 0.5 % loss at +10 ms: congestion (most of 3 runs)" congestion \
   "$(jq -r '[.runs[] | select(.ok) | .limited_by] | group_by(.) | max_by(length) | .[0] // "none"' "$T_TMP/loss.json" 2>&1)"
 "$LAB" down "$D" 2>/dev/null
 check_eq "down: none of its namespaces left" 0 "$(ip netns list | grep -c "^dbl$LAB_ID")"
