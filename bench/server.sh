@@ -15,7 +15,8 @@
 # Goals (issue 2): wall <= 0.95 x nginx, CPU <= nginx, RSS <= 1 GiB + 64 MiB, start < 1 s.
 # Each ratio also shows the min-max of the per-pair ratios (pair i: debitd's i-th download
 # over nginx's i-th, which ran next to it). And the CPU of both at the same speed, from a
-# fit of CPU on throughput per server (below: why a ratio of medians misleads on loopback). Issue 12 asks for RUNS=10, pinned and unpinned.
+# fit of CPU on throughput per server (below: why a ratio of medians misleads on
+# loopback). Issue 12 asks for RUNS=10, pinned and unpinned.
 #   RUNS=10 STARTS=5 PIN=0 bench/server.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
