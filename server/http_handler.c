@@ -322,7 +322,7 @@ static void connection(struct listener *l, struct MHD_Connection *conn, void **s
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
         const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
         if (fd)
-            http_headers_conn_closed(fd->connect_fd);
+            http_conn_closed(fd->connect_fd);
         watchdog_conn_closed(l->srv->watchdog, socket_context);
         if (l->tls)
             tls_conn_closed(conn);

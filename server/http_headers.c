@@ -1,14 +1,13 @@
 /* http_headers: what debitd tells clients about how it serves: the headers of every file
- * response (one function adds them all), the per-listener part of /status, and the sender's
- * TCP_INFO of a finished transfer. Values are read back from the live socket and interface,
- * never copied from the configuration. */
+ * response (one function adds them all) and the per-listener part of /status. Values are
+ * read back from the live socket and interface (once per connection: http_conn.c), never
+ * copied from the configuration. */
 #include "http_internal.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <linux/tcp.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +19,6 @@
 #include "tcp_profile.h"
 #include "tls.h"
 #include "wire.h"
-
-uint64_t http_tcp_bytes_acked(int sock)
-{
-    struct tcp_info_sample ti;
-    char err[128];
-    if (sock < 0 || tcp_info_read(sock, &ti, err, sizeof err) < 0)
-        return 0;
-    return ti.bytes_acked;
-}
 
 /* The profile really in force on SOCK, read back option by option. */
 static void live_profile(const struct listener *l, int sock, struct tcp_profile *p)
@@ -110,109 +100,6 @@ static void local_interface(int sock, char *ifname, size_t len)
         interface_of(&ss, ifname, len);
 }
 
-/* What a connection's responses repeat, read from its socket once: the X-Debit-Tcp value
- * (the profile is applied at accept and never changed on a connection) and the local
- * address (which decides the interface of X-Debit-Offload). Reading both for every response
- * was 3 syscalls (getsockopt TCP_CONGESTION and SO_MAX_PACING_RATE, getsockname), about
- * 9 % of debitd's CPU per small request (docs/performance.md). Per worker thread (a
- * connection stays with one libmicrohttpd worker), indexed by descriptor, keyed by the
- * connection; http_headers_conn_closed forgets an entry when its connection closes. */
-struct conn_facts {
-    const struct MHD_Connection *conn; /* NULL: empty */
-    int have_local;
-    struct sockaddr_storage local; /* port 0 */
-    char tcp[160];
-    int written_known;  /* written is true of the connection's stream so far */
-    uint64_t written;   /* bytes handed to the kernel by the responses before the next */
-};
-#define CONN_FACTS_MAX 65536 /* descriptors beyond this are read every time */
-static pthread_key_t facts_key;
-static pthread_once_t facts_once = PTHREAD_ONCE_INIT;
-struct facts_table {
-    size_t n;
-    struct conn_facts *f;
-};
-static __thread struct facts_table *facts;
-
-static void facts_free(void *p)
-{
-    struct facts_table *t = p;
-    if (t)
-        free(t->f);
-    free(t);
-}
-
-static void facts_init(void)
-{
-    if (pthread_key_create(&facts_key, facts_free) != 0)
-        facts_key = (pthread_key_t)-1;
-}
-
-/* The entry of SOCK in this thread's table (grown as needed), or NULL (no memory). */
-static struct conn_facts *facts_slot(int sock)
-{
-    if (sock < 0 || sock >= CONN_FACTS_MAX)
-        return NULL;
-    pthread_once(&facts_once, facts_init);
-    if (facts_key == (pthread_key_t)-1)
-        return NULL;
-    if (!facts) {
-        facts = calloc(1, sizeof *facts);
-        if (!facts || pthread_setspecific(facts_key, facts) != 0) {
-            free(facts);
-            facts = NULL;
-            return NULL;
-        }
-    }
-    if ((size_t)sock >= facts->n) {
-        size_t n = facts->n ? facts->n : 64;
-        while (n <= (size_t)sock)
-            n *= 2;
-        struct conn_facts *f = realloc(facts->f, n * sizeof *f);
-        if (!f)
-            return NULL;
-        memset(f + facts->n, 0, (n - facts->n) * sizeof *f);
-        facts->f = f;
-        facts->n = n;
-    }
-    return &facts->f[sock];
-}
-
-void http_headers_conn_closed(int sock)
-{
-    if (facts && sock >= 0 && (size_t)sock < facts->n)
-        facts->f[sock].conn = NULL;
-}
-
-/* This thread's entry for CONN on SOCK, or NULL when it has none (no lookup by this call) */
-static struct conn_facts *facts_of(const struct MHD_Connection *conn, int sock)
-{
-    if (!facts || sock < 0 || (size_t)sock >= facts->n || facts->f[sock].conn != conn)
-        return NULL;
-    return &facts->f[sock];
-}
-
-int http_conn_written(struct MHD_Connection *conn, int sock, uint64_t *written)
-{
-    struct conn_facts *f = facts_of(conn, sock);
-    if (!f || !f->written_known)
-        return -1;
-    *written = f->written;
-    return 0;
-}
-
-void http_conn_note_end(struct MHD_Connection *conn, int sock, const struct tcp_info_sample *ti)
-{
-    struct conn_facts *f = facts_of(conn, sock);
-    if (!f)
-        return;
-    /* every byte written so far is acknowledged, in flight or not yet sent: the unique
-     * bytes sent (all sent minus resent) plus the unsent ones */
-    f->written_known = ti && (ti->have & TCP_INFO_HAVE_SENT) && (ti->have & TCP_INFO_HAVE_MIN_RTT) &&
-                       ti->bytes_sent >= ti->bytes_retrans;
-    f->written = f->written_known ? ti->bytes_sent - ti->bytes_retrans + ti->notsent_bytes : 0;
-}
-
 /* "tso=off gso=off gro=on" of the interface that serves: the configured offload interface,
  * else the one holding the connection's local address. "" when unreadable. */
 static void offload_lookup(const struct server *s, int sock, char *buf, size_t len, char *ifname, size_t iflen)
@@ -287,12 +174,11 @@ void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct M
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, s->last_modified);
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     int sock = ci ? ci->connect_fd : -1;
-    struct conn_facts *f = facts_slot(sock), mine;
-    if (!f || f->conn != conn) { /* the connection's first response (or no table): read them */
+    struct http_conn_facts mine = {0}, *f = http_conn_facts(conn, sock);
+    if (!f || !f->filled) { /* the connection's first response (or no table): read them */
         if (!f)
             f = &mine;
-        f->conn = conn;
-        f->written_known = 0;
+        f->filled = 1;
         f->have_local = local_address(sock, &f->local) == 0;
         struct tcp_profile p;
         live_profile(l, sock, &p);

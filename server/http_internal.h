@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "peer.h"
 #include "quota.h"
@@ -115,11 +116,23 @@ void http_log_end(struct listener *l, struct MHD_Connection *conn, struct req *r
 /* Free R and what it owns. NULL is fine. */
 void http_req_free(struct req *r);
 
-/* Sender-side tcpi_bytes_acked of SOCK (http_headers.c); 0 if unreadable. */
+/* Sender-side tcpi_bytes_acked of SOCK (http_conn.c); 0 if unreadable. */
 uint64_t http_tcp_bytes_acked(int sock);
-/* Forget what http_headers_file remembered about the connection on SOCK (it closes);
- * called from the connection's own worker thread. */
-void http_headers_conn_closed(int sock);
+/* What a connection's responses repeat (http_conn.c): filled by its first file response */
+struct http_conn_facts {
+    int filled;                    /* have_local, local and tcp are read */
+    int have_local;
+    struct sockaddr_storage local; /* port 0 */
+    char tcp[160];                 /* the X-Debit-Tcp value */
+    int written_known;             /* written is true of the connection's stream so far */
+    uint64_t written;              /* bytes handed to the kernel by the responses so far */
+};
+/* This worker thread's facts of CONN on SOCK, zeroed when CONN is new on that descriptor;
+ * NULL when there is no table (no memory, or a descriptor beyond 65535). Owned by the
+ * table: valid until the connection closes. Called on the connection's worker thread. */
+struct http_conn_facts *http_conn_facts(struct MHD_Connection *conn, int sock);
+/* Forget the facts of the connection on SOCK (it closes); on its own worker thread. */
+void http_conn_closed(int sock);
 /* Bytes CONN's earlier responses handed to the kernel on SOCK, as the last response's own
  * end read of TCP_INFO left them (http_conn_note_end): 0 and *WRITTEN set when known, -1
  * when not (the connection's first response, a response in between that had no such read,

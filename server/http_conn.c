@@ -1,0 +1,128 @@
+/* http_conn: what debitd remembers per connection, so that a kept-alive connection's
+ * responses do not read again what cannot have changed, and the sender's byte counts that
+ * go with it. */
+#include "http_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcp_info.h"
+
+uint64_t http_tcp_bytes_acked(int sock)
+{
+    struct tcp_info_sample ti;
+    char err[128];
+    if (sock < 0 || tcp_info_read(sock, &ti, err, sizeof err) < 0)
+        return 0;
+    return ti.bytes_acked;
+}
+
+/* One table per worker thread (a connection stays with one libmicrohttpd worker), indexed
+ * by descriptor, each entry keyed by its connection; http_conn_closed forgets an entry when
+ * its connection closes. Reading the facts for every response was 3 syscalls (getsockopt
+ * TCP_CONGESTION and SO_MAX_PACING_RATE, getsockname), about 9 % of debitd's CPU per small
+ * request, and the start's TCP_INFO another 4 % (docs/performance.md). */
+struct conn_entry {
+    const struct MHD_Connection *conn; /* NULL: empty */
+    struct http_conn_facts facts;
+};
+#define CONN_FACTS_MAX 65536 /* descriptors beyond this are read every time */
+static pthread_key_t facts_key;
+static pthread_once_t facts_once = PTHREAD_ONCE_INIT;
+struct facts_table {
+    size_t n;
+    struct conn_entry *e;
+};
+static __thread struct facts_table *facts;
+
+static void facts_free(void *p)
+{
+    struct facts_table *t = p;
+    if (t)
+        free(t->e);
+    free(t);
+}
+
+static void facts_init(void)
+{
+    if (pthread_key_create(&facts_key, facts_free) != 0)
+        facts_key = (pthread_key_t)-1;
+}
+
+/* The entry of SOCK in this thread's table (grown as needed), or NULL (no memory). */
+static struct conn_entry *facts_slot(int sock)
+{
+    if (sock < 0 || sock >= CONN_FACTS_MAX)
+        return NULL;
+    pthread_once(&facts_once, facts_init);
+    if (facts_key == (pthread_key_t)-1)
+        return NULL;
+    if (!facts) {
+        facts = calloc(1, sizeof *facts);
+        if (!facts || pthread_setspecific(facts_key, facts) != 0) {
+            free(facts);
+            facts = NULL;
+            return NULL;
+        }
+    }
+    if ((size_t)sock >= facts->n) {
+        size_t n = facts->n ? facts->n : 64;
+        while (n <= (size_t)sock)
+            n *= 2;
+        struct conn_entry *e = realloc(facts->e, n * sizeof *e);
+        if (!e)
+            return NULL;
+        memset(e + facts->n, 0, (n - facts->n) * sizeof *e);
+        facts->e = e;
+        facts->n = n;
+    }
+    return &facts->e[sock];
+}
+
+struct http_conn_facts *http_conn_facts(struct MHD_Connection *conn, int sock)
+{
+    struct conn_entry *e = facts_slot(sock);
+    if (!e)
+        return NULL;
+    if (e->conn != conn) { /* a new connection on this descriptor: nothing known yet */
+        e->conn = conn;
+        memset(&e->facts, 0, sizeof e->facts);
+    }
+    return &e->facts;
+}
+
+void http_conn_closed(int sock)
+{
+    if (facts && sock >= 0 && (size_t)sock < facts->n)
+        facts->e[sock].conn = NULL;
+}
+
+/* This thread's facts of CONN on SOCK, or NULL when it has none (never creates them) */
+static struct http_conn_facts *facts_of(const struct MHD_Connection *conn, int sock)
+{
+    if (!facts || sock < 0 || (size_t)sock >= facts->n || facts->e[sock].conn != conn)
+        return NULL;
+    return &facts->e[sock].facts;
+}
+
+int http_conn_written(struct MHD_Connection *conn, int sock, uint64_t *written)
+{
+    struct http_conn_facts *f = facts_of(conn, sock);
+    if (!f || !f->written_known)
+        return -1;
+    *written = f->written;
+    return 0;
+}
+
+void http_conn_note_end(struct MHD_Connection *conn, int sock, const struct tcp_info_sample *ti)
+{
+    struct http_conn_facts *f = facts_of(conn, sock);
+    if (!f)
+        return;
+    /* every byte written so far is acknowledged, in flight or not yet sent: the unique
+     * bytes sent (all sent minus resent) plus the unsent ones */
+    f->written_known = ti && (ti->have & TCP_INFO_HAVE_SENT) && (ti->have & TCP_INFO_HAVE_MIN_RTT) &&
+                       ti->bytes_sent >= ti->bytes_retrans;
+    f->written = f->written_known ? ti->bytes_sent - ti->bytes_retrans + ti->notsent_bytes : 0;
+}
