@@ -62,16 +62,27 @@ int tcp_cc_default(char *buf, size_t len, char *err, size_t errlen)
     return read_line(CC_DEFAULT, buf, len, err, errlen);
 }
 
-int tcp_wmem_max(uint64_t *max, char *err, size_t errlen)
+/* The third of the three numbers in PATH (tcp_wmem, tcp_rmem: min default max). */
+static int mem_max(const char *path, uint64_t *max, char *err, size_t errlen)
 {
     char line[128];
-    if (read_line("/proc/sys/net/ipv4/tcp_wmem", line, sizeof line, err, errlen) < 0)
+    if (read_line(path, line, sizeof line, err, errlen) < 0)
         return -1;
     unsigned long long v[3];
     if (sscanf(line, "%llu %llu %llu", &v[0], &v[1], &v[2]) != 3)
-        return err_set(err, errlen, "/proc/sys/net/ipv4/tcp_wmem: not three numbers: \"%s\"", line);
+        return err_set(err, errlen, "%s: not three numbers: \"%s\"", path, line);
     *max = v[2];
     return 0;
+}
+
+int tcp_wmem_max(uint64_t *max, char *err, size_t errlen)
+{
+    return mem_max("/proc/sys/net/ipv4/tcp_wmem", max, err, errlen);
+}
+
+int tcp_rmem_max(uint64_t *max, char *err, size_t errlen)
+{
+    return mem_max("/proc/sys/net/ipv4/tcp_rmem", max, err, errlen);
 }
 
 static int word_in_list(const char *list, const char *word)

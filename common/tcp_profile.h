@@ -81,5 +81,7 @@ int tcp_cc_default(char *buf, size_t len, char *err, size_t errlen);
 /* net.ipv4.tcp_wmem's third field (the most autotuning gives a send buffer), read from
  * /proc/sys of the caller's netns into *MAX. Returns 0, or -1 with err filled. */
 int tcp_wmem_max(uint64_t *max, char *err, size_t errlen);
+/* The same of net.ipv4.tcp_rmem (the most autotuning gives a receive buffer). */
+int tcp_rmem_max(uint64_t *max, char *err, size_t errlen);
 
 #endif

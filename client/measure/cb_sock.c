@@ -43,16 +43,6 @@ int cb_closesocket(void *ud, curl_socket_t fd)
     return close(fd);
 }
 
-int64_t xfer_tcp_rmem_max(void)
-{
-    FILE *f = fopen("/proc/sys/net/ipv4/tcp_rmem", "re");
-    unsigned long long lo, def, max;
-    int n = f ? fscanf(f, "%llu %llu %llu", &lo, &def, &max) : 0;
-    if (f)
-        fclose(f);
-    return n == 3 ? (int64_t)max : -1;
-}
-
 /* --rcvbuf: a fixed receive buffer instead of autotuning. SO_RCVBUFFORCE (root) passes
  * net.core.rmem_max, which caps SO_RCVBUF (4 MiB here, below autotuning's 32 MiB). */
 int cb_sockopt(void *ud, curl_socket_t fd, curlsocktype purpose)

@@ -9,6 +9,7 @@
 
 #include "server_record.h"
 #include "sys.h"
+#include "tcp_profile.h"
 #include "xfer.h"
 
 void dl_options_defaults(struct dl_options *o)
@@ -326,7 +327,9 @@ void xfer_finish(CURL *c, struct xfer *x, CURLcode rc, const struct xfer_scratch
     r->ranged = x->status == 206;
     r->tcp = x->tcp;
     r->so_rcvbuf = x->so_rcvbuf;
-    r->tcp_rmem_max = xfer_tcp_rmem_max();
+    uint64_t rmem_max;
+    char rerr[160];
+    r->tcp_rmem_max = tcp_rmem_max(&rmem_max, rerr, sizeof rerr) == 0 ? (int64_t)rmem_max : -1;
     r->rcvbuf_setting = o->rcvbuf;
     r->content_type = x->content_type[0] ? strdup(x->content_type) : NULL;
     memcpy(r->tls_version, x->tls_version, sizeof r->tls_version);

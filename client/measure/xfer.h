@@ -78,9 +78,6 @@ struct xfer {
     struct series series;
 };
 
-/* tcp_rmem[2] of the calling thread's netns (/proc/sys/net/ipv4/tcp_rmem), or -1. */
-int64_t xfer_tcp_rmem_max(void);
-
 /* Add a checkpoint of rx_bytes at now to the --stall-rate window (cb_xferinfo.c). */
 void xfer_window_push(struct xfer *x, double now);
 

@@ -240,6 +240,29 @@ static void read_back(int fd, char *cc, uint64_t *pacing, int *sndbuf, int *lowa
     assert_int_equal(getsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, lowat, &l), 0);
 }
 
+/* tcp_wmem_max and tcp_rmem_max: the third number of their sysctl, as the file says */
+static void test_mem_max(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path;
+        int (*read)(uint64_t *, char *, size_t);
+    } rows[] = {{"/proc/sys/net/ipv4/tcp_wmem", tcp_wmem_max}, {"/proc/sys/net/ipv4/tcp_rmem", tcp_rmem_max}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        FILE *f = fopen(rows[i].path, "r");
+        if (!f)
+            skip();
+        unsigned long long a, b, want;
+        assert_int_equal(fscanf(f, "%llu %llu %llu", &a, &b, &want), 3);
+        fclose(f);
+        uint64_t got = 0;
+        char err[160] = "";
+        assert_int_equal(rows[i].read(&got, err, sizeof err), 0);
+        assert_true(got == want);
+        assert_true(got >= b && b >= a); /* min <= default <= max: the right field */
+    }
+}
+
 static void test_apply_loopback(void **state)
 {
     (void)state;
@@ -392,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_config_table),
         cmocka_unit_test(test_group_absent_and_setters),
         cmocka_unit_test(test_format_and_json),
+        cmocka_unit_test(test_mem_max),
         cmocka_unit_test(test_apply_loopback),
         cmocka_unit_test(test_apply_privileges),
     };
