@@ -4,9 +4,11 @@
 # RAM over loopback (nginx from tmpfs with sendfile; bytes checked equal first).
 # 1. wrk with CONNS connections (default 1000) for DURATION (default 10s) on a 4 KiB and on a
 #    1 MiB file, REPS rounds (default 3) interleaved ABBA (debitd nginx, nginx debitd, ...):
-#    per server the median requests/s and p99 latency with min-max, socket errors and
-#    non-2xx/3xx responses (goal: 0); ratios debitd/nginx (goals: requests/s >= 1, p99 <= 1);
-#    and the server's CPU per request (all its threads), which a loaded machine moves less.
+#    per server the median requests/s and p99 latency with min-max (and median p50, p90),
+#    socket errors and non-2xx/3xx responses (goal: 0); ratios debitd/nginx (goals:
+#    requests/s >= 1, p99 <= 1);
+#    and the server's CPU per request (all its threads), which a loaded machine moves less,
+#    and its threads' sleeps (voluntary context switches) per 1,000 requests.
 # 2. PAR parallel downloads (default 100) of a 64 MiB file by one curl --parallel, REPS rounds
 #    interleaved: every download 200 with 64 MiB; aggregate throughput (all bytes / wall
 #    time), ratio debitd/nginx (goal >= 1). Then, untimed, the same PAR downloads once more
@@ -101,26 +103,37 @@ ratio() {
 url() { [ "$1" = debitd ] && echo "http://127.0.0.1:$port_d/ram/$2.dat" || echo "http://127.0.0.1:$port_n/ram/$2.dat"; }
 
 server_pids() { [ "$1" = debitd ] && echo "$DEBITD_PID" || echo "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"; }
-# wrk_one SERVER FILE: one line "SERVER FILE req_s p99_ms sock_errors non2xx cpu_us_per_request
-# connect/read/write/timeout" in $T_TMP/wrk. The server's CPU per request (every thread of
-# its processes, se.sum_exec_runtime) depends far less on the other jobs of a shared machine
-# than requests/s does.
+# sleeps_of PID...: voluntary context switches of every thread of the processes: a server
+# thread that blocks (a lock another thread holds, an empty event queue) leaves all its
+# connections waiting until it is woken.
+sleeps_of() {
+  local p n=0
+  for p in "$@"; do n=$((n + $(cat /proc/"$p"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/{v += $2} END{print v + 0}'))); done
+  echo "$n"
+}
+# wrk_one SERVER FILE: one line "SERVER FILE req_s p99_ms sock_errors non2xx
+# cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms" in
+# $T_TMP/wrk. The server's CPU per request (every thread of its processes,
+# se.sum_exec_runtime) depends far less on the other jobs of a shared machine than
+# requests/s does.
 wrk_one() {
-  local out c0 c1 pids
+  local out c0 c1 s0 s1 pids
   pids=$(server_pids "$1")
-  c0=$(cpu_of $pids)
+  c0=$(cpu_of $pids); s0=$(sleeps_of $pids)
   out=$(wrk -t"$(nproc)" -c"$CONNS" -d"$DURATION" --timeout 10s --latency "$(url "$1" "$2")" 2>&1)
-  c1=$(cpu_of $pids)
+  c1=$(cpu_of $pids); s1=$(sleeps_of $pids)
   echo "$out" >>"$T_TMP/wrk.raw"
-  awk -v s="$1" -v f="$2" -v a="$c0" -v b="$c1" '
+  awk -v s="$1" -v f="$2" -v a="$c0" -v b="$c1" -v sl=$((s1 - s0)) '
     function ms(v) { if (v ~ /us$/) return v * 0.001; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
     /^ *99%/ { p99 = ms($2) }
+    /^ *50%/ { p50 = ms($2) }
+    /^ *90%/ { p90 = ms($2) }
     /Requests\/sec:/ { rps = $2 }
     / requests in / { n = $1 }
     /Socket errors:/ { gsub(/,/, ""); se = $4 + $6 + $8 + $10; sd = $4 "/" $6 "/" $8 "/" $10 }
     /Non-2xx or 3xx responses:/ { n2 = $5 }
     END { split(a, x, " "); split(b, y, " ")
-          printf "%s %s %s %s %d %d %.1f %s\n", s, f, rps, p99, se, n2, (n > 0 ? (y[2] - x[2]) * 1000 / n : 0), (sd ? sd : "0/0/0/0") }' <<<"$out" >>"$T_TMP/wrk"
+          printf "%s %s %s %s %d %d %.1f %s %.2f %s %s\n", s, f, rps, p99, se, n2, (n > 0 ? (y[2] - x[2]) * 1000 / n : 0), (sd ? sd : "0/0/0/0"), (n > 0 ? sl * 1000 / n : 0), p50, p90 }' <<<"$out" >>"$T_TMP/wrk"
 }
 # par_one SERVER: PAR downloads of 64 MiB at once; "SERVER wall_s ok_count Gb/s" in $T_TMP/par
 par_one() {
@@ -144,8 +157,8 @@ for f in 4KiB 1MiB; do
   for s in debitd nginx; do
     col() { awk -v s="$s" -v f="$f" -v c="$1" '$1==s && $2==f {print $c}' "$T_TMP/wrk"; }
     eval "RPS_$s=$(col 3 | median) RPSR_$s=$(col 3 | minmax) P99_$s=$(col 4 | median) P99R_$s=$(col 4 | minmax)"
-    printf '%-6s %-6s requests/s %s [%s]  p99 %s ms [%s]  server CPU %s us/request [%s]  socket errors %s (connect/read/write/timeout: %s)  non-2xx %s\n' "$f" "$s" \
-      "$(col 3 | median)" "$(col 3 | minmax)" "$(col 4 | median)" "$(col 4 | minmax)" "$(col 7 | median)" "$(col 7 | minmax)" \
+    printf '%-6s %-6s requests/s %s [%s]  p50 %s ms  p90 %s ms  p99 %s ms [%s]  server CPU %s us/request [%s]  sleeps %s per 1000 requests [%s]  socket errors %s (connect/read/write/timeout: %s)  non-2xx %s\n' "$f" "$s" \
+      "$(col 3 | median)" "$(col 3 | minmax)" "$(col 10 | median)" "$(col 11 | median)" "$(col 4 | median)" "$(col 4 | minmax)" "$(col 7 | median)" "$(col 7 | minmax)" "$(col 9 | median)" "$(col 9 | minmax)" \
       "$(col 5 | awk '{t += $1} END{print t + 0}')" "$(col 8 | tr '\n' ' ')" "$(col 6 | awk '{t += $1} END{print t + 0}')"
   done
   ratio "$f" requests/s ">=" "$(awk -v f="$f" '$1=="debitd" && $2==f {print $3}' "$T_TMP/wrk")" "$(awk -v f="$f" '$1=="nginx" && $2==f {print $3}' "$T_TMP/wrk")"
@@ -172,5 +185,5 @@ for s in debitd nginx; do
   echo "$PAR x 64 MiB $s at once, each sha256 = the file's: $good/$PAR"
 done
 echo "debitd's refusals and closes (/status counters.refusals): $(curl -s "http://127.0.0.1:$port_d/status" | jq -c '.counters.refusals // {}')"
-echo "wrk runs (server file req_s p99_ms socket_errors non2xx cpu_us_per_request connect/read/write/timeout):"; sed 's/^/  /' "$T_TMP/wrk"
+echo "wrk runs (server file req_s p99_ms socket_errors non2xx cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms):"; sed 's/^/  /' "$T_TMP/wrk"
 echo "parallel runs (server wall_s complete Gb/s):"; sed 's/^/  /' "$T_TMP/par"

@@ -65,9 +65,11 @@ enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn,
 /* Server header, on every response. */
 void http_headers_common(struct MHD_Response *resp);
 /* Everything a file (or .sha256) response carries: type, cache, ranges, validators, and the
- * X-Debit-* headers that describe the serving configuration (the one place they are added). */
-void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct MHD_Response *resp,
-                       const char *etag);
+ * X-Debit-* headers that describe the serving configuration (the one place they are added).
+ * Returns the connection's facts it used (http_conn_facts: owned by the table), or NULL
+ * when there is no table. */
+struct http_conn_facts *http_headers_file(struct listener *l, struct MHD_Connection *conn,
+                                          struct MHD_Response *resp, const char *etag);
 
 /* Routes (http_files.c, http_pages.c, http_upload.c). */
 enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struct req *r,
@@ -124,6 +126,9 @@ struct http_conn_facts {
     int have_local;
     struct sockaddr_storage local; /* port 0 */
     char tcp[160];                 /* the X-Debit-Tcp value */
+    char remote[64];               /* the client, "ADDR:PORT" or "[ADDR]:PORT"; "" until read */
+    int peer_known;                /* peer: 1 read, -1 unreadable, 0 not yet */
+    struct peer peer;              /* the client's address (a transfer record's owner) */
     int written_known;             /* written is true of the connection's stream so far */
     uint64_t written;              /* bytes handed to the kernel by the responses so far */
 };

@@ -33,80 +33,107 @@ struct entry {
 
 /* IDs are random, so a record is found by hashing its ID: buckets of entry indexes (+ 1,
  * 0 = empty) chained through entry.next. The bucket is the ID's first 64 bits, already
- * uniform: requests choose which IDs to look up, never which IDs exist. */
-struct transfers {
+ * uniform: requests choose which IDs to look up, never which IDs exist.
+ *
+ * Every response takes the ring twice (begin, end) from whichever worker serves it. One
+ * lock for the whole ring made the workers queue on each other: perf saw about 700 futex
+ * sleeps a second at 50,000 small requests a second, and a worker sleeping there stalls
+ * every connection it serves until the holder, often preempted by the clients sharing its
+ * CPU, runs again (docs/performance.md, the 4 KiB p99). So the ring is cut in stripes:
+ * slot i belongs to stripe i % TRANSFERS_STRIPES, with its own lock, buckets and count of
+ * sending entries; consecutive transfers fall in different stripes. The ring's order is
+ * unchanged (slot = seq % keep), so "the most recent KEEP" holds exactly as before. */
+#define TRANSFERS_STRIPES 16
+
+struct stripe {
     pthread_mutex_t lock;
-    unsigned keep;
     uint32_t *bucket;
-    uint64_t mask; /* buckets - 1 (a power of two >= keep) */
-    uint64_t next;
-    unsigned sending; /* entries with a socket to sample: transfers_sample skips the scan at 0 */
+    uint64_t mask;    /* buckets - 1 (a power of two) */
+    unsigned sending; /* entries with a socket to sample: transfers_sample skips the stripe at 0 */
+} __attribute__((aligned(64))); /* one cache line each: no false sharing between workers */
+
+struct transfers {
+    unsigned keep;
+    uint64_t next; /* the next sequence number; atomic */
     struct entry *ring;
+    struct stripe stripe[TRANSFERS_STRIPES];
 };
+
+static struct stripe *stripe_of_slot(struct transfers *t, uint64_t slot)
+{
+    return &t->stripe[slot % TRANSFERS_STRIPES];
+}
 
 struct transfers *transfers_new(unsigned keep)
 {
-    struct transfers *t = calloc(1, sizeof *t);
+    struct transfers *t = aligned_alloc(64, (sizeof *t + 63) / 64 * 64);
     if (!t)
         return NULL;
+    memset(t, 0, sizeof *t);
     t->keep = keep ? keep : 1;
+    /* each stripe holds about keep / STRIPES entries; buckets a power of two >= that */
     uint64_t nb = 16;
-    while (nb < t->keep)
+    while (nb * TRANSFERS_STRIPES < t->keep)
         nb *= 2;
-    t->mask = nb - 1;
     t->ring = calloc(t->keep, sizeof *t->ring);
-    t->bucket = calloc((size_t)nb, sizeof *t->bucket);
-    if (!t->ring || !t->bucket) {
-        free(t->ring);
-        free(t->bucket);
-        free(t);
+    int ok = t->ring != NULL;
+    for (unsigned i = 0; i < TRANSFERS_STRIPES; i++) {
+        t->stripe[i].mask = nb - 1;
+        t->stripe[i].bucket = ok ? calloc((size_t)nb, sizeof *t->stripe[i].bucket) : NULL;
+        ok = ok && t->stripe[i].bucket;
+        pthread_mutex_init(&t->stripe[i].lock, NULL);
+    }
+    if (!ok) {
+        transfers_free(t);
         return NULL;
     }
     t->next = 1;
-    pthread_mutex_init(&t->lock, NULL);
     return t;
 }
 
-static uint32_t *bucket_of(struct transfers *t, const unsigned char key[TRANSFER_ID_HEX / 2])
+static uint32_t *bucket_of(struct stripe *st, const unsigned char key[TRANSFER_ID_HEX / 2])
 {
     uint64_t h;
     memcpy(&h, key, sizeof h);
-    return &t->bucket[h & t->mask];
+    return &st->bucket[h & st->mask];
 }
 
-/* Caller holds the lock; E is in use. */
-static void unlink_entry(struct transfers *t, struct entry *e)
+/* Caller holds ST's lock; E is in use and in ST. */
+static void unlink_entry(struct transfers *t, struct stripe *st, struct entry *e)
 {
     uint32_t self = (uint32_t)(e - t->ring) + 1;
-    for (uint32_t *p = bucket_of(t, e->key); *p; p = &t->ring[*p - 1].next)
+    for (uint32_t *p = bucket_of(st, e->key); *p; p = &t->ring[*p - 1].next)
         if (*p == self) {
             *p = e->next;
             return;
         }
 }
 
-static void entry_clear(struct transfers *t, struct entry *e)
+/* The labels an entry owns, freed outside the lock. */
+struct labels {
+    char *path, *remote, *listener;
+};
+
+static void labels_free(struct labels *l)
 {
-    if (e->seq)
-        unlink_entry(t, e);
-    if (e->seq && e->sock >= 0)
-        t->sending--;
-    free(e->path);
-    free(e->remote);
-    free(e->listener);
-    memset(e, 0, sizeof *e);
-    e->sock = -1;
+    free(l->path);
+    free(l->remote);
+    free(l->listener);
 }
 
 void transfers_free(struct transfers *t)
 {
     if (!t)
         return;
-    for (unsigned i = 0; i < t->keep; i++)
-        entry_clear(t, &t->ring[i]);
+    for (unsigned i = 0; t->ring && i < t->keep; i++) {
+        struct labels l = {t->ring[i].path, t->ring[i].remote, t->ring[i].listener};
+        labels_free(&l);
+    }
+    for (unsigned i = 0; i < TRANSFERS_STRIPES; i++) {
+        free(t->stripe[i].bucket);
+        pthread_mutex_destroy(&t->stripe[i].lock);
+    }
     free(t->ring);
-    free(t->bucket);
-    pthread_mutex_destroy(&t->lock);
     free(t);
 }
 
@@ -170,41 +197,59 @@ static int hex_key(const char *id, unsigned char *key)
 
 uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, char id[TRANSFER_ID_LEN])
 {
-    unsigned char key[TRANSFER_ID_HEX / 2];
     id[0] = 0;
-    if (random_key(key) < 0)
+    /* the record is made outside the lock (allocations, clocks, the ID's digits); under it
+     * only the slot's old record is unhooked and the new one copied in */
+    struct entry fresh;
+    memset(&fresh, 0, sizeof fresh);
+    if (random_key(fresh.key) < 0)
         return 0;
-    pthread_mutex_lock(&t->lock);
-    uint64_t seq = t->next++;
-    struct entry *e = &t->ring[seq % t->keep];
-    entry_clear(t, e);
-    e->seq = seq;
-    memcpy(e->key, key, sizeof key);
-    key_hex(key, e->id);
-    uint32_t *b = bucket_of(t, key);
-    e->next = *b;
-    *b = (uint32_t)(e - t->ring) + 1;
+    key_hex(fresh.key, fresh.id);
     if (s->owner) {
-        e->owner = *s->owner;
-        e->have_owner = 1;
+        fresh.owner = *s->owner;
+        fresh.have_owner = 1;
     }
-    strcpy(e->state, "sending");
-    e->path = dup_or_empty(s->path);
-    e->remote = dup_or_empty(s->remote);
-    e->listener = dup_or_empty(s->listener);
-    e->first = s->first;
-    e->length = s->length;
-    e->status = s->status;
-    e->send_path = s->send_path ? s->send_path : "";
+    strcpy(fresh.state, "sending");
+    fresh.path = dup_or_empty(s->path);
+    fresh.remote = dup_or_empty(s->remote);
+    fresh.listener = dup_or_empty(s->listener);
+    fresh.first = s->first;
+    fresh.length = s->length;
+    fresh.status = s->status;
+    fresh.send_path = s->send_path ? s->send_path : "";
     if (s->ev)
-        e->ev = *s->ev;
-    e->sock = s->sock;
-    if (e->sock >= 0)
-        t->sending++;
-    e->t0_mono = sys_mono_s();
-    e->wall_start = sys_wall_s();
-    memcpy(id, e->id, TRANSFER_ID_LEN);
-    pthread_mutex_unlock(&t->lock);
+        fresh.ev = *s->ev;
+    fresh.sock = s->sock;
+    fresh.t0_mono = sys_mono_s();
+    fresh.wall_start = sys_wall_s();
+    memcpy(id, fresh.id, TRANSFER_ID_LEN);
+
+    uint64_t seq = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED);
+    fresh.seq = seq;
+    uint64_t slot = seq % t->keep;
+    struct stripe *st = stripe_of_slot(t, slot);
+    struct entry *e = &t->ring[slot];
+    struct labels old = {fresh.path, fresh.remote, fresh.listener}; /* freed if not stored */
+    pthread_mutex_lock(&st->lock);
+    /* A transfer KEEP or more later may have taken the slot first (the number is drawn
+     * before the lock): this one is then already evicted, as it would have been a moment
+     * later; its ID is simply unknown. */
+    if (e->seq < seq) {
+        if (e->seq) {
+            unlink_entry(t, st, e);
+            if (e->sock >= 0)
+                st->sending--;
+        }
+        old = (struct labels){e->path, e->remote, e->listener};
+        *e = fresh;
+        uint32_t *b = bucket_of(st, e->key);
+        e->next = *b;
+        *b = (uint32_t)slot + 1;
+        if (e->sock >= 0)
+            st->sending++;
+    }
+    pthread_mutex_unlock(&st->lock);
+    labels_free(&old);
     return seq;
 }
 
@@ -240,18 +285,21 @@ static void entry_track(struct entry *e, const struct tcp_info_sample *ti)
 unsigned transfers_sample(struct transfers *t)
 {
     unsigned n = 0;
-    pthread_mutex_lock(&t->lock);
-    for (unsigned i = 0; i < t->keep && t->sending; i++) {
-        struct entry *e = &t->ring[i];
-        struct tcp_info_sample ti;
-        char err[128];
-        if (!e->seq || e->sock < 0 || tcp_info_read(e->sock, &ti, err, sizeof err) < 0)
-            continue;
-        entry_track(e, &ti);
-        evidence_sample(&e->sampled, &ti);
-        n++;
+    for (unsigned k = 0; k < TRANSFERS_STRIPES; k++) {
+        struct stripe *st = &t->stripe[k];
+        pthread_mutex_lock(&st->lock);
+        for (unsigned i = k; i < t->keep && st->sending; i += TRANSFERS_STRIPES) {
+            struct entry *e = &t->ring[i];
+            struct tcp_info_sample ti;
+            char err[128];
+            if (!e->seq || e->sock < 0 || tcp_info_read(e->sock, &ti, err, sizeof err) < 0)
+                continue;
+            entry_track(e, &ti);
+            evidence_sample(&e->sampled, &ti);
+            n++;
+        }
+        pthread_mutex_unlock(&st->lock);
     }
-    pthread_mutex_unlock(&t->lock);
     return n;
 }
 
@@ -260,17 +308,19 @@ static json_t *end_entry(struct transfers *t, uint64_t seq, const char *state, u
                          const struct tcp_info_sample *last, const struct transfer_evidence *ev, int want)
 {
     json_t *out = NULL;
-    pthread_mutex_lock(&t->lock);
+    double now = sys_mono_s();
+    struct stripe *st = stripe_of_slot(t, seq % t->keep);
+    pthread_mutex_lock(&st->lock);
     struct entry *e = &t->ring[seq % t->keep];
     if (e->seq == seq) {
         if (last && strcmp(e->state, "sending") == 0)
             entry_track(e, last);
         if (e->sock >= 0)
-            t->sending--;
+            st->sending--;
         e->sock = -1; /* the connection closes after this: never sample it again */
         snprintf(e->state, sizeof e->state, "%s", state);
         e->bytes = bytes;
-        e->duration = sys_mono_s() - e->t0_mono;
+        e->duration = now - e->t0_mono;
         if (ev) { /* the start's part stays */
             struct transfer_evidence start = e->ev;
             e->ev = *ev;
@@ -281,7 +331,7 @@ static json_t *end_entry(struct transfers *t, uint64_t seq, const char *state, u
         if (want)
             out = entry_json(e, 0);
     }
-    pthread_mutex_unlock(&t->lock);
+    pthread_mutex_unlock(&st->lock);
     return out;
 }
 
@@ -302,24 +352,29 @@ json_t *transfers_get(struct transfers *t, const char *id, const struct peer *re
     unsigned char key[TRANSFER_ID_HEX / 2];
     if (strnlen(id, TRANSFER_ID_LEN) != TRANSFER_ID_HEX || hex_key(id, key) < 0)
         return NULL;
-    json_t *out = NULL;
-    pthread_mutex_lock(&t->lock);
-    for (uint32_t i = *bucket_of(t, key); i; i = t->ring[i - 1].next) {
-        const struct entry *e = &t->ring[i - 1];
-        if (memcmp(e->key, key, sizeof key) != 0)
-            continue;
-        if (!reader || (e->have_owner && peer_same(&e->owner, reader)))
-            out = entry_json(e, 1);
-        break;
+    /* the ID does not say its slot: every stripe is asked (a rare request, 16 lookups) */
+    for (unsigned k = 0; k < TRANSFERS_STRIPES; k++) {
+        struct stripe *st = &t->stripe[k];
+        json_t *out = NULL;
+        int found = 0;
+        pthread_mutex_lock(&st->lock);
+        for (uint32_t i = *bucket_of(st, key); i; i = t->ring[i - 1].next) {
+            const struct entry *e = &t->ring[i - 1];
+            if (memcmp(e->key, key, sizeof key) != 0)
+                continue;
+            found = 1;
+            if (!reader || (e->have_owner && peer_same(&e->owner, reader)))
+                out = entry_json(e, 1);
+            break;
+        }
+        pthread_mutex_unlock(&st->lock);
+        if (found)
+            return out;
     }
-    pthread_mutex_unlock(&t->lock);
-    return out;
+    return NULL;
 }
 
 uint64_t transfers_count(struct transfers *t)
 {
-    pthread_mutex_lock(&t->lock);
-    uint64_t n = t->next - 1;
-    pthread_mutex_unlock(&t->lock);
-    return n;
+    return __atomic_load_n(&t->next, __ATOMIC_RELAXED) - 1;
 }

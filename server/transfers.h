@@ -8,7 +8,8 @@
  * one, so a visitor learns nothing about other visitors' transfers from their own ID, and
  * an ID from a previous run of debitd is never mistaken for a current one. A record is
  * given only to its owner (the address that made the transfer) unless the caller asks for
- * any (privacy.public_transfers). Thread-safe. */
+ * any (privacy.public_transfers). Thread-safe: the ring is locked in stripes, so that
+ * workers serving different transfers rarely wait for each other. */
 #ifndef DEBITD_TRANSFERS_H
 #define DEBITD_TRANSFERS_H
 
@@ -50,7 +51,7 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
 /* Read TCP_INFO of every sending transfer's socket and fold it into the record
  * (tcp_info_track: the latest sample, with the largest cwnd seen; evidence_sample: the
  * "sampled" counts).
- * Returns how many were sampled. The socket is read under the ring's lock and only while
+ * Returns how many were sampled. The socket is read under its stripe's lock and only while
  * the entry is "sending": transfers_end runs before the connection's socket is closed,
  * so a descriptor is never read after it was closed or reused. */
 unsigned transfers_sample(struct transfers *t);

@@ -8,7 +8,8 @@
 # Then the start of a small response on a kept-alive connection: debitd takes it from the
 # previous response's end (no TCP_INFO read at the start, so initial_cwnd is null), reads it
 # again after a response that had no such end (here /status), and an aborted small body
-# after a fully read one still counts only its own acknowledged bytes.
+# after a fully read one still counts only its own acknowledged bytes. The client's address,
+# kept per connection too, is each record's own.
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/server_lib.bash"
 need_cmd curl jq
@@ -121,5 +122,24 @@ b=$(curl -s "$u/transfers/$id2" | jq -r .bytes)
 # buffer and the kernel held; never the first response's bytes counted in (>= 512 KiB)
 check_eq "its bytes: its own acknowledged ones, $((got - 2048)) <= $b < $((got + 262144))" true \
   "$([ "$b" -ge $((got - 2048)) ] && [ "$b" -lt $((got + 262144)) ] && echo true || echo false)"
+# The client's address and its text are read on a connection's first file response and
+# kept for the next ones: two kept-alive connections, from 127.0.0.2 then 127.0.0.3 (the
+# second most likely on the first one's descriptor), each record names its own connection
+# (address and port), and only that address may read it.
+want="" got_r="" cross=""
+for a in 127.0.0.2 127.0.0.3; do
+  curl -s --interface "$a" -D "$T_TMP/h.$a" -w '%{local_port}\n' -o /dev/null "$u/ram/4KiB.dat" \
+    -o /dev/null "$u/ram/4KiB.dat" >"$T_TMP/lp.$a"
+done
+for a in 127.0.0.2 127.0.0.3; do
+  o=127.0.0.3; [ "$a" = 127.0.0.3 ] && o=127.0.0.2
+  for id in $(tr -d '\r' <"$T_TMP/h.$a" | awk -v h="$hdr_tr" 'tolower($1) == tolower(h ":") {print $2}'); do
+    got_r+="$(curl -s --interface "$a" "$u/transfers/$id" | jq -r .remote) "
+    cross+="$(curl -s -o /dev/null -w '%{http_code}' --interface "$o" "$u/transfers/$id") "
+  done
+  for p in $(cat "$T_TMP/lp.$a"); do want+="$a:$p "; done
+done
+check_eq "two connections from 127.0.0.2 and 127.0.0.3: each record names its own connection" "${want% }" "${got_r% }"
+check_eq "and the other address gets 404 for each of the four" "404 404 404 404" "${cross% }"
 srv_stop
 t_done

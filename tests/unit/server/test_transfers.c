@@ -12,6 +12,8 @@
 #include <cmocka.h>
 
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -269,6 +271,104 @@ static void test_ids_random(void **state)
     transfers_free(t);
 }
 
+/* Workers begin and end transfers at once (the ring is locked per stripe, and a
+ * transfer's number is drawn before its stripe's lock). In each round the threads start
+ * together at a barrier and begin EACH transfers; when they have all stopped, the ring
+ * must hold exactly the newest KEEP transfers by number, each "done" with its own bytes,
+ * and none older: a slot that a newer transfer took before an older one got its lock must
+ * stay the newer one's. Many short rounds give the last transfers of a round many chances
+ * to race; one long round at the default size loads the stripes. */
+enum { RACE_THREADS = 4, RACE_MAX = 20000 };
+struct race {
+    struct transfers *t;
+    pthread_barrier_t *start, *stop;
+    int rounds, each;
+    uint64_t seq[RACE_MAX];
+    char id[RACE_MAX][TRANSFER_ID_LEN];
+};
+
+static void *race_run(void *arg)
+{
+    struct race *r = arg;
+    struct transfer_start s = {"/ram/4KiB.dat", "127.0.0.1:5000", "", 0, 4096, 200, -1, NULL, "iovec", NULL};
+    for (int k = 0; k < r->rounds; k++) {
+        pthread_barrier_wait(r->start);
+        for (int i = 0; i < r->each; i++) {
+            r->seq[i] = transfers_begin(r->t, &s, r->id[i]);
+            transfers_finish(r->t, r->seq[i], "done", r->seq[i], NULL, NULL);
+            if (i % 1000 == 999)
+                transfers_sample(r->t); /* as the sampler thread does meanwhile */
+        }
+        pthread_barrier_wait(r->stop);
+        pthread_barrier_wait(r->start); /* the main thread has checked the round */
+    }
+    return NULL;
+}
+
+/* The round just ended: found iff among the newest KEEP; returns how many were found. */
+static unsigned race_check(struct race *r, unsigned keep)
+{
+    uint64_t total = transfers_count(r[0].t);
+    unsigned found = 0;
+    for (int i = 0; i < RACE_THREADS; i++)
+        for (int j = 0; j < r[i].each; j++) {
+            uint64_t seq = r[i].seq[j];
+            assert_true(seq >= 1 && seq <= total);
+            json_t *e = transfers_get(r[i].t, r[i].id[j], NULL);
+            if (!e != !(seq + keep > total))
+                fail_msg("keep %u: transfer %llu of %llu %s", keep, (unsigned long long)seq,
+                         (unsigned long long)total, e ? "kept though older" : "lost though among the newest");
+            if (e) {
+                assert_string_equal(str(e, "state"), "done");
+                assert_int_equal(json_integer_value(json_object_get(e, "bytes")), (json_int_t)seq);
+                found++;
+            }
+            json_decref(e);
+        }
+    return found;
+}
+
+static void test_concurrent(void **state)
+{
+    (void)state;
+    const struct {
+        unsigned keep;
+        int rounds, each;
+    } rows[] = {
+        {1, 2000, 3}, {3, 2000, 3}, {16, 500, 8}, {37, 500, 16}, {1024, 1, RACE_MAX},
+    };
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        struct transfers *t = transfers_new(rows[k].keep);
+        assert_non_null(t);
+        struct race *r = calloc(RACE_THREADS, sizeof *r);
+        assert_non_null(r);
+        pthread_barrier_t start, stop;
+        pthread_barrier_init(&start, NULL, RACE_THREADS + 1);
+        pthread_barrier_init(&stop, NULL, RACE_THREADS + 1);
+        pthread_t th[RACE_THREADS];
+        for (int i = 0; i < RACE_THREADS; i++) {
+            r[i] = (struct race){.t = t, .start = &start, .stop = &stop, .rounds = rows[k].rounds, .each = rows[k].each};
+            assert_int_equal(pthread_create(&th[i], NULL, race_run, &r[i]), 0);
+        }
+        uint64_t total = 0;
+        for (int round = 0; round < rows[k].rounds; round++) {
+            pthread_barrier_wait(&start);
+            pthread_barrier_wait(&stop);
+            total += (uint64_t)RACE_THREADS * rows[k].each;
+            assert_int_equal(transfers_count(t), total);
+            unsigned per_round = (unsigned)(RACE_THREADS * rows[k].each); /* the newest KEEP of them */
+            assert_int_equal(race_check(r, rows[k].keep), rows[k].keep < per_round ? rows[k].keep : per_round);
+            pthread_barrier_wait(&start);
+        }
+        for (int i = 0; i < RACE_THREADS; i++)
+            pthread_join(th[i], NULL);
+        pthread_barrier_destroy(&start);
+        pthread_barrier_destroy(&stop);
+        free(r);
+        transfers_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_sample_sockets),
         cmocka_unit_test(test_owner),
         cmocka_unit_test(test_ids_random),
+        cmocka_unit_test(test_concurrent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
