@@ -15,6 +15,7 @@ int deadlines_init(struct deadlines *d, size_t capacity, int64_t header_timeout_
         return err_set(err, errlen, "deadlines: no memory for %zu connections", capacity);
     d->capacity = capacity;
     for (size_t i = capacity; i-- > 0;) {
+        pthread_mutex_init(&d->slots[i].lock, NULL);
         d->slots[i].next = d->free;
         d->free = &d->slots[i];
     }
@@ -32,6 +33,8 @@ int deadlines_init(struct deadlines *d, size_t capacity, int64_t header_timeout_
 
 void deadlines_destroy(struct deadlines *d)
 {
+    for (size_t i = 0; d->slots && i < d->capacity; i++)
+        pthread_mutex_destroy(&d->slots[i].lock);
     free(d->slots);
     d->slots = d->head = d->free = NULL;
     d->n = 0;
@@ -48,7 +51,10 @@ struct deadline_conn *deadline_open(struct deadlines *d, int fd, const struct so
         return NULL;
     }
     d->free = c->next;
+    /* a free entry is nobody's: neither a worker nor the scan (which walks open ones only)
+     * holds its lock, so it may be cleared and its lock made anew */
     memset(c, 0, sizeof *c);
+    pthread_mutex_init(&c->lock, NULL);
     c->fd = fd;
     if (addr && addrlen <= sizeof c->addr) {
         memcpy(&c->addr, addr, addrlen);
@@ -68,15 +74,16 @@ struct deadline_conn *deadline_open(struct deadlines *d, int fd, const struct so
 /* Move C to PHASE from NOW, unless the watchdog already gave up on it. */
 static void set_phase(struct deadlines *d, struct deadline_conn *c, enum deadline_phase phase, int64_t now_ms)
 {
+    (void)d;
     if (!c)
         return;
-    pthread_mutex_lock(&d->lock);
+    pthread_mutex_lock(&c->lock);
     if (c->phase != DEADLINE_PHASE_EXPIRED) {
         c->phase = phase;
         c->since_ms = now_ms;
         c->window_bytes0 = atomic_load(&c->body_bytes);
     }
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(&c->lock);
 }
 
 void deadline_headers_done(struct deadlines *d, struct deadline_conn *c, int64_t now_ms)
@@ -153,10 +160,14 @@ size_t deadline_scan(struct deadlines *d, int64_t now_ms,
     pthread_mutex_lock(&d->lock);
     for (struct deadline_conn *c = d->head; c; c = c->next) {
         enum deadline_reason why;
-        if (c->phase == DEADLINE_PHASE_EXPIRED || !expired(d, c, now_ms, &why))
+        pthread_mutex_lock(&c->lock);
+        int now_expired = c->phase != DEADLINE_PHASE_EXPIRED && expired(d, c, now_ms, &why);
+        if (now_expired)
+            c->phase = DEADLINE_PHASE_EXPIRED;
+        pthread_mutex_unlock(&c->lock);
+        if (!now_expired)
             continue;
-        c->phase = DEADLINE_PHASE_EXPIRED;
-        expire(arg, c, why);
+        expire(arg, c, why); /* still under the table's lock: the socket stays open */
         n++;
     }
     pthread_mutex_unlock(&d->lock);

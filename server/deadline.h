@@ -31,9 +31,12 @@ enum deadline_reason {
     DEADLINE_BODY_RATE,          /* request body slower than body_min_rate */
 };
 
-/* One open connection. Owned by the table; fields are read under its lock, except
- * body_bytes, which the worker adds to without it. */
+/* One open connection. Owned by the table. The list links and the address are the table
+ * lock's; phase, since_ms and window_bytes0 are the entry's own lock's (a worker moves its
+ * connection's phase three times per request: under the table's lock the two workers slept
+ * on each other, docs/performance.md); body_bytes the worker adds to without either. */
 struct deadline_conn {
+    pthread_mutex_t lock; /* the phase's; taken inside the table's lock, never around it */
     struct deadline_conn *prev, *next;
     int fd;
     struct sockaddr_storage addr; /* the peer, for the refusal log */

@@ -43,7 +43,7 @@ struct entry {
  * slot i belongs to stripe i % TRANSFERS_STRIPES, with its own lock, buckets and count of
  * sending entries; consecutive transfers fall in different stripes. The ring's order is
  * unchanged (slot = seq % keep), so "the most recent KEEP" holds exactly as before. */
-#define TRANSFERS_STRIPES 16
+#define TRANSFERS_STRIPES 64
 
 struct stripe {
     pthread_mutex_t lock;
@@ -352,7 +352,7 @@ json_t *transfers_get(struct transfers *t, const char *id, const struct peer *re
     unsigned char key[TRANSFER_ID_HEX / 2];
     if (strnlen(id, TRANSFER_ID_LEN) != TRANSFER_ID_HEX || hex_key(id, key) < 0)
         return NULL;
-    /* the ID does not say its slot: every stripe is asked (a rare request, 16 lookups) */
+    /* the ID does not say its slot: every stripe is asked (a rare request, one lookup per stripe) */
     for (unsigned k = 0; k < TRANSFERS_STRIPES; k++) {
         struct stripe *st = &t->stripe[k];
         json_t *out = NULL;

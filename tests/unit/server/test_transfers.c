@@ -277,7 +277,8 @@ static void test_ids_random(void **state)
  * must hold exactly the newest KEEP transfers by number, each "done" with its own bytes,
  * and none older: a slot that a newer transfer took before an older one got its lock must
  * stay the newer one's. Many short rounds give the last transfers of a round many chances
- * to race; one long round at the default size loads the stripes. */
+ * to race; ring sizes below, at and above the number of stripes; one long round at the
+ * default size loads them. */
 enum { RACE_THREADS = 4, RACE_MAX = 20000 };
 struct race {
     struct transfers *t;
@@ -335,7 +336,7 @@ static void test_concurrent(void **state)
         unsigned keep;
         int rounds, each;
     } rows[] = {
-        {1, 2000, 3}, {3, 2000, 3}, {16, 500, 8}, {37, 500, 16}, {1024, 1, RACE_MAX},
+        {1, 2000, 3}, {3, 2000, 3}, {16, 500, 8}, {64, 500, 16}, {100, 200, 32}, {1024, 1, RACE_MAX},
     };
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
         struct transfers *t = transfers_new(rows[k].keep);
