@@ -6,9 +6,9 @@
 #    1 MiB file, REPS rounds (default 3) interleaved ABBA (debitd nginx, nginx debitd, ...):
 #    per server the median requests/s and p99 latency with min-max (and median p50, p90),
 #    socket errors and non-2xx/3xx responses (goal: 0); ratios debitd/nginx (goals:
-#    requests/s >= 1, p99 <= 1);
-#    and the server's CPU per request (all its threads), which a loaded machine moves less,
-#    and its threads' sleeps (voluntary context switches) per 1,000 requests.
+#    requests/s >= 1, p99 <= 1); the server's CPU per request (all its threads), which a
+#    loaded machine moves less, and its threads' sleeps (voluntary context switches) per
+#    1,000 requests.
 # 2. PAR parallel downloads (default 100) of a 64 MiB file by one curl --parallel, REPS rounds
 #    interleaved: every download 200 with 64 MiB; aggregate throughput (all bytes / wall
 #    time), ratio debitd/nginx (goal >= 1). Then, untimed, the same PAR downloads once more
