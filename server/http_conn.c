@@ -3,7 +3,10 @@
  * go with it. */
 #include "http_internal.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +93,38 @@ struct http_conn_facts *http_conn_facts(struct MHD_Connection *conn, int sock)
         memset(&e->facts, 0, sizeof e->facts);
     }
     return &e->facts;
+}
+
+/* The client as "ADDR:PORT" or "[ADDR]:PORT" ("" when unknown). */
+static void client_name(struct MHD_Connection *conn, char *buf, size_t len)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    buf[0] = 0;
+    if (!ci || !ci->client_addr)
+        return;
+    char host[INET6_ADDRSTRLEN];
+    if (ci->client_addr->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)ci->client_addr;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        snprintf(buf, len, "%s:%u", host, ntohs(a->sin_port));
+    } else if (ci->client_addr->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ci->client_addr;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        snprintf(buf, len, "[%s]:%u", host, ntohs(a->sin6_port));
+    }
+}
+
+const struct http_client *http_conn_client(struct MHD_Connection *conn, int sock, struct http_client *scratch)
+{
+    struct http_conn_facts *f = http_conn_facts(conn, sock);
+    struct http_client *c = f ? &f->client : scratch;
+    if (!f || !f->client_read) {
+        client_name(conn, c->remote, sizeof c->remote);
+        c->have_peer = http_peer(conn, &c->peer) == 0;
+        if (f)
+            f->client_read = 1;
+    }
+    return c;
 }
 
 void http_conn_closed(int sock)

@@ -2,7 +2,6 @@
  * when a file repeats it), Range/If-Range, and the .sha256 answers. */
 #include "http_internal.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -111,27 +110,6 @@ static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64
     return resp;
 }
 
-/* The client as "ADDR:PORT" or "[ADDR]:PORT" ("" when unknown); http_file keeps it in the
- * connection's facts, as inet_ntop and snprintf for every request were 1.6 % of a small
- * request's CPU. */
-static void client_name(struct MHD_Connection *conn, char *buf, size_t len)
-{
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    buf[0] = 0;
-    if (!ci || !ci->client_addr)
-        return;
-    char host[INET6_ADDRSTRLEN];
-    if (ci->client_addr->sa_family == AF_INET) {
-        const struct sockaddr_in *a = (const struct sockaddr_in *)ci->client_addr;
-        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-        snprintf(buf, len, "%s:%u", host, ntohs(a->sin_port));
-    } else if (ci->client_addr->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ci->client_addr;
-        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-        snprintf(buf, len, "[%s]:%u", host, ntohs(a->sin6_port));
-    }
-}
-
 static int conn_socket(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -175,31 +153,22 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         send_path = "tls";
     if (!resp)
         return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-    struct http_conn_facts *cf = http_headers_file(l, conn, resp, etag);
+    http_headers_file(l, conn, resp, etag);
     if (status == 206) {
         snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)rg.first,
                  (unsigned long long)rg.last, (unsigned long long)f->size);
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
     }
     if (!head) {
-        /* the client, read on the connection's first file request and kept in its facts */
-        char mine[sizeof cf->remote], id[TRANSFER_ID_LEN];
-        char *remote = cf ? cf->remote : mine;
-        if (!cf || !remote[0])
-            client_name(conn, remote, sizeof mine);
-        struct peer mine_peer, *owner = cf ? &cf->peer : &mine_peer;
-        int have_owner = cf ? cf->peer_known : 0;
-        if (!have_owner) {
-            have_owner = http_peer(conn, owner) == 0 ? 1 : -1;
-            if (cf)
-                cf->peer_known = have_owner;
-        }
+        char id[TRANSFER_ID_LEN];
         r->kind = REQ_FILE;
         if (!r->snap) /* the body may be the region's memory: keep it until the request ends */
             r->snap = snapshot_get(s->snap);
         r->sock = conn_socket(conn);
-        struct transfer_start ts = {f->path, remote, l->name, off, len, (int)status, r->sock,
-                                    have_owner > 0 ? owner : NULL, send_path, NULL};
+        struct http_client scratch;
+        const struct http_client *who = http_conn_client(conn, r->sock, &scratch);
+        struct transfer_start ts = {f->path, who->remote, l->name, off, len, (int)status, r->sock,
+                                    who->have_peer ? &who->peer : NULL, send_path, NULL};
         if (strcmp(send_path, "sendfile") == 0)
             l->zero_copy_transfers++;
         else

@@ -162,8 +162,8 @@ static void offload_header(const struct server *s, int sock, const struct sockad
     snprintf(ifname, iflen, "%s", c.ifname);
 }
 
-struct http_conn_facts *http_headers_file(struct listener *l, struct MHD_Connection *conn,
-                                          struct MHD_Response *resp, const char *etag)
+void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct MHD_Response *resp,
+                       const char *etag)
 {
     struct server *s = l->srv;
     http_headers_common(resp);
@@ -174,7 +174,9 @@ struct http_conn_facts *http_headers_file(struct listener *l, struct MHD_Connect
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, s->last_modified);
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     int sock = ci ? ci->connect_fd : -1;
-    struct http_conn_facts mine = {0}, *table = http_conn_facts(conn, sock), *f = table ? table : &mine;
+    struct http_conn_facts mine = {0}, *f = http_conn_facts(conn, sock);
+    if (!f)
+        f = &mine;
     if (!f->filled) { /* the connection's first response (or no table): read them */
         f->filled = 1;
         f->have_local = local_address(sock, &f->local) == 0;
@@ -196,7 +198,6 @@ struct http_conn_facts *http_headers_file(struct listener *l, struct MHD_Connect
         MHD_add_response_header(resp, WIRE_HDR_KERNEL, s->kernel);
     tls_conn_describe(conn, buf, sizeof buf);
     MHD_add_response_header(resp, WIRE_HDR_TLS, buf);
-    return table;
 }
 
 json_t *http_listener_json(struct listener *l)
