@@ -127,8 +127,12 @@ $(BUILD)/lib%.a:
 	rm -f $@
 	$(AR) rcs $@ $^
 
+# server/nopush.c defines setsockopt() so that libmicrohttpd's cork and no-delay calls reach
+# it (tcp_nopush): exported explicitly, not only because a linked library happens to use it.
+EXPORT_NOPUSH := -Wl,--export-dynamic-symbol=setsockopt
+
 $(BUILD)/debitd: $(BUILD)/server/main.o $(LIBSERVER) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) -lm
+	$(CC) $(LDFLAGS) $(EXPORT_NOPUSH) -o $@ $^ $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) -lm
 
 $(BUILD)/debit: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBNETCTL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_COMMON)) -lm
@@ -152,9 +156,17 @@ $(SYSCONF_STAMP):
 # Unit tests link the programs' libraries (all but main.c) and cmocka.
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBSERVER) $(LIBCLIENT) $(LIBNETCTL) $(LIBDELAY) $(LIBCOMMON)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_ALL) cmocka) -lm
+	$(CC) $(LDFLAGS) $(EXPORT_NOPUSH) -o $@ $^ $(call pc_libs,$(PKGS_ALL) cmocka) -lm
 
-unit-bins: $(UNIT_BINS)
+# debitd whose setsockopt() libmicrohttpd cannot reach (tcp_nopush's fallback, checked by
+# tests/e2e/server_nopush.sh): a build where the interposition is not in effect.
+NOINTERPOSE := $(BUILD)/tests/debitd-nointerpose
+$(NOINTERPOSE): $(BUILD)/server/main.o $(LIBSERVER) $(LIBCOMMON) tests/lib/hide-setsockopt.ver
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -Wl,--version-script=tests/lib/hide-setsockopt.ver -o $@ $(filter-out %.ver,$^) \
+	  $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) -lm
+
+unit-bins: $(UNIT_BINS) $(NOINTERPOSE)
 
 # Fuzzing (docs/fuzzing.md). Every fuzz/fuzz_NAME.c is a libFuzzer harness linked with the
 # programs' libraries, all built by clang with the fuzzer's coverage, ASan and UBSan into

@@ -16,7 +16,8 @@
 # TCP_CC=NAME (root) sets net.ipv4.tcp_congestion_control for the run (both servers' sockets
 # take the default) and puts it back; the congestion control in force is printed either
 # way, with debitd's X-Debit-Tcp: the 1 MiB figures depend on it (docs/performance.md).
-#   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 TCP_CC= bench/many.sh
+# TCP_NOPUSH=false runs debitd with libmicrohttpd's own send order (server/nopush.h).
+#   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 TCP_CC= TCP_NOPUSH=true bench/many.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
 need_cmd curl nginx wrk sha256sum jq
@@ -25,6 +26,7 @@ CONNS=${CONNS:-1000}
 DURATION=${DURATION:-10s}
 REPS=${REPS:-3}
 PAR=${PAR:-100}
+TCP_NOPUSH=${TCP_NOPUSH:-true} # debitd's listen[].tcp_nopush (nginx runs with tcp_nopush on)
 command -v "$DEBITD" >/dev/null || { echo "build debitd first (make)"; exit 1; }
 CC_FILE=/proc/sys/net/ipv4/tcp_congestion_control
 CC_ALLOWED=/proc/sys/net/ipv4/tcp_allowed_congestion_control
@@ -39,12 +41,12 @@ if [ -n "${TCP_CC:-}" ] && [ "$TCP_CC" != "$CC_ORIG" ]; then
 fi
 ulimit -n "$(ulimit -Hn)" 2>/dev/null # wrk holds CONNS sockets
 [ "$(ulimit -n)" -gt $((CONNS + 100)) ] || { echo "ulimit -n $(ulimit -n) is too low for $CONNS connections"; exit 1; }
-echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); workers $WORKERS, wrk -c$CONNS -d$DURATION -t$(nproc), $PAR x 64 MiB, $REPS rounds; $(nginx -v 2>&1); tcp_congestion_control $(cat "$CC_FILE")${CC_SET:-}"
+echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); workers $WORKERS, wrk -c$CONNS -d$DURATION -t$(nproc), $PAR x 64 MiB, $REPS rounds; $(nginx -v 2>&1); tcp_congestion_control $(cat "$CC_FILE")${CC_SET:-}; debitd tcp_nopush $TCP_NOPUSH"
 
 port_d=$(free_port); port_n=$(free_port)
 while [ "$port_n" = "$port_d" ]; do port_n=$(free_port); done
 cat >"$T_TMP/d.conf" <<CONF
-listen = ( { address = "127.0.0.1"; port = $port_d; } );
+listen = ( { address = "127.0.0.1"; port = $port_d; tcp_nopush = $TCP_NOPUSH; } );
 threads = $WORKERS;
 files = ( { path = "/ram/4KiB.dat"; size = "4KiB"; }, { path = "/ram/1MiB.dat"; size = "1MiB"; },
           { path = "/ram/64MiB.dat"; size = "64MiB"; } );

@@ -89,6 +89,7 @@ int config_add_listener(struct config *c, const char *address, uint64_t port, ch
         return err_set(err, errlen, "out of memory");
     l.port = (uint16_t)port;
     tcp_profile_defaults(&l.tcp);
+    l.tcp_nopush = 1; /* as Debian's nginx.conf (tcp_nopush on with sendfile) */
     c->listen[c->n_listen++] = l;
     return 0;
 }

@@ -28,6 +28,7 @@ struct listen_cfg {
     struct sockaddr_storage sa; /* resolved numeric address */
     socklen_t salen;
     struct tcp_profile tcp;     /* applied on every accepted socket */
+    int tcp_nopush;             /* file bodies (sendfile, iovec) leave with their headers (nopush.h); default 1 */
     /* tls = { cert; key; priorities; } (tls.h): cert NULL = plain HTTP. Paths as written;
      * priorities NULL = TLS_DEFAULT_PRIORITIES. */
     struct {

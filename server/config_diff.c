@@ -122,7 +122,7 @@ void config_diff(const struct config *o, const struct config *n, struct config_d
                 o->header_timeout_ms != n->header_timeout_ms || o->body_min_rate != n->body_min_rate;
     if (!d->restart) /* the same listeners: compare their profiles one by one */
         for (size_t i = 0; i < n->n_listen && i < 64; i++)
-            if (!tcp_eq(&o->listen[i].tcp, &n->listen[i].tcp))
+            if (!tcp_eq(&o->listen[i].tcp, &n->listen[i].tcp) || o->listen[i].tcp_nopush != n->listen[i].tcp_nopush)
                 d->tcp |= 1ULL << i;
     d->offload = memcmp(&o->offload.wish, &n->offload.wish, sizeof n->offload.wish) != 0 ||
                  o->offload.required != n->offload.required;

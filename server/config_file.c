@@ -50,7 +50,7 @@ static int parse_listen(struct config *c, const config_setting_t *list, char *er
 {
     if (!need_type(list, CONFIG_TYPE_LIST, "a list of groups: ( { address = \"::\"; port = 8080; } )", err, errlen))
         return -1;
-    static const char *const keys[] = {"address", "port", "tcp", "tls", NULL};
+    static const char *const keys[] = {"address", "port", "tcp", "tcp_nopush", "tls", NULL};
     config_clear_listeners(c);
     int n = config_setting_length(list);
     if (n == 0)
@@ -73,7 +73,8 @@ static int parse_listen(struct config *c, const config_setting_t *list, char *er
         if (config_add_listener(c, addr, port, err, errlen) < 0)
             return cfg_error_prefix(err, errlen, where ? where : g);
         if (tcp_profile_from_cfg(config_setting_get_member(g, "tcp"), &c->listen[c->n_listen - 1].tcp, err,
-                                 errlen) < 0)
+                                 errlen) < 0 ||
+            cfg_get_bool(g, "tcp_nopush", &c->listen[c->n_listen - 1].tcp_nopush, err, errlen) < 0)
             return -1;
         if (parse_listen_tls(&c->listen[c->n_listen - 1], config_setting_get_member(g, "tls"), err, errlen) < 0)
             return -1;
@@ -450,7 +451,8 @@ void config_print(const struct config *c, FILE *out)
     fprintf(out, "listen = (\n");
     for (size_t i = 0; i < c->n_listen; i++) {
         const struct tcp_profile *t = &c->listen[i].tcp;
-        fprintf(out, "  { address = \"%s\"; port = %u;", c->listen[i].address, c->listen[i].port);
+        fprintf(out, "  { address = \"%s\"; port = %u; tcp_nopush = %s;", c->listen[i].address, c->listen[i].port,
+                c->listen[i].tcp_nopush ? "true" : "false");
         if (!tcp_profile_is_default(t)) {
             fprintf(out, " tcp = {");
             if (t->congestion[0])

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "nopush.h"
 #include "range.h"
 #include "sys.h"
 #include "wire.h"
@@ -168,7 +169,21 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         struct http_client scratch;
         const struct http_client *who = http_conn_client(conn, r->sock, &scratch);
         struct transfer_start ts = {f->path, who->remote, l->name, off, len, (int)status, r->sock,
-                                    who->have_peer ? &who->peer : NULL, send_path, NULL};
+                                    who->have_peer ? &who->peer : NULL, send_path, NULL, 0};
+        /* sendfile, iovec, pread: libmicrohttpd pushes the headers alone; under tcp_nopush
+         * they go out with the body's first bytes (nopush.h), released in http_completed.
+         * A buffer already leaves with its headers in one sendmsg, TLS in GnuTLS records. A
+         * failure leaves libmicrohttpd's order, said once (a build without the
+         * interposition is said at start, server_bind). */
+        if (l->cfg->tcp_nopush && nopush_interposed() && strcmp(send_path, "buffer") != 0 &&
+            strcmp(send_path, "tls") != 0) {
+            char nerr[160];
+            if (nopush_begin(r->sock, nerr, sizeof nerr) == 0) {
+                r->nopush = ts.nopush = 1;
+                l->nopush_responses++;
+            } else if (!l->nopush_warned++)
+                log_warn("%s: tcp_nopush: %s", l->name, nerr);
+        }
         if (strcmp(send_path, "sendfile") == 0)
             l->zero_copy_transfers++;
         else

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "nopush.h"
 #include "sys.h"
 #include "tcp_info.h"
 #include "tcp_profile.h"
@@ -251,6 +252,12 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
     *req_cls = NULL;
     json_t *entry = NULL;
     uint64_t sent = r->resp_bytes;
+    if (r->nopush) { /* first: this pushes the body's last segment (nopush.h) */
+        char nerr[160];
+        if (nopush_end(r->sock, nerr, sizeof nerr) < 0)
+            log_debug("%s: tcp_nopush: %s", l->name, nerr);
+        r->nopush = 0;
+    }
     if (r->in_flight)
         l->srv->in_flight--;
     if (r->kind == REQ_FILE) {
@@ -321,8 +328,10 @@ static void connection(struct listener *l, struct MHD_Connection *conn, void **s
         }
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
         const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-        if (fd)
+        if (fd) {
             http_conn_closed(fd->connect_fd);
+            nopush_forget(fd->connect_fd); /* the descriptor's number will be reused */
+        }
         watchdog_conn_closed(l->srv->watchdog, socket_context);
         if (l->tls)
             tls_conn_closed(conn);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nopush.h"
 #include "units.h"
 #include "wire.h"
 
@@ -171,6 +172,11 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
                                                        MHD_is_feature_supported(MHD_FEATURE_SENDFILE) == MHD_YES,
                                                        "transfers", (json_int_t)li->zero_copy_transfers,
                                                        "copy_transfers", (json_int_t)li->copy_transfers));
+        /* whether this listener's file bodies leave with their headers (nopush.h):
+         * "interposed" false means libmicrohttpd's calls do not reach debitd's setsockopt */
+        json_object_set_new(lj, "tcp_nopush", json_pack("{s:b, s:b, s:I}", "enabled", li->cfg->tcp_nopush,
+                                                        "interposed", nopush_interposed(), "responses",
+                                                        (json_int_t)li->nopush_responses));
         json_array_append_new(listeners, lj);
     }
     json_t *files = json_array();

@@ -17,6 +17,7 @@
 #include "err.h"
 #include "http.h"
 #include "log.h"
+#include "nopush.h"
 #include "sys.h"
 #include "tcp_profile.h"
 #include "units.h"
@@ -274,6 +275,11 @@ enum server_start_err server_bind(struct server *s, char *err, size_t errlen)
         char prof[160];
         tcp_profile_format(&l->cfg->tcp, prof, sizeof prof);
         log_info("listen %s: TCP profile %s", l->name, prof);
+        /* asked here for every listener (a reload may turn it on), before the seccomp
+         * filter: the answer (a dlsym) is cached */
+        if (!nopush_interposed() && l->cfg->tcp_nopush)
+            log_warn("listen %s: tcp_nopush: setsockopt() is not interposed in this build: the headers of file "
+                     "responses go out alone (libmicrohttpd's order)", l->name);
     }
     /* the content's private huge tmpfs needs CAP_SYS_ADMIN, which the privilege drop after
      * this function takes away: open its file now, fill it in server_start */

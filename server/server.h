@@ -32,7 +32,9 @@ struct listener {
     struct ip_limit *per_ip; /* limits.per_ip: open connections per peer address */
     struct tls_listener *tls; /* listen[].tls: HTTPS (tls.h); NULL = plain HTTP */
     _Atomic unsigned tcp_warned;
+    _Atomic unsigned nopush_warned; /* tcp_nopush could not cork a socket: said once */
     _Atomic uint64_t zero_copy_transfers, copy_transfers; /* file bodies by send path (/status) */
+    _Atomic uint64_t nopush_responses; /* file bodies sent under tcp_nopush (/status) */
     uint64_t tcp_wmem_max; /* net.ipv4.tcp_wmem's max when the listener started; 0 unknown */
 };
 

@@ -23,6 +23,7 @@ struct entry {
     uint64_t first, length, bytes;
     int status;
     const char *send_path; /* static string (transfer_start) */
+    int nopush;
     double t0_mono, wall_start, duration;
     int sock;                   /* -1 once done: never read again */
     int have_tcp;               /* tcp holds at least one sample */
@@ -217,6 +218,7 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     fresh.length = s->length;
     fresh.status = s->status;
     fresh.send_path = s->send_path ? s->send_path : "";
+    fresh.nopush = s->nopush;
     if (s->ev)
         fresh.ev = *s->ev;
     fresh.sock = s->sock;
@@ -264,13 +266,13 @@ static json_t *entry_json(const struct entry *e, int evidence)
     json_t *tcp = e->have_tcp ? tcp_info_to_json(&e->tcp) : json_object();
     /* zero_copy: whether the body went out by sendfile from the memfd, so that a user
      * comparing servers knows which path a figure measured */
-    json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:f, s:s, s:s, s:s, s:b, s:o}",
+    json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:s, s:f, s:s, s:s, s:s, s:b, s:b, s:o}",
                      "id", e->id, "state", e->state, "path", or_empty(e->path), "status", e->status,
                      "bytes", (json_int_t)e->bytes, "first", (json_int_t)e->first,
                      "length", (json_int_t)e->length, "started", started,
                      "duration_s", duration, "remote", or_empty(e->remote), "listener", or_empty(e->listener),
                      "send_path", or_empty(e->send_path), "zero_copy", strcmp(or_empty(e->send_path), "sendfile") == 0,
-                     "tcp", tcp);
+                     "tcp_nopush", e->nopush, "tcp", tcp);
     if (j && evidence)
         evidence_to_json(j, &e->ev, &e->sampled);
     return j;

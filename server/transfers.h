@@ -36,6 +36,7 @@ struct transfer_start {
     const struct peer *owner; /* who may read the record; NULL = nobody but "any" readers */
     const char *send_path; /* "sendfile" (zero-copy), "iovec", "pread" or "buffer" (static) */
     const struct transfer_evidence *ev; /* what is known at the start (initial_cwnd, sndbuf); NULL none */
+    int nopush;           /* headers sent with the body under TCP_CORK (nopush.h) */
 };
 
 /* A ring of KEEP entries (>= 1). The caller owns the result (transfers_free). */

@@ -20,6 +20,21 @@ srv_start() {
 # srv_stop: SIGTERM and wait (bounded); sets SRV_RC to the exit status.
 srv_stop() { stop_pid "$DEBITD_PID" TERM; SRV_RC=$STOP_RC; }
 
+# srv_transfer URL [curl args...]: one download to $T_TMP/body; prints the transfer's
+# record (/transfers/ID on the same server) once it is no longer "sending" (bounded: 5 s).
+srv_transfer() {
+  local url=$1 id rec="" hdr base; shift
+  hdr=$(wire_get WIRE_HDR_TRANSFER)
+  base=$(sed -E 's#^(https?://[^/]+).*#\1#' <<<"$url")
+  id=$(curl -s -D - -o "$T_TMP/body" "$@" "$url" | tr -d '\r' | awk -v h="$hdr" 'tolower($1) == tolower(h ":") {print $2}')
+  for _ in $(seq 50); do
+    rec=$(curl -s "$base/transfers/$id")
+    [ "$(jq -r .state <<<"$rec")" = sending ] || break
+    sleep 0.1
+  done
+  echo "$rec"
+}
+
 # sha_of URL: the hex digest debitd announces at URL.sha256.
 sha_of() { curl -s "$1.sha256" | cut -d' ' -f1; }
 

@@ -11,45 +11,32 @@
 srv_conf "$T_TMP/d.conf" 'ram = "16MiB";' \
   'files = ( { path = "/ram/16MiB.dat"; size = "16MiB"; }, { path = "/files/32Mio.dat"; size = "32Mio"; } );'
 srv_start "$T_TMP/d.conf"
-hdr=$(wire_get WIRE_HDR_TRANSFER)
 if [ "$(id -u)" = 0 ]; then # root: the region is on a private huge tmpfs, and sendfile works from it
   check_eq "/status: content backing (root)" tmpfs-huge "$(curl -s "$BASE/status" | jq -r .content.backing)"
 else
   check_match "/status: content backing (not root)" '^memfd \(no private huge tmpfs: ' "$(curl -s "$BASE/status" | jq -r .content.backing)"
 fi
 
-# get URL [curl args...]: downloads to $T_TMP/body; prints the transfer's record once done
-get() {
-  local url=$1 id rec=""; shift
-  id=$(curl -s -D - -o "$T_TMP/body" "$@" "$url" | tr -d '\r' | awk -v h="$hdr" 'tolower($1) == tolower(h ":") {print $2}')
-  for _ in $(seq 50); do
-    rec=$(curl -s "$BASE/transfers/$id")
-    [ "$(jq -r .state <<<"$rec")" = sending ] || break
-    sleep 0.1
-  done
-  echo "$rec"
-}
-
-r=$(get "$BASE/ram/16MiB.dat")
+r=$(srv_transfer "$BASE/ram/16MiB.dat")
 check_eq "file within the region: sendfile, zero_copy true, all bytes" "sendfile true 16777216" \
   "$(jq -r '"\(.send_path) \(.zero_copy) \(.bytes)"' <<<"$r")"
-r=$(get "$BASE/files/32Mio.dat")
+r=$(srv_transfer "$BASE/files/32Mio.dat")
 check_eq "file larger than ram: iovec, zero_copy false, all bytes" "iovec false 33554432" \
   "$(jq -r '"\(.send_path) \(.zero_copy) \(.bytes)"' <<<"$r")"
 check_eq "its body is the region twice" "$(curl -s "$BASE/files/32Mio.dat.sha256" | cut -d' ' -f1)" \
   "$(sha256sum <"$T_TMP/body" | cut -d' ' -f1)"
-r=$(get "$BASE/files/32Mio.dat" -r 1000-1049575)
+r=$(srv_transfer "$BASE/files/32Mio.dat" -r 1000-1049575)
 check_eq "a 1 MiB range of the large file inside the region: sendfile" "206 sendfile true 1048576" \
   "$(jq -r '"\(.status) \(.send_path) \(.zero_copy) \(.bytes)"' <<<"$r")"
-r=$(get "$BASE/ram/16MiB.dat" -r 1000-1999)
+r=$(srv_transfer "$BASE/ram/16MiB.dat" -r 1000-1999)
 check_eq "a small body (<= 64 KiB): one buffer with the headers, not zero-copy" "206 buffer false 1000" \
   "$(jq -r '"\(.status) \(.send_path) \(.zero_copy) \(.bytes)"' <<<"$r")"
 check_eq "... and its bytes are the region's" "$(curl -s "$BASE/ram/16MiB.dat" | head -c 2000 | tail -c 1000 | sha256sum)" \
   "$(sha256sum <"$T_TMP/body")"
-r=$(get "$BASE/files/32Mio.dat" -r 16777000-16778000)
+r=$(srv_transfer "$BASE/files/32Mio.dat" -r 16777000-16778000)
 check_eq "a range across the region's end: iovec" "206 iovec false 1001" \
   "$(jq -r '"\(.status) \(.send_path) \(.zero_copy) \(.bytes)"' <<<"$r")"
-check_eq "HEAD makes no transfer" "" "$(curl -s -I "$BASE/ram/16MiB.dat" | tr -d '\r' | grep -i "^$hdr:")"
+check_eq "HEAD makes no transfer" "" "$(curl -s -I "$BASE/ram/16MiB.dat" | tr -d '\r' | grep -i "^$(wire_get WIRE_HDR_TRANSFER):")"
 check_eq "/status per listener: 3 zero-copy transfers, 3 copies, sendfile available" "true 3 3" \
   "$(curl -s "$BASE/status" | jq -r '.listeners[0].zero_copy | "\(.sendfile_available) \(.transfers) \(.copy_transfers)"')"
 

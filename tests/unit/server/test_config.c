@@ -49,7 +49,8 @@ static void test_bad(void **state)
                        "limits, log, transfers, privacy, offload, http, user, group, seccomp, metrics)"},
         {"listen = ( { address = \"::\"; port = 65536; } );", "1: listen[0].port: 65536 is out of range [1, 65535]"},
         {"listen = ();", "1: listen: at least one listener is needed"},
-        {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp, tls)"},
+        {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp, tcp_nopush, tls)"},
+        {"listen = ( { port = 80; },\n{ port = 81; tcp_nopush = \"off\"; } );", "2: listen[1].tcp_nopush: expected true or false"},
         {"listen = ( { port = 443; tls = \"on\"; } );", "1: listen[0].tls: expected a group { cert = \"FILE\"; key = \"FILE\"; }"},
         {"listen = ( { port = 443; tls = { key = \"k\"; }; } );", "1: listen[0].tls: cert is missing (a TLS listener needs cert and key)"},
         {"listen = ( { port = 443; tls = { cert = \"/nonexistent/c.pem\"; key = \"k\"; }; } );",
@@ -141,7 +142,7 @@ static void test_good(void **state)
     struct config c;
     char err[1024];
     assert_int_equal(config_defaults(&c, err, sizeof err), 0);
-    assert_int_equal(write_conf("listen = ( { address = \"0.0.0.0\"; port = 80; }, { address = \"::1\"; port = 81; } );\n"
+    assert_int_equal(write_conf("listen = ( { address = \"0.0.0.0\"; port = 80; }, { address = \"::1\"; port = 81; tcp_nopush = false; } );\n"
                                 "threads = 3; seed = 12; ram = \"4MiB\";\n"
                                 "files = ( { path = \"/x/a.dat\"; size = \"10MiB\"; }, { path = \"/b\"; size = 5; } );\n"
                                 "upload = { max_size = \"1kB\"; };\n"
@@ -159,6 +160,8 @@ static void test_good(void **state)
     assert_int_equal(c.n_listen, 2);
     assert_string_equal(c.listen[1].address, "::1");
     assert_int_equal(c.listen[1].port, 81);
+    assert_int_equal(c.listen[0].tcp_nopush, 1); /* the default, as nginx's tcp_nopush on with sendfile */
+    assert_int_equal(c.listen[1].tcp_nopush, 0);
     assert_int_equal(c.threads, 3);
     assert_int_equal(config_threads_effective(&c), 3);
     assert_int_equal(c.seed, 12);

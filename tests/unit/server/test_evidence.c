@@ -104,7 +104,7 @@ static void test_record_keys(void **state)
     testlib_loopback_pair(&cli, &srv);
     struct transfers *t = transfers_new(4);
     struct transfer_evidence start = {.initial_cwnd = 10, .sndbuf_setting = 0, .tcp_wmem_max = 4194304};
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, srv, NULL, "sendfile", &start};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, srv, NULL, "sendfile", &start, 0};
     char id[TRANSFER_ID_LEN];
     uint64_t seq = transfers_begin(t, &s, id);
     struct evidence_mark m;

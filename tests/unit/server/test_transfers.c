@@ -30,7 +30,7 @@ static void test_life_cycle(void **state)
     struct transfers *t = transfers_new(4);
     assert_non_null(t);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1, NULL, "sendfile", NULL};
+    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1, NULL, "sendfile", NULL, 0};
     uint64_t seq = transfers_begin(t, &s, id);
     json_t *j = transfers_get(t, id, NULL);
     assert_non_null(j);
@@ -42,6 +42,13 @@ static void test_life_cycle(void **state)
     assert_true(json_is_object(json_object_get(j, "tcp")));
     assert_string_equal(str(j, "send_path"), "sendfile");
     assert_true(json_is_true(json_object_get(j, "zero_copy")));
+    assert_true(json_is_false(json_object_get(j, "tcp_nopush")));
+    json_decref(j);
+    char id2[TRANSFER_ID_LEN];
+    s.nopush = 1; /* sent under tcp_nopush (nopush.h) */
+    transfers_begin(t, &s, id2);
+    j = transfers_get(t, id2, NULL);
+    assert_true(json_is_true(json_object_get(j, "tcp_nopush")));
     json_decref(j);
     struct tcp_info_sample last = {.have = TCP_INFO_HAVE_BASE, .rtt_us = 500, .snd_cwnd = 10};
     json_t *done = transfers_end(t, seq, "done", 1000, &last, NULL);
@@ -53,7 +60,7 @@ static void test_life_cycle(void **state)
     assert_int_equal(json_integer_value(json_object_get(j, "bytes")), 1000);
     assert_true(json_real_value(json_object_get(json_object_get(j, "tcp"), "rtt_ms")) == 0.5);
     json_decref(j);
-    assert_int_equal(transfers_count(t), 1);
+    assert_int_equal(transfers_count(t), 2);
     transfers_free(t);
     transfers_free(NULL);
 }
@@ -65,7 +72,7 @@ static void test_complete_without_json(void **state)
     (void)state;
     struct transfers *t = transfers_new(2);
     char id[TRANSFER_ID_LEN], other[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/ram/4KiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 4096, 200, -1, NULL, "iovec", NULL};
+    struct transfer_start s = {"/ram/4KiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 4096, 200, -1, NULL, "iovec", NULL, 0};
     uint64_t seq = transfers_begin(t, &s, id);
     struct tcp_info_sample last = {.have = TCP_INFO_HAVE_BASE, .rtt_us = 250, .snd_cwnd = 10};
     transfers_finish(t, seq, "aborted", 1234, &last, NULL);
@@ -88,7 +95,7 @@ static void test_unknown_and_evicted(void **state)
     (void)state;
     struct transfers *t = transfers_new(2);
     char ids[3][TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, "iovec", NULL};
+    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, "iovec", NULL, 0};
     uint64_t seq[3];
     for (int i = 0; i < 3; i++)
         seq[i] = transfers_begin(t, &s, ids[i]);
@@ -135,7 +142,7 @@ static void test_track_samples(void **state)
     testlib_loopback_pair(&cfd, &sfd);
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile", NULL};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile", NULL, 0};
     uint64_t seq = transfers_begin(t, &s, id);
     assert_int_equal(transfers_sample(t), 1);
     json_t *j = transfers_get(t, id, NULL); /* a sending record shows the samples so far */
@@ -169,8 +176,8 @@ static void test_sample_sockets(void **state)
 
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile", NULL};
-    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1, NULL, "sendfile", NULL};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile", NULL, 0};
+    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1, NULL, "sendfile", NULL, 0};
     assert_int_equal(transfers_sample(t), 0); /* nothing sending */
     uint64_t seq = transfers_begin(t, &s, id);
     transfers_begin(t, &none, id2);
@@ -208,9 +215,9 @@ static void test_owner(void **state)
     struct peer a6;
     assert_int_equal(peer_from_sockaddr((struct sockaddr *)&s6, &a6), 0);
     char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "127.0.0.1:5000", "", 0, 1, 200, -1, &a, NULL, NULL};
+    struct transfer_start s = {"/f", "127.0.0.1:5000", "", 0, 1, 200, -1, &a, NULL, NULL, 0};
     transfers_begin(t, &s, id);
-    struct transfer_start none = {"/f", "", "", 0, 1, 200, -1, NULL, NULL, NULL};
+    struct transfer_start none = {"/f", "", "", 0, 1, 200, -1, NULL, NULL, NULL, 0};
     transfers_begin(t, &none, id2);
     const struct {
         const char *what;
@@ -242,7 +249,7 @@ static void test_ids_random(void **state)
     enum { N = 2000 };
     struct transfers *t = transfers_new(N);
     static char ids[N][TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, NULL, NULL};
+    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, NULL, NULL, 0};
     for (int i = 0; i < N; i++) {
         assert_int_not_equal(transfers_begin(t, &s, ids[i]), 0);
         assert_int_equal(strlen(ids[i]), 32);
@@ -291,7 +298,7 @@ struct race {
 static void *race_run(void *arg)
 {
     struct race *r = arg;
-    struct transfer_start s = {"/ram/4KiB.dat", "127.0.0.1:5000", "", 0, 4096, 200, -1, NULL, "iovec", NULL};
+    struct transfer_start s = {"/ram/4KiB.dat", "127.0.0.1:5000", "", 0, 4096, 200, -1, NULL, "iovec", NULL, 0};
     for (int k = 0; k < r->rounds; k++) {
         pthread_barrier_wait(r->start);
         for (int i = 0; i < r->each; i++) {
