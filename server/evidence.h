@@ -37,9 +37,9 @@ struct evidence_thread; /* the transfers under way on one thread */
 
 struct evidence_mark {
     int begun;                      /* evidence_begin ran (the body was long enough) */
-    struct evidence_mark *prev, *next;
-    struct evidence_thread *thread; /* the list it is in; NULL when not in one */
-    unsigned max_active;            /* most transfers under way on that thread meanwhile */
+    uint64_t seq0;                  /* its start's number on that thread (0: none kept) */
+    struct evidence_thread *thread; /* the thread it is counted on; NULL when not counted */
+    unsigned max_active;            /* most transfers under way on that thread meanwhile (set by the drop) */
     pthread_t self;
     struct timeval thread_user0, thread_sys0, self_user0, self_sys0;
     double mono0;

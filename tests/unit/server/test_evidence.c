@@ -202,6 +202,51 @@ static void test_thread_transfers_max(void **state)
     assert_int_equal(ed.thread_transfers_max, 1);
 }
 
+/* thread_transfers_max against a brute force: random starts and ends on one thread, up to
+ * CONC at once, each mark's answer the largest count seen at any start during it. */
+static void test_thread_transfers_max_random(void **state)
+{
+    (void)state;
+    static const struct {
+        unsigned conc, ops, seed;
+    } rows[] = {{1, 50, 1}, {3, 400, 2}, {40, 3000, 3}, {300, 6000, 4}, {1000, 8000, 5}};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        unsigned conc = rows[k].conc;
+        struct evidence_mark *m = calloc(conc, sizeof *m);
+        unsigned *want = calloc(conc, sizeof *want);
+        int *live = calloc(conc, sizeof *live);
+        assert_non_null(m);
+        assert_non_null(want);
+        assert_non_null(live);
+        unsigned active = 0, ended = 0;
+        srand(rows[k].seed);
+        for (unsigned op = 0; op < rows[k].ops || active; op++) {
+            unsigned i = (unsigned)rand() % conc;
+            int start = op < rows[k].ops && !live[i] && (active == 0 || rand() % 2);
+            if (start) {
+                evidence_begin(&m[i], NULL);
+                live[i] = 1;
+                active++;
+                for (unsigned j = 0; j < conc; j++) /* the brute force */
+                    if (live[j] && want[j] < active)
+                        want[j] = active;
+            } else if (live[i]) {
+                struct transfer_evidence ev = {0};
+                evidence_end(&m[i], NULL, -1, &ev);
+                assert_int_equal(ev.thread_transfers_max, want[i]);
+                live[i] = 0;
+                want[i] = 0;
+                active--;
+                ended++;
+            }
+        }
+        assert_true(ended > 0);
+        free(m);
+        free(want);
+        free(live);
+    }
+}
+
 static void *end_elsewhere(void *arg)
 {
     struct evidence_mark *m = arg;
@@ -366,6 +411,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_keys),  cmocka_unit_test(test_thread_transfers_max),
+        cmocka_unit_test(test_thread_transfers_max_random),
         cmocka_unit_test(test_other_thread), cmocka_unit_test(test_sampled),
         cmocka_unit_test(test_budget_refresh),
     };
