@@ -95,22 +95,24 @@ struct http_conn_facts *http_conn_facts(struct MHD_Connection *conn, int sock)
     return &e->facts;
 }
 
-/* The client as "ADDR:PORT" or "[ADDR]:PORT" ("" when unknown). */
-static void client_name(struct MHD_Connection *conn, char *buf, size_t len)
+/* The client's address and port, and "ADDR:PORT" or "[ADDR]:PORT" ("" when unknown). */
+static void client_name(struct MHD_Connection *conn, struct http_client *c)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    buf[0] = 0;
+    c->addr[0] = c->remote[0] = 0;
+    c->port = 0;
     if (!ci || !ci->client_addr)
         return;
-    char host[INET6_ADDRSTRLEN];
     if (ci->client_addr->sa_family == AF_INET) {
         const struct sockaddr_in *a = (const struct sockaddr_in *)ci->client_addr;
-        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-        snprintf(buf, len, "%s:%u", host, ntohs(a->sin_port));
+        inet_ntop(AF_INET, &a->sin_addr, c->addr, sizeof c->addr);
+        c->port = ntohs(a->sin_port);
+        snprintf(c->remote, sizeof c->remote, "%s:%u", c->addr, c->port);
     } else if (ci->client_addr->sa_family == AF_INET6) {
         const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ci->client_addr;
-        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-        snprintf(buf, len, "[%s]:%u", host, ntohs(a->sin6_port));
+        inet_ntop(AF_INET6, &a->sin6_addr, c->addr, sizeof c->addr);
+        c->port = ntohs(a->sin6_port);
+        snprintf(c->remote, sizeof c->remote, "[%s]:%u", c->addr, c->port);
     }
 }
 
@@ -119,7 +121,7 @@ const struct http_client *http_conn_client(struct MHD_Connection *conn, int sock
     struct http_conn_facts *f = http_conn_facts(conn, sock);
     struct http_client *c = f ? &f->client : scratch;
     if (!f || !f->client_read) {
-        client_name(conn, c->remote, sizeof c->remote);
+        client_name(conn, c);
         c->have_peer = http_peer(conn, &c->peer) == 0;
         if (f)
             f->client_read = 1;

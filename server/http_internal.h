@@ -120,8 +120,10 @@ void http_req_free(struct req *r);
 /* Sender-side tcpi_bytes_acked of SOCK (http_conn.c); 0 if unreadable. */
 uint64_t http_tcp_bytes_acked(int sock);
 /* What a connection's responses repeat (http_conn.c): filled by its first file response */
-/* A connection's client as a transfer record names it. */
+/* A connection's client as a transfer record and the access log name it. */
 struct http_client {
+    char addr[46];   /* numeric address (INET6_ADDRSTRLEN); "" when unknown */
+    unsigned port;
     char remote[64]; /* "ADDR:PORT" or "[ADDR]:PORT"; "" when unknown */
     int have_peer;   /* peer is read (the record's owner) */
     struct peer peer;

@@ -4,8 +4,6 @@
  * the bytes are final. */
 #include "http_internal.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,24 +50,16 @@ void http_log_end(struct listener *l, struct MHD_Connection *conn, struct req *r
     struct server *s = l->srv;
     if (!s->access || !r->begun)
         return;
-    char addr[INET6_ADDRSTRLEN] = "";
-    unsigned port = 0;
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET) {
-        const struct sockaddr_in *a = (const struct sockaddr_in *)ci->client_addr;
-        inet_ntop(AF_INET, &a->sin_addr, addr, sizeof addr);
-        port = ntohs(a->sin_port);
-    } else if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ci->client_addr;
-        inet_ntop(AF_INET6, &a->sin6_addr, addr, sizeof addr);
-        port = ntohs(a->sin6_port);
-    }
+    /* the connection's client, read once per connection (http_conn.c) */
+    const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct http_client scratch;
+    const struct http_client *who = http_conn_client(conn, fd ? fd->connect_fd : -1, &scratch);
     const union MHD_ConnectionInfo *st = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_HTTP_STATUS);
     int head = r->log_method && strcmp(r->log_method, MHD_HTTP_METHOD_HEAD) == 0;
     struct access_entry e = {
         .time = r->log_wall,
-        .addr = addr,
-        .port = port,
+        .addr = who->addr,
+        .port = who->port,
         .listener = l->name,
         .method = r->log_method,
         .target = r->log_target ? r->log_target : r->log_path,

@@ -25,6 +25,8 @@ check_eq "Accept-Ranges" "bytes" "$(hdr "$T_TMP/h" Accept-Ranges)"
 check_eq "Server" "debitd/$("$DEBITD" --version | awk '{print $2}')" "$(hdr "$T_TMP/h" Server)"
 etag=$(hdr "$T_TMP/h" ETag); lm=$(hdr "$T_TMP/h" Last-Modified)
 check_match "strong ETag" '^"[0-9a-f]+-[0-9a-f]+-[0-9a-f]+"$' "$etag"
+# seed 1 (the default), 0 for a file within the region, the size: all in lowercase hex
+check_eq "ETag: seed-0-size in hex for a file within the region" '"1-0-100000"' "$etag"
 check_match "Last-Modified is an HTTP-date" '^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} GMT$' "$lm"
 check_eq "$H_KERNEL is uname -r" "$(uname -r)" "$(hdr "$T_TMP/h" "$H_KERNEL")"
 check_match "$H_TCP" '^cc=[a-z0-9_]+ pacing=[^ ]+ sndbuf=[^ ]+$' "$(hdr "$T_TMP/h" "$H_TCP")"
@@ -69,6 +71,7 @@ check_eq "If-Range with Last-Modified: 206" 206 "$(code -r 0-9 -H "If-Range: $lm
 check_eq "If-Range with an older date: 200" 200 "$(code -r 0-9 -H 'If-Range: Thu, 01 Jan 1970 00:00:00 GMT' "$U")"
 etag2=$(curl -s -I "$BASE/files/2Mio.dat" | hdr /dev/stdin ETag)
 check_nomatch "files of other sizes have other ETags" "^$etag\$" "$etag2"
+check_eq "... 2 Mio: \"1-0-200000\"" '"1-0-200000"' "$etag2"
 
 # keep-alive: two requests, one connection
 nc=$(curl -s -v -o /dev/null -o /dev/null "$U" "$BASE/files/2Mio.dat" 2>&1 | grep -c 'Re-using existing connection')

@@ -36,6 +36,8 @@ check_eq "... and its bytes are the region's" "$(curl -s "$BASE/ram/16MiB.dat" |
 r=$(srv_transfer "$BASE/files/32Mio.dat" -r 16777000-16778000)
 check_eq "a range across the region's end: iovec" "206 iovec false 1001" \
   "$(jq -r '"\(.status) \(.send_path) \(.zero_copy) \(.bytes)"' <<<"$r")"
+check_eq "ETag of a file repeating the 16 MiB region: seed-region-size in hex" '"1-1000000-2000000"' \
+  "$(curl -s -I "$BASE/files/32Mio.dat" | tr -d '\r' | sed -n 's/^ETag: //Ip')"
 check_eq "HEAD makes no transfer" "" "$(curl -s -I "$BASE/ram/16MiB.dat" | tr -d '\r' | grep -i "^$(wire_get WIRE_HDR_TRANSFER):")"
 check_eq "/status per listener: 3 zero-copy transfers, 3 copies, sendfile available" "true 3 3" \
   "$(curl -s "$BASE/status" | jq -r '.listeners[0].zero_copy | "\(.sendfile_available) \(.transfers) \(.copy_transfers)"')"
