@@ -23,7 +23,7 @@ struct entry {
     uint64_t first, length, bytes;
     int status;
     const char *send_path; /* static string (transfer_start) */
-    int nopush;
+    int nopush;            /* sent under tcp_nopush (transfer_start) */
     double t0_mono, wall_start, duration;
     int sock;                   /* -1 once done: never read again */
     int have_tcp;               /* tcp holds at least one sample */
