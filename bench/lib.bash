@@ -33,3 +33,29 @@ cpu_of() {
   done
   echo "$t $r"
 }
+
+# bench_nginx ROOT PORT PATH: nginx as a public mirror would run it (sendfile, tcp_nopush,
+# access log off), WORKERS worker processes, serving ROOT on 127.0.0.1:PORT, started and
+# waited for (bounded) until PATH answers; sets NGINX_PID. Exits the benchmark if it does
+# not start.
+bench_nginx() {
+  mkdir -p "$T_TMP/ngx/logs" "$T_TMP/ngx/tmp"
+  cat >"$T_TMP/ngx/nginx.conf" <<NGX
+worker_processes $WORKERS;
+worker_rlimit_nofile 65536;
+pid $T_TMP/ngx/nginx.pid;
+error_log $T_TMP/ngx/logs/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  sendfile on; tcp_nopush on;
+  default_type application/octet-stream;
+  client_body_temp_path $T_TMP/ngx/tmp; proxy_temp_path $T_TMP/ngx/tmp; fastcgi_temp_path $T_TMP/ngx/tmp;
+  uwsgi_temp_path $T_TMP/ngx/tmp; scgi_temp_path $T_TMP/ngx/tmp;
+  server { listen 127.0.0.1:$2 backlog=4096; root $1; }
+}
+NGX
+  t_bg nginx nginx -p "$T_TMP/ngx" -c "$T_TMP/ngx/nginx.conf" -g 'daemon off;'
+  NGINX_PID=$T_LAST_PID
+  wait_http "http://127.0.0.1:$2$3" 100 "" "$NGINX_PID" || { echo "nginx did not start:"; cat "$T_TMP/nginx.log"; exit 1; }
+}

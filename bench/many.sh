@@ -63,29 +63,12 @@ echo "debitd's $(curl -s -D - -o /dev/null "http://127.0.0.1:$port_d/ram/4KiB.da
 
 root=$(mktemp -d /dev/shm/debit-many.XXXXXX)
 t_on_exit "rm -rf '$root'"
-mkdir -p "$root/ram" "$T_TMP/ngx/logs" "$T_TMP/ngx/tmp"
+mkdir -p "$root/ram"
 chmod 755 "$root" "$root/ram"
 for f in 4KiB 1MiB 64MiB; do curl -s -o "$root/ram/$f.dat" "http://127.0.0.1:$port_d/ram/$f.dat"; done
 chmod 644 "$root"/ram/*
 # nginx as a public mirror would run it, with as many workers as debitd has threads
-cat >"$T_TMP/ngx/nginx.conf" <<NGX
-worker_processes $WORKERS;
-worker_rlimit_nofile 65536;
-pid $T_TMP/ngx/nginx.pid;
-error_log $T_TMP/ngx/logs/error.log warn;
-events { worker_connections 8192; }
-http {
-  access_log off;
-  sendfile on; tcp_nopush on;
-  default_type application/octet-stream;
-  client_body_temp_path $T_TMP/ngx/tmp; proxy_temp_path $T_TMP/ngx/tmp; fastcgi_temp_path $T_TMP/ngx/tmp;
-  uwsgi_temp_path $T_TMP/ngx/tmp; scgi_temp_path $T_TMP/ngx/tmp;
-  server { listen 127.0.0.1:$port_n backlog=4096; root $root; }
-}
-NGX
-t_bg nginx nginx -p "$T_TMP/ngx" -c "$T_TMP/ngx/nginx.conf" -g 'daemon off;'
-NGINX_PID=$T_LAST_PID
-wait_http "http://127.0.0.1:$port_n/ram/4KiB.dat" 100 "" "$NGINX_PID" || { echo "nginx did not start:"; cat "$T_TMP/nginx.log"; exit 1; }
+bench_nginx "$root" "$port_n" /ram/4KiB.dat
 for f in 4KiB 1MiB 64MiB; do
   a=$(curl -s "http://127.0.0.1:$port_d/ram/$f.dat" | sha256sum); b=$(curl -s "http://127.0.0.1:$port_n/ram/$f.dat" | sha256sum)
   [ "$a" = "$b" ] || { echo "servers differ on $f: debitd $a, nginx $b"; exit 1; }

@@ -101,7 +101,8 @@ int cpu_budget_refresh(struct cpu_budget *b, char *err, size_t errlen)
 void cpu_budget_header(struct cpu_budget *b, int with_path, char *buf, size_t len)
 {
     pthread_rwlock_rdlock(&b->lock);
-    snprintf(buf, len, "%s", b->header);
+    if (!memccpy(buf, b->header, 0, len)) /* for every file response: no formatting */
+        buf[len - 1] = 0;
     pthread_rwlock_unlock(&b->lock);
     char *cg = with_path ? NULL : strstr(buf, "; cgroup=");
     if (cg)

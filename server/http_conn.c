@@ -29,7 +29,26 @@ uint64_t http_tcp_bytes_acked(int sock)
 struct conn_entry {
     const struct MHD_Connection *conn; /* NULL: empty */
     struct http_conn_facts facts;
+    struct conn_reuse *reuse; /* the last small file response (http_conn_reuse_get), or NULL */
 };
+
+/* A response kept for the connection's next request, with one reference of its own. */
+struct conn_reuse {
+    struct MHD_Response *resp;
+    char id[TRANSFER_ID_LEN]; /* its X-Debit-Transfer, "" when it has none */
+    size_t sig_len, cap;
+    char sig[]; /* http_file_head_sig and the body, cap bytes */
+};
+
+static void reuse_drop(struct conn_entry *e)
+{
+    if (e->reuse) {
+        if (e->reuse->resp)
+            MHD_destroy_response(e->reuse->resp);
+        e->reuse->resp = NULL;
+        e->reuse->sig_len = 0;
+    }
+}
 #define CONN_FACTS_MAX 65536 /* descriptors beyond this are read every time */
 static pthread_key_t facts_key;
 static pthread_once_t facts_once = PTHREAD_ONCE_INIT;
@@ -42,8 +61,13 @@ static __thread struct facts_table *facts;
 static void facts_free(void *p)
 {
     struct facts_table *t = p;
-    if (t)
+    if (t) {
+        for (size_t i = 0; i < t->n; i++) {
+            reuse_drop(&t->e[i]);
+            free(t->e[i].reuse);
+        }
         free(t->e);
+    }
     free(t);
 }
 
@@ -91,6 +115,7 @@ struct http_conn_facts *http_conn_facts(struct MHD_Connection *conn, int sock)
     if (e->conn != conn) { /* a new connection on this descriptor: nothing known yet */
         e->conn = conn;
         memset(&e->facts, 0, sizeof e->facts);
+        reuse_drop(e);
     }
     return &e->facts;
 }
@@ -131,16 +156,64 @@ const struct http_client *http_conn_client(struct MHD_Connection *conn, int sock
 
 void http_conn_closed(int sock)
 {
-    if (facts && sock >= 0 && (size_t)sock < facts->n)
+    if (facts && sock >= 0 && (size_t)sock < facts->n) {
         facts->e[sock].conn = NULL;
+        reuse_drop(&facts->e[sock]); /* our reference on its kept response */
+    }
+}
+
+/* This thread's entry of CONN on SOCK, or NULL (never creates one) */
+static struct conn_entry *entry_of(const struct MHD_Connection *conn, int sock)
+{
+    if (!facts || sock < 0 || (size_t)sock >= facts->n || facts->e[sock].conn != conn)
+        return NULL;
+    return &facts->e[sock];
+}
+
+struct MHD_Response *http_conn_reuse_get(struct MHD_Connection *conn, int sock, const char *sig, size_t len,
+                                         const char **old_id)
+{
+    struct conn_entry *e = entry_of(conn, sock);
+    if (!e || !e->reuse || !e->reuse->resp)
+        return NULL;
+    struct conn_reuse *u = e->reuse;
+    if (u->sig_len != len || memcmp(u->sig, sig, len) != 0) {
+        reuse_drop(e); /* something changed (a reload, the offload state, another file) */
+        return NULL;
+    }
+    *old_id = u->id;
+    return u->resp;
+}
+
+int http_conn_reuse_put(struct MHD_Connection *conn, int sock, struct MHD_Response *resp, const char *sig,
+                        size_t len, const char *id)
+{
+    struct conn_entry *e = entry_of(conn, sock);
+    if (!e)
+        return -1;
+    struct conn_reuse *u = e->reuse;
+    if (!u || u->resp != resp) { /* a new response: the old one's reference goes */
+        reuse_drop(e);
+        if (!u || u->cap < len) {
+            struct conn_reuse *n = realloc(u, sizeof *n + len);
+            if (!n)
+                return -1;
+            e->reuse = u = n;
+            u->cap = len;
+        }
+        u->resp = resp;
+    }
+    memcpy(u->sig, sig, len);
+    u->sig_len = len;
+    snprintf(u->id, sizeof u->id, "%s", id ? id : "");
+    return 0;
 }
 
 /* This thread's facts of CONN on SOCK, or NULL when it has none (never creates them) */
 static struct http_conn_facts *facts_of(const struct MHD_Connection *conn, int sock)
 {
-    if (!facts || sock < 0 || (size_t)sock >= facts->n || facts->e[sock].conn != conn)
-        return NULL;
-    return &facts->e[sock].facts;
+    struct conn_entry *e = entry_of(conn, sock);
+    return e ? &e->facts : NULL;
 }
 
 int http_conn_written(struct MHD_Connection *conn, int sock, uint64_t *written)

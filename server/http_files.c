@@ -45,7 +45,8 @@ void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size
     p = hex_u64(p, f->size);
     *p++ = '"';
     *p = 0;
-    snprintf(buf, len, "%s", tmp); /* truncated as snprintf would (LEN is at least 96 here) */
+    if (len && !memccpy(buf, tmp, 0, len)) /* truncated as snprintf would (LEN is 96 here) */
+        buf[len - 1] = 0;
 }
 
 /* An iovec response over the repeated region: one kernel copy per byte (sendmsg). */
@@ -144,28 +145,62 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     if (!head && http_quota_refused(l, conn, r, len, retry, sizeof retry))
         return http_reply_text(l, conn, 429, MHD_HTTP_HEADER_RETRY_AFTER, retry);
     const char *send_path = "tls";
-    struct MHD_Response *resp;
-    /* HTTPS: libmicrohttpd encrypts in user space, never with sendfile; from a buffer it
-     * encrypts straight out of the content map, where an fd response adds a pread copy */
-    if (l->tls && len && off + len <= content_region_size(s->content))
-        resp = MHD_create_response_from_buffer((size_t)len, (void *)(content_map(s->content) + off),
-                                               MHD_RESPMEM_PERSISTENT);
-    else if ((resp = body_response(s, off, len, &send_path)) && l->tls)
-        send_path = "tls";
-    if (!resp)
-        return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-    http_headers_file(l, conn, resp, etag);
-    if (status == 206) {
-        snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)rg.first,
-                 (unsigned long long)rg.last, (unsigned long long)f->size);
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
+    struct file_head h;
+    http_file_head(l, conn, etag, &h);
+    r->sock = conn_socket(conn);
+    /* A small body (sent with its headers, from the region) on a kept-alive connection: the
+     * same file again is answered with the previous request's response when nothing it
+     * says has changed, but for its transfer ID. A reload, an offload change or another
+     * range changes the signature; a graceful stop adds Connection: close, never kept. */
+    uint64_t region = content_region_size(s->content);
+    const unsigned char *body = !len ? (const unsigned char *)"" /* the region's, else NULL */
+                                : off + len <= region ? content_map(s->content) + off : NULL;
+    char sig[1400];
+    size_t siglen = 0;
+    const char *old_id = NULL;
+    struct MHD_Response *resp = NULL;
+    if (len <= SMALL_BODY && off + len <= region && !s->draining) {
+        char extra[128], *p = extra;
+        p = hex_u64(p, (uint64_t)(uintptr_t)body); /* the region's memory itself: a new one is new */
+        *p++ = ' ';
+        p = hex_u64(p, len);
+        *p = 0;
+        if (status == 206)
+            snprintf(p, sizeof extra - (size_t)(p - extra), " %llu-%llu/%llu", (unsigned long long)rg.first,
+                     (unsigned long long)rg.last, (unsigned long long)f->size);
+        siglen = http_file_head_sig(&h, extra, sig, sizeof sig);
+        if (siglen)
+            resp = http_conn_reuse_get(conn, r->sock, sig, siglen, &old_id);
     }
+    int reused = resp != NULL;
+    if (reused) {
+        send_path = l->tls ? "tls" : "buffer";
+        if (old_id[0])
+            MHD_del_response_header(resp, WIRE_HDR_TRANSFER, old_id);
+        l->responses_reused++;
+    } else {
+        /* HTTPS: libmicrohttpd encrypts in user space, never with sendfile; from a buffer it
+         * encrypts straight out of the content map, where an fd response adds a pread copy */
+        if (l->tls && len && off + len <= region)
+            resp = MHD_create_response_from_buffer((size_t)len, (void *)body, MHD_RESPMEM_PERSISTENT);
+        else if ((resp = body_response(s, off, len, &send_path)) && l->tls)
+            send_path = "tls";
+        if (!resp)
+            return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+        http_file_head_add(&h, resp);
+        if (status == 206) {
+            snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)rg.first,
+                     (unsigned long long)rg.last, (unsigned long long)f->size);
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
+        }
+        if (siglen)
+            l->responses_built++;
+    }
+    char id[TRANSFER_ID_LEN] = "";
     if (!head) {
-        char id[TRANSFER_ID_LEN];
         r->kind = REQ_FILE;
         if (!r->snap) /* the body may be the region's memory: keep it until the request ends */
             r->snap = snapshot_get(s->snap);
-        r->sock = conn_socket(conn);
         struct http_client scratch;
         const struct http_client *who = http_conn_client(conn, r->sock, &scratch);
         struct transfer_start ts = {f->path, who->remote, l->name, off, len, (int)status, r->sock,
@@ -213,8 +248,15 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
             MHD_add_response_header(resp, WIRE_HDR_TRANSFER, id);
             if (len >= EVIDENCE_MIN_BYTES)
                 evidence_begin(&r->mark, s->cpu);
+        } else {
+            id[0] = 0;
         }
     }
+    /* kept for the next request (the table then holds our reference), or released */
+    if (siglen && http_conn_reuse_put(conn, r->sock, resp, sig, siglen, id) == 0)
+        return http_reply_kept(l, conn, status, resp);
+    if (reused) /* still the table's (a put of the same response cannot fail) */
+        return http_reply_kept(l, conn, status, resp);
     return http_reply(l, conn, status, resp);
 }
 

@@ -21,11 +21,9 @@ void http_headers_common(struct MHD_Response *resp)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_SERVER, "debitd/" DEBIT_VERSION);
 }
 
-enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsigned status,
-                           struct MHD_Response *resp)
+enum MHD_Result http_reply_kept(struct listener *l, struct MHD_Connection *conn, unsigned status,
+                                struct MHD_Response *resp)
 {
-    if (!resp)
-        return MHD_NO;
     struct server *s = l->srv;
     if (s->draining) /* a graceful stop: no further request on this connection */
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -36,7 +34,15 @@ enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsi
         s->status_4xx++;
     else if (status >= 500)
         s->status_5xx++;
-    enum MHD_Result r = MHD_queue_response(conn, status, resp);
+    return MHD_queue_response(conn, status, resp);
+}
+
+enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsigned status,
+                           struct MHD_Response *resp)
+{
+    if (!resp)
+        return MHD_NO;
+    enum MHD_Result r = http_reply_kept(l, conn, status, resp);
     MHD_destroy_response(resp);
     return r;
 }

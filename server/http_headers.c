@@ -158,20 +158,20 @@ static void offload_header(const struct server *s, int sock, const struct sockad
         c.local = ss;
         c.at = now;
     }
-    snprintf(buf, len, "%s", c.hdr);
-    snprintf(ifname, iflen, "%s", c.ifname);
+    /* memccpy, not snprintf: for every request, formatting was 3 % of a small one's CPU */
+    if (!memccpy(buf, c.hdr, 0, len))
+        buf[len - 1] = 0;
+    if (!memccpy(ifname, c.ifname, 0, iflen))
+        ifname[iflen - 1] = 0;
 }
 
-void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct MHD_Response *resp,
-                       const char *etag)
+void http_file_head(struct listener *l, struct MHD_Connection *conn, const char *etag, struct file_head *h)
 {
     struct server *s = l->srv;
-    http_headers_common(resp);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store, no-transform");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, s->last_modified);
+    h->etag = etag;
+    h->last_modified = s->last_modified;
+    h->kernel = s->kernel;
+    h->details = s->cfg->details;
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     int sock = ci ? ci->connect_fd : -1;
     struct http_conn_facts mine = {0}, *f = http_conn_facts(conn, sock);
@@ -184,20 +184,55 @@ void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct M
         live_profile(l, sock, &p);
         tcp_profile_format(&p, f->tcp, sizeof f->tcp);
     }
-    char buf[256], ifname[IF_NAMESIZE + 1];
-    offload_header(s, sock, f->have_local ? &f->local : NULL, buf, sizeof buf, ifname, sizeof ifname);
-    if (buf[0]) {
-        MHD_add_response_header(resp, WIRE_HDR_OFFLOAD, buf);
-        if (s->cfg->details)
-            MHD_add_response_header(resp, WIRE_HDR_INTERFACE, ifname);
+    _Static_assert(sizeof h->tcp == sizeof f->tcp, "X-Debit-Tcp is copied whole");
+    memcpy(h->tcp, f->tcp, sizeof h->tcp);
+    offload_header(s, sock, f->have_local ? &f->local : NULL, h->offload, sizeof h->offload, h->ifname,
+                   sizeof h->ifname);
+    cpu_budget_header(s->cpu, s->cfg->details, h->cpu, sizeof h->cpu);
+    tls_conn_describe(conn, h->tls, sizeof h->tls);
+}
+
+void http_file_head_add(const struct file_head *h, struct MHD_Response *resp)
+{
+    http_headers_common(resp);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store, no-transform");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, h->etag);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, h->last_modified);
+    if (h->offload[0]) {
+        MHD_add_response_header(resp, WIRE_HDR_OFFLOAD, h->offload);
+        if (h->details)
+            MHD_add_response_header(resp, WIRE_HDR_INTERFACE, h->ifname);
     }
-    MHD_add_response_header(resp, WIRE_HDR_TCP, f->tcp);
-    cpu_budget_header(s->cpu, s->cfg->details, buf, sizeof buf);
-    MHD_add_response_header(resp, WIRE_HDR_CPU, buf);
-    if (s->cfg->details)
-        MHD_add_response_header(resp, WIRE_HDR_KERNEL, s->kernel);
-    tls_conn_describe(conn, buf, sizeof buf);
-    MHD_add_response_header(resp, WIRE_HDR_TLS, buf);
+    MHD_add_response_header(resp, WIRE_HDR_TCP, h->tcp);
+    MHD_add_response_header(resp, WIRE_HDR_CPU, h->cpu);
+    if (h->details)
+        MHD_add_response_header(resp, WIRE_HDR_KERNEL, h->kernel);
+    MHD_add_response_header(resp, WIRE_HDR_TLS, h->tls);
+}
+
+/* Appends S and a newline (which no header value holds) at *P, before END; -1 if no room. */
+static int sig_put(char **p, const char *end, const char *str)
+{
+    size_t n = strlen(str);
+    if ((size_t)(end - *p) < n + 1)
+        return -1;
+    memcpy(*p, str, n);
+    (*p)[n] = '\n';
+    *p += n + 1;
+    return 0;
+}
+
+size_t http_file_head_sig(const struct file_head *h, const char *extra, char *buf, size_t len)
+{
+    char *p = buf, *end = buf + len;
+    const char *parts[] = {h->etag, h->last_modified, h->offload, h->details ? h->ifname : "",
+                           h->tcp, h->cpu, h->details ? h->kernel : "", h->tls, extra};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (sig_put(&p, end, parts[i]) < 0)
+            return 0;
+    return (size_t)(p - buf);
 }
 
 json_t *http_listener_json(struct listener *l)

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <microhttpd.h>
+#include <net/if.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -53,6 +54,9 @@ struct req {
 /* Queue RESP with STATUS and release our reference; counts the status class. */
 enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsigned status,
                            struct MHD_Response *resp);
+/* http_reply for a response whose reference the caller keeps (http_conn_reuse_put). */
+enum MHD_Result http_reply_kept(struct listener *l, struct MHD_Connection *conn, unsigned status,
+                                struct MHD_Response *resp);
 /* A short text/plain answer ("404 Not Found\n"), with Server and extra header NAME: VALUE
  * (NAME may be NULL). */
 enum MHD_Result http_reply_text(struct listener *l, struct MHD_Connection *conn, unsigned status,
@@ -65,10 +69,23 @@ enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *con
 enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j);
 /* Server header, on every response. */
 void http_headers_common(struct MHD_Response *resp);
-/* Everything a file (or .sha256) response carries: type, cache, ranges, validators, and the
- * X-Debit-* headers that describe the serving configuration (the one place they are added). */
-void http_headers_file(struct listener *l, struct MHD_Connection *conn, struct MHD_Response *resp,
-                       const char *etag);
+/* What a file response's headers say but for its X-Debit-Transfer and Content-Range: type,
+ * cache, ranges, validators, and the X-Debit-* headers that describe the serving
+ * configuration, read for every request (http_file_head) and added in one place
+ * (http_file_head_add). Pointers are borrowed from the request's call. */
+struct file_head {
+    const char *etag, *last_modified, *kernel;
+    int details; /* server.details: X-Debit-Interface and X-Debit-Kernel are sent */
+    char tcp[160], offload[256], ifname[IF_NAMESIZE + 1], cpu[256], tls[256];
+};
+/* Fill H for a response of L to CONN with ETAG (borrowed: it must outlive H's use). */
+void http_file_head(struct listener *l, struct MHD_Connection *conn, const char *etag, struct file_head *h);
+/* Add H's headers to RESP. */
+void http_file_head_add(const struct file_head *h, struct MHD_Response *resp);
+/* H's values and EXTRA (what else decides the response) as one byte string in BUF: two
+ * responses with equal strings carry the same headers. Returns its length, 0 if LEN is too
+ * short. */
+size_t http_file_head_sig(const struct file_head *h, const char *extra, char *buf, size_t len);
 
 /* Routes (http_files.c, http_pages.c, http_upload.c). */
 enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struct req *r,
@@ -159,6 +176,21 @@ int http_conn_written(struct MHD_Connection *conn, int sock, uint64_t *written);
  * the kernel = tcpi_bytes_sent - tcpi_bytes_retrans + tcpi_notsent_bytes), or NULL when
  * the response had none (what follows is then unknown). Called on the worker thread. */
 void http_conn_note_end(struct MHD_Connection *conn, int sock, const struct tcp_info_sample *ti);
+/* Reuse of a connection's small file responses (http_conn.c): building one (13 headers,
+ * three allocations each, and as many frees) was about 10 % of a 4 KiB request's CPU, and a
+ * kept-alive connection asks for the same file again (docs/performance.md). */
+/* The response CONN's previous file request on SOCK kept (http_conn_reuse_put) when its
+ * signature equals SIG (LEN bytes): it carries exactly the headers and body this request's
+ * would, but for X-Debit-Transfer (*OLD_ID, "" when none), and nobody else holds it (its
+ * request is over). Owned by the table: not to be destroyed. NULL when there is none or it
+ * differs (then it is dropped). Worker thread only. */
+struct MHD_Response *http_conn_reuse_get(struct MHD_Connection *conn, int sock, const char *sig, size_t len,
+                                         const char **old_id);
+/* Keep RESP, with signature SIG and X-Debit-Transfer ID (NULL: none), for CONN's next
+ * request: 0 when the table took over the caller's reference (or already had RESP, from
+ * http_conn_reuse_get), -1 when there is no table or no memory (the caller keeps it). */
+int http_conn_reuse_put(struct MHD_Connection *conn, int sock, struct MHD_Response *resp, const char *sig,
+                        size_t len, const char *id);
 /* The listener's live configuration as /status shows it (new object). */
 json_t *http_listener_json(struct listener *l);
 

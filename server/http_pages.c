@@ -177,6 +177,10 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         json_object_set_new(lj, "tcp_nopush", json_pack("{s:b, s:b, s:I}", "enabled", li->cfg->tcp_nopush,
                                                         "interposed", nopush_interposed(), "responses",
                                                         (json_int_t)li->nopush_responses));
+        /* small file responses (sent with their headers) built, and sent again on a
+         * kept-alive connection with only a new transfer ID (http_conn.c) */
+        json_object_set_new(lj, "response_reuse", json_pack("{s:I, s:I}", "built", (json_int_t)li->responses_built,
+                                                            "reused", (json_int_t)li->responses_reused));
         json_array_append_new(listeners, lj);
     }
     json_t *files = json_array();

@@ -385,7 +385,8 @@ void tls_conn_describe(struct MHD_Connection *conn, char *buf, size_t len)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
     if (!ci || !ci->tls_session) {
-        snprintf(buf, len, "none");
+        if (len && !memccpy(buf, "none", 0, len)) /* for every plain-HTTP file response */
+            buf[len - 1] = 0;
         return;
     }
     gnutls_session_t s = ci->tls_session;
