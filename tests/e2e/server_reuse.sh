@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A kept-alive connection that asks for the same small file again gets the previous
 # request's response sent again, with only a new X-Debit-Transfer (server/http_conn.c,
-# docs/server.md "Small responses"). Over one raw connection (the bytes as sent): every
+# docs/server.md "A small response sent again"). Over one raw connection (the bytes as sent): every
 # response carries exactly the headers a fresh one would (all but Date and the transfer
 # ID, compared with the same request on a new connection), a new transfer ID for each GET
 # and none for HEAD, the right body; a Range, another file, a reload that changes the seed
@@ -133,4 +133,31 @@ check_eq "... and bodies (old, old, new, new)" "$s4 $s4 $n4 $n4" "$(jq -r .sha "
 check_eq "... one connection throughout" "1 1 1 1" "$(jq -r .conn "$T_TMP/rl" | tr '\n' ' ' | sed 's/ $//')"
 srv_stop
 check_eq "debitd stopped cleanly" 0 "$SRV_RC"
+
+# HTTPS: the buffer is encrypted from the region, the response sent again the same way
+if command -v openssl >/dev/null; then
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=debit-reuse \
+    -addext "subjectAltName=IP:127.0.0.1" -keyout "$T_TMP/t.key" -out "$T_TMP/t.crt" 2>"$T_TMP/t.err" ||
+    t_fail "openssl made a test certificate" "$(cat "$T_TMP/t.err")"
+  srv_conf "$T_TMP/t.conf" 'files = ( { path = "/s4.dat"; size = "4KiB"; } );'
+  TPORT=$(free_port) # beside the plain listener that srv_start waits for
+  while [ "$TPORT" = "$PORT" ]; do TPORT=$(free_port); done
+  sed -i "1s| } );\$| },\\n  { address = \"127.0.0.1\"; port = $TPORT; tls = { cert = \"$T_TMP/t.crt\"; key = \"$T_TMP/t.key\"; }; } );|" "$T_TMP/t.conf"
+  srv_start "$T_TMP/t.conf"
+  u=https://127.0.0.1:$TPORT/s4.dat
+  curl -s --cacert "$T_TMP/t.crt" -D "$T_TMP/th" -w '%{num_connects}\n' -o "$T_TMP/t1" "$u" -o "$T_TMP/t2" "$u" \
+    -o "$T_TMP/t3" "$u" >"$T_TMP/tn"
+  check_eq "https: 3 responses over one connection" "1 0 0" "$(tr '\n' ' ' <"$T_TMP/tn" | sed 's/ $//')"
+  check_eq "https: each body right" "$s4 $s4 $s4" "$(for i in 1 2 3; do sha <"$T_TMP/t$i"; done | tr '\n' ' ' | sed 's/ $//')"
+  tr -d '\r' <"$T_TMP/th" >"$T_TMP/thh"
+  check_eq "https: 3 distinct transfer IDs" 3 \
+    "$(awk -v h="$lid:" 'tolower($1) == h {print $2}' "$T_TMP/thh" | sort -u | grep -c '^[0-9a-f]\{32\}$')"
+  check_eq "https: X-Debit-Tls names the same session kind on all three" 1 \
+    "$(awk 'tolower($1) == "x-debit-tls:" && $2 ~ /^TLS1/ {sub(/^[^:]*: /, ""); print}' "$T_TMP/thh" | sort | uniq -c | awk '$1 == 3' | wc -l)"
+  check_eq "https: /status response_reuse built 1, reused 2" '{"built":1,"reused":2}' \
+    "$(curl -s "$BASE/status" | jq -c '.listeners[1].response_reuse')"
+  srv_stop
+else
+  t_skip "https: a small response sent again" "openssl not installed"
+fi
 t_done
