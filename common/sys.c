@@ -45,6 +45,13 @@ double sys_wall_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+char *sys_strcpy(char *dst, size_t len, const char *src)
+{
+    if (len && !memccpy(dst, src, 0, len))
+        dst[len - 1] = 0;
+    return dst;
+}
+
 void sys_iso_time(double t, char *buf, size_t len)
 {
     time_t sec = (time_t)t;

@@ -19,6 +19,10 @@ double sys_wall_s(void);
 /* T (sys_wall_s) as ISO 8601 UTC with milliseconds, "2026-11-30T03:14:29.918Z", into BUF
  * (32 bytes are enough): a JSON real would lose digits in compact output. */
 void sys_iso_time(double t, char *buf, size_t len);
+/* SRC into DST (LEN bytes) as snprintf(DST, LEN, "%s", SRC) would, cut and always
+ * NUL-terminated when LEN > 0, without the formatting: for values copied on every request
+ * (the file response's headers). Returns DST. */
+char *sys_strcpy(char *dst, size_t len, const char *src);
 /* Sleep ms milliseconds, resuming after signals. Async-signal-safe. */
 void sys_sleep_ms(long ms);
 

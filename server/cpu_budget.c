@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sys.h"
+
 struct cpu_budget {
     pthread_rwlock_t lock;
     char root[512];
@@ -101,8 +103,7 @@ int cpu_budget_refresh(struct cpu_budget *b, char *err, size_t errlen)
 void cpu_budget_header(struct cpu_budget *b, int with_path, char *buf, size_t len)
 {
     pthread_rwlock_rdlock(&b->lock);
-    if (!memccpy(buf, b->header, 0, len)) /* for every file response: no formatting */
-        buf[len - 1] = 0;
+    sys_strcpy(buf, len, b->header); /* for every file response: no formatting */
     pthread_rwlock_unlock(&b->lock);
     char *cg = with_path ? NULL : strstr(buf, "; cgroup=");
     if (cg)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sys.h"
 #include "tcp_info.h"
 
 uint64_t http_tcp_bytes_acked(int sock)
@@ -205,7 +206,7 @@ int http_conn_reuse_put(struct MHD_Connection *conn, int sock, struct MHD_Respon
     }
     memcpy(u->sig, sig, len);
     u->sig_len = len;
-    snprintf(u->id, sizeof u->id, "%s", id ? id : "");
+    sys_strcpy(u->id, sizeof u->id, id ? id : "");
     return 0;
 }
 

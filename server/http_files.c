@@ -45,8 +45,7 @@ void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size
     p = hex_u64(p, f->size);
     *p++ = '"';
     *p = 0;
-    if (len && !memccpy(buf, tmp, 0, len)) /* truncated as snprintf would (LEN is 96 here) */
-        buf[len - 1] = 0;
+    sys_strcpy(buf, len, tmp); /* truncated as snprintf would (LEN is 96 here) */
 }
 
 /* An iovec response over the repeated region: one kernel copy per byte (sendmsg). */
@@ -112,6 +111,23 @@ static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64
     return resp;
 }
 
+/* What decides a small response beside H (http_conn_reuse_get): the body's address in
+ * the region (a new region is a new response), its length and RG's Content-Range (NULL:
+ * a 200), with H's values, in SIG; its length, 0 if SIGLEN is too short. */
+static size_t small_signature(const struct file_head *h, const unsigned char *body, uint64_t len,
+                              const struct range *rg, uint64_t size, char *sig, size_t siglen)
+{
+    char extra[128], *p = extra; /* at most 16 + 1 + 16 hex digits and 3 x 20 digits + 3 */
+    p = hex_u64(p, (uint64_t)(uintptr_t)body);
+    *p++ = ' ';
+    p = hex_u64(p, len);
+    *p = 0;
+    if (rg)
+        snprintf(p, sizeof extra - (size_t)(p - extra), " %llu-%llu/%llu", (unsigned long long)rg->first,
+                 (unsigned long long)rg->last, (unsigned long long)size);
+    return http_file_head_sig(h, extra, sig, siglen);
+}
+
 static int conn_socket(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -160,15 +176,7 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     const char *old_id = NULL;
     struct MHD_Response *resp = NULL;
     if (len <= SMALL_BODY && off + len <= region && !s->draining) {
-        char extra[128], *p = extra;
-        p = hex_u64(p, (uint64_t)(uintptr_t)body); /* the region's memory itself: a new one is new */
-        *p++ = ' ';
-        p = hex_u64(p, len);
-        *p = 0;
-        if (status == 206)
-            snprintf(p, sizeof extra - (size_t)(p - extra), " %llu-%llu/%llu", (unsigned long long)rg.first,
-                     (unsigned long long)rg.last, (unsigned long long)f->size);
-        siglen = http_file_head_sig(&h, extra, sig, sizeof sig);
+        siglen = small_signature(&h, body, len, status == 206 ? &rg : NULL, f->size, sig, sizeof sig);
         if (siglen)
             resp = http_conn_reuse_get(conn, r->sock, sig, siglen, &old_id);
     }

@@ -158,11 +158,9 @@ static void offload_header(const struct server *s, int sock, const struct sockad
         c.local = ss;
         c.at = now;
     }
-    /* memccpy, not snprintf: for every request, formatting was 3 % of a small one's CPU */
-    if (!memccpy(buf, c.hdr, 0, len))
-        buf[len - 1] = 0;
-    if (!memccpy(ifname, c.ifname, 0, iflen))
-        ifname[iflen - 1] = 0;
+    /* copied, not snprintf'ed: for every request, formatting was 3 % of a small one's CPU */
+    sys_strcpy(buf, len, c.hdr);
+    sys_strcpy(ifname, iflen, c.ifname);
 }
 
 void http_file_head(struct listener *l, struct MHD_Connection *conn, const char *etag, struct file_head *h)

@@ -35,7 +35,8 @@ struct listener {
     _Atomic unsigned nopush_warned; /* tcp_nopush could not cork a socket: said once */
     _Atomic uint64_t zero_copy_transfers, copy_transfers; /* file bodies by send path (/status) */
     _Atomic uint64_t nopush_responses; /* file bodies sent under tcp_nopush (/status) */
-    /* small file responses built and kept for their connection, and sent again (/status) */
+    /* small file responses built where a later request may send them again, and sent
+     * again with a new transfer ID (/status response_reuse) */
     _Atomic uint64_t responses_built, responses_reused;
     uint64_t tcp_wmem_max; /* net.ipv4.tcp_wmem's max when the listener started; 0 unknown */
 };

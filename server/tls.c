@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "sys.h"
 
 #define TLS_MAX_CHAIN 16
 #define TLS_MAX_FILE (1 << 20) /* a PEM chain or key beyond 1 MiB is not one */
@@ -385,8 +386,7 @@ void tls_conn_describe(struct MHD_Connection *conn, char *buf, size_t len)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
     if (!ci || !ci->tls_session) {
-        if (len && !memccpy(buf, "none", 0, len)) /* for every plain-HTTP file response */
-            buf[len - 1] = 0;
+        sys_strcpy(buf, len, "none"); /* for every plain-HTTP file response */
         return;
     }
     gnutls_session_t s = ci->tls_session;

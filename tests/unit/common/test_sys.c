@@ -221,6 +221,27 @@ static void test_wait_and_reap(void **state)
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 5);
 }
 
+/* sys_strcpy copies as snprintf("%s") would: same bytes, same cut, always terminated. */
+static void test_strcpy(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *src;
+        size_t len;
+    } rows[] = {{"tso=on gso=on", 64}, {"none", 5}, {"none", 4}, {"none", 1}, {"", 8}, {"abcdef", 3}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char got[64], want[64];
+        memset(got, 'x', sizeof got);
+        memset(want, 'x', sizeof want);
+        assert_ptr_equal(sys_strcpy(got, rows[i].len, rows[i].src), got);
+        snprintf(want, rows[i].len, "%s", rows[i].src);
+        assert_memory_equal(got, want, sizeof got); /* nothing written past the cut either */
+    }
+    char one = 'x';
+    sys_strcpy(&one, 0, "abc"); /* LEN 0: nothing written, as snprintf */
+    assert_int_equal(one, 'x');
+}
+
 static void test_clocks_and_netns(void **state)
 {
     (void)state;
@@ -250,6 +271,7 @@ int main(void)
         cmocka_unit_test(test_find_in_path),
         cmocka_unit_test(test_wait_and_reap),
         cmocka_unit_test(test_clocks_and_netns),
+        cmocka_unit_test(test_strcpy),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
