@@ -34,6 +34,20 @@ cpu_of() {
   echo "$t $r"
 }
 
+# machine_cpu_ms: the busy time of all CPUs since boot in ms (/proc/stat: user, nice,
+# system, irq, softirq; not idle, iowait or steal). Over a loopback run it is server,
+# client and the kernel's threads together: on loopback the kernel does part of one side's
+# TCP work in the other's context (an ACK the client sends transmits the server's queued
+# data, in the client's system call), so a server's own CPU alone can favour the server
+# that leaves more of its sending to the client (docs/performance.md, "Where the CPU of a
+# 1 MiB request is charged"). Includes every other job of the machine: read it on a quiet one.
+machine_cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / {printf "%.0f\n", ($2 + $3 + $4 + $7 + $8) * 1000 / hz}' /proc/stat; }
+
+# children_cpu_ms: user + system CPU in ms of the benchmark shell's reaped children so far
+# (cutime + cstime of /proc/$$/stat, tick-sampled): the CPU of a client run between two
+# readings (a command substitution's subshell passes its own children's on when it is reaped).
+children_cpu_ms() { sed 's/.*) //' /proc/$$/stat | awk -v hz="$(getconf CLK_TCK)" '{printf "%.0f\n", ($14 + $15) * 1000 / hz}'; }
+
 # bench_nginx ROOT PORT PATH: nginx as a public mirror would run it (sendfile, tcp_nopush,
 # access log off), WORKERS worker processes, serving ROOT on 127.0.0.1:PORT, started and
 # waited for (bounded) until PATH answers; sets NGINX_PID. Exits the benchmark if it does

@@ -8,7 +8,10 @@
 #    socket errors and non-2xx/3xx responses (goal: 0); ratios debitd/nginx (goals:
 #    requests/s >= 1, p99 <= 1); the server's CPU per request (all its threads), which a
 #    loaded machine moves less, and its threads' sleeps (voluntary context switches) per
-#    1,000 requests.
+#    1,000 requests; wrk's CPU per request and the machine's (all CPUs busy: server, wrk
+#    and the kernel's threads), because on loopback part of a server's sending is done in
+#    the client's system calls, more so for one server than the other (bench/lib.bash
+#    machine_cpu_ms): the machine's figure is the one that compares the work of a request.
 # 2. PAR parallel downloads (default 100) of a 64 MiB file by one curl --parallel, REPS rounds
 #    interleaved: every download 200 with 64 MiB; aggregate throughput (all bytes / wall
 #    time), ratio debitd/nginx (goal >= 1). Then, untimed, the same PAR downloads once more
@@ -97,18 +100,19 @@ sleeps_of() {
   echo "$n"
 }
 # wrk_one SERVER FILE: one line "SERVER FILE req_s p99_ms sock_errors non2xx
-# cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms" in
+# cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms
+# wrk_cpu_us_per_request machine_cpu_us_per_request" in
 # $T_TMP/wrk. The server's CPU per request (every thread of its processes,
 # se.sum_exec_runtime) depends far less on the other jobs of a shared machine than
 # requests/s does.
 wrk_one() {
-  local out c0 c1 s0 s1 pids
-  pids=$(server_pids "$1")
-  c0=$(cpu_of $pids); s0=$(sleeps_of $pids)
-  out=$(wrk -t"$(nproc)" -c"$CONNS" -d"$DURATION" --timeout 10s --latency "$(url "$1" "$2")" 2>&1)
-  c1=$(cpu_of $pids); s1=$(sleeps_of $pids)
+  local out c0 c1 s0 s1 w0 w1 m0 m1 pids u
+  pids=$(server_pids "$1") u=$(url "$1" "$2")
+  c0=$(cpu_of $pids); s0=$(sleeps_of $pids); w0=$(children_cpu_ms); m0=$(machine_cpu_ms)
+  out=$(wrk -t"$(nproc)" -c"$CONNS" -d"$DURATION" --timeout 10s --latency "$u" 2>&1)
+  m1=$(machine_cpu_ms); w1=$(children_cpu_ms); c1=$(cpu_of $pids); s1=$(sleeps_of $pids)
   echo "$out" >>"$T_TMP/wrk.raw"
-  awk -v s="$1" -v f="$2" -v a="$c0" -v b="$c1" -v sl=$((s1 - s0)) '
+  awk -v s="$1" -v f="$2" -v a="$c0" -v b="$c1" -v sl=$((s1 - s0)) -v wc=$((w1 - w0)) -v mc=$((m1 - m0)) '
     function ms(v) { if (v ~ /us$/) return v * 0.001; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
     /^ *99%/ { p99 = ms($2) }
     /^ *50%/ { p50 = ms($2) }
@@ -118,7 +122,8 @@ wrk_one() {
     /Socket errors:/ { gsub(/,/, ""); se = $4 + $6 + $8 + $10; sd = $4 "/" $6 "/" $8 "/" $10 }
     /Non-2xx or 3xx responses:/ { n2 = $5 }
     END { split(a, x, " "); split(b, y, " ")
-          printf "%s %s %s %s %d %d %.1f %s %.2f %s %s\n", s, f, rps, p99, se, n2, (n > 0 ? (y[2] - x[2]) * 1000 / n : 0), (sd ? sd : "0/0/0/0"), (n > 0 ? sl * 1000 / n : 0), p50, p90 }' <<<"$out" >>"$T_TMP/wrk"
+          printf "%s %s %s %s %d %d %.1f %s %.2f %s %s %.1f %.1f\n", s, f, rps, p99, se, n2, (n > 0 ? (y[2] - x[2]) * 1000 / n : 0), (sd ? sd : "0/0/0/0"), (n > 0 ? sl * 1000 / n : 0), p50, p90,
+            (n > 0 ? wc * 1000 / n : 0), (n > 0 ? mc * 1000 / n : 0) }' <<<"$out" >>"$T_TMP/wrk"
 }
 # par_one SERVER: PAR downloads of 64 MiB at once; "SERVER wall_s ok_count Gb/s" in $T_TMP/par
 par_one() {
@@ -142,13 +147,15 @@ for f in 4KiB 1MiB; do
   for s in debitd nginx; do
     col() { awk -v s="$s" -v f="$f" -v c="$1" '$1==s && $2==f {print $c}' "$T_TMP/wrk"; }
     eval "RPS_$s=$(col 3 | median) RPSR_$s=$(col 3 | minmax) P99_$s=$(col 4 | median) P99R_$s=$(col 4 | minmax)"
-    printf '%-6s %-6s requests/s %s [%s]  p50 %s ms  p90 %s ms  p99 %s ms [%s]  server CPU %s us/request [%s]  sleeps %s per 1000 requests [%s]  socket errors %s (connect/read/write/timeout: %s)  non-2xx %s\n' "$f" "$s" \
-      "$(col 3 | median)" "$(col 3 | minmax)" "$(col 10 | median)" "$(col 11 | median)" "$(col 4 | median)" "$(col 4 | minmax)" "$(col 7 | median)" "$(col 7 | minmax)" "$(col 9 | median)" "$(col 9 | minmax)" \
+    printf '%-6s %-6s requests/s %s [%s]  p50 %s ms  p90 %s ms  p99 %s ms [%s]  server CPU %s us/request [%s]  wrk CPU %s [%s]  machine CPU %s [%s]  sleeps %s per 1000 requests [%s]  socket errors %s (connect/read/write/timeout: %s)  non-2xx %s\n' "$f" "$s" \
+      "$(col 3 | median)" "$(col 3 | minmax)" "$(col 10 | median)" "$(col 11 | median)" "$(col 4 | median)" "$(col 4 | minmax)" "$(col 7 | median)" "$(col 7 | minmax)" \
+      "$(col 12 | median)" "$(col 12 | minmax)" "$(col 13 | median)" "$(col 13 | minmax)" "$(col 9 | median)" "$(col 9 | minmax)" \
       "$(col 5 | awk '{t += $1} END{print t + 0}')" "$(col 8 | tr '\n' ' ')" "$(col 6 | awk '{t += $1} END{print t + 0}')"
   done
   ratio "$f" requests/s ">=" "$(awk -v f="$f" '$1=="debitd" && $2==f {print $3}' "$T_TMP/wrk")" "$(awk -v f="$f" '$1=="nginx" && $2==f {print $3}' "$T_TMP/wrk")"
   ratio "$f" p99 "<=" "$(awk -v f="$f" '$1=="debitd" && $2==f {print $4}' "$T_TMP/wrk")" "$(awk -v f="$f" '$1=="nginx" && $2==f {print $4}' "$T_TMP/wrk")"
   ratio "$f" CPU/request "<=" "$(awk -v f="$f" '$1=="debitd" && $2==f {print $7}' "$T_TMP/wrk")" "$(awk -v f="$f" '$1=="nginx" && $2==f {print $7}' "$T_TMP/wrk")"
+  ratio "$f" machine-CPU "<=" "$(awk -v f="$f" '$1=="debitd" && $2==f {print $13}' "$T_TMP/wrk")" "$(awk -v f="$f" '$1=="nginx" && $2==f {print $13}' "$T_TMP/wrk")"
 done
 errs=$(awk '{t += $5 + $6} END{print t + 0}' "$T_TMP/wrk")
 echo "wrk socket errors + non-2xx, all runs: $errs (goal 0): $([ "$errs" = 0 ] && echo met || echo 'not met')"
@@ -170,5 +177,5 @@ for s in debitd nginx; do
   echo "$PAR x 64 MiB $s at once, each sha256 = the file's: $good/$PAR"
 done
 echo "debitd's refusals and closes (/status counters.refusals): $(curl -s "http://127.0.0.1:$port_d/status" | jq -c '.counters.refusals // {}')"
-echo "wrk runs (server file req_s p99_ms socket_errors non2xx cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms):"; sed 's/^/  /' "$T_TMP/wrk"
+echo "wrk runs (server file req_s p99_ms socket_errors non2xx cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms wrk_cpu_us_per_request machine_cpu_us_per_request):"; sed 's/^/  /' "$T_TMP/wrk"
 echo "parallel runs (server wall_s complete Gb/s):"; sed 's/^/  /' "$T_TMP/par"

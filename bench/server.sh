@@ -6,8 +6,10 @@
 # with its min-max over the runs; CPU is read before and after every download from every
 # task (thread) of the server's processes: utime+stime of /proc/PID/stat (whole process,
 # tick-sampled) and se.sum_exec_runtime of /proc/PID/task/*/sched (exact, where the kernel
-# has it). Then the ratios debitd/nginx with a verdict that says when the two ranges
-# overlap (within noise). Then debitd's memory while serving 1 GiB + 100 MiB + 10 MiB, and
+# has it); curl's CPU (its rusage) and the machine's (all CPUs busy, /proc/stat: server,
+# curl and the kernel's threads, which does not depend on the side the kernel charges the
+# loopback's TCP work to; read on a quiet machine). Then the ratios debitd/nginx with a
+# verdict that says when the two ranges overlap (within noise). Then debitd's memory while serving 1 GiB + 100 MiB + 10 MiB, and
 # its start-up time to the first byte of /ram/1GiB.dat over STARTS fresh starts.
 # Neither server is pinned by default; PIN=1 pins both running servers to CPU 0 and curl to
 # CPU 1 for the downloads (never debitd's start-ups: generation uses every CPU).
@@ -90,12 +92,12 @@ nginx_pids() { echo "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"; }
 
 run_one() { # name url pids...
   local name=$1 url=$2; shift 2
-  local c0 c1 w
-  c0=$(cpu_of "$@")
+  local c0 c1 w k0 k1 m0 m1
+  c0=$(cpu_of "$@") k0=$(children_cpu_ms) m0=$(machine_cpu_ms)
   w=$("${cli_pin[@]}" curl -s -o /dev/null -w '%{time_total}' "$url")
-  c1=$(cpu_of "$@")
-  echo "$name $w $(awk -v a="$c0" -v b="$c1" -v t="$TCK" 'BEGIN{split(a, x, " "); split(b, y, " ");
-    printf "%.3f %.3f", (y[1]-x[1])/t, (y[2]-x[2])/1000}')" >>"$T_TMP/runs"
+  m1=$(machine_cpu_ms) k1=$(children_cpu_ms) c1=$(cpu_of "$@")
+  echo "$name $w $(awk -v a="$c0" -v b="$c1" -v t="$TCK" -v k=$((k1 - k0)) -v m=$((m1 - m0)) 'BEGIN{split(a, x, " "); split(b, y, " ");
+    printf "%.3f %.3f %.3f %.3f", (y[1]-x[1])/t, (y[2]-x[2])/1000, k / 1000, m / 1000}')" >>"$T_TMP/runs"
 }
 : >"$T_TMP/runs"
 for i in $(seq "$RUNS"); do
@@ -109,13 +111,13 @@ for i in $(seq "$RUNS"); do
 done
 col() { awk -v s="$1" -v c="$2" '$1==s{print $c}' "$T_TMP/runs"; }
 for s in debitd nginx; do
-  for c in 2 3 4; do
+  for c in 2 3 4 5 6; do
     eval "M_${s}_$c=$(col $s $c | median)"
     eval "R_${s}_$c=$(col $s $c | minmax)"
   done
-  eval "w=\$M_${s}_2 rw=\$R_${s}_2 c=\$M_${s}_3 rc=\$R_${s}_3 x=\$M_${s}_4 rx=\$R_${s}_4"
-  printf '%-7s wall %.3f s [%s] (%.0f Mb/s)  CPU/stat %.3f s [%s]  CPU/sched %.3f s [%s]\n' "$s" "$w" "$rw" \
-    "$(awk -v w="$w" 'BEGIN{print 8*1073741824/w/1e6}')" "$c" "$rc" "$x" "$rx"
+  eval "w=\$M_${s}_2 rw=\$R_${s}_2 c=\$M_${s}_3 rc=\$R_${s}_3 x=\$M_${s}_4 rx=\$R_${s}_4 k=\$M_${s}_5 rk=\$R_${s}_5 m=\$M_${s}_6 rm=\$R_${s}_6"
+  printf '%-7s wall %.3f s [%s] (%.0f Mb/s)  CPU/stat %.3f s [%s]  CPU/sched %.3f s [%s]  curl CPU %.3f s [%s]  machine CPU %.3f s [%s]\n' "$s" "$w" "$rw" \
+    "$(awk -v w="$w" 'BEGIN{print 8*1073741824/w/1e6}')" "$c" "$rc" "$x" "$rx" "$k" "$rk" "$m" "$rm"
 done
 # ratio of medians; "within noise" when the two servers' min-max ranges overlap
 verdict() { # name col goal
@@ -132,6 +134,9 @@ verdict() { # name col goal
 verdict wall 2 0.95
 verdict CPU/stat 3 1
 verdict CPU/sched 4 1
+# the machine's busy CPU over the download (server, curl and the kernel's threads): does
+# not depend on which side the kernel charges the loopback's TCP work to
+verdict machine 6 1
 # On loopback the receiver's TCP work runs in softirq on whichever CPU is sending, and is
 # charged to the task it interrupted: the faster a download, the more of the client's
 # receive path is counted as the server's CPU (r > 0 below, between a run's throughput and
@@ -173,4 +178,4 @@ printf 'debitd start-up to first byte with 1 GiB of content: median %s s [%s] ov
   "$su" "$sr" "$STARTS" "$(awk -v a="$su" 'BEGIN{print (a < 1 ? "met" : "not met")}')" "$gm" "$gr" \
   "$(awk '{printf "%s ", $3}' "$T_TMP/starts")"
 echo "starts (s): $(awk '{printf "%s ", $1}' "$T_TMP/starts")"
-echo "runs (name wall_s cpu_stat_s cpu_sched_s):"; sed 's/^/  /' "$T_TMP/runs"
+echo "runs (name wall_s cpu_stat_s cpu_sched_s curl_cpu_s machine_cpu_s):"; sed 's/^/  /' "$T_TMP/runs"
