@@ -41,12 +41,15 @@ cpu_of() {
 # data, in the client's system call), so a server's own CPU alone can favour the server
 # that leaves more of its sending to the client (docs/performance.md, "Where the CPU of a
 # 1 MiB request is charged"). Includes every other job of the machine: read it on a quiet one.
-machine_cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / {printf "%.0f\n", ($2 + $3 + $4 + $7 + $8) * 1000 / hz}' /proc/stat; }
+# (FILE: another file in /proc/stat's format, for the test.)
+machine_cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / {printf "%.0f\n", ($2 + $3 + $4 + $7 + $8) * 1000 / hz}' "${1:-/proc/stat}"; }
 
 # children_cpu_ms: user + system CPU in ms of the benchmark shell's reaped children so far
 # (cutime + cstime of /proc/$$/stat, tick-sampled): the CPU of a client run between two
 # readings (a command substitution's subshell passes its own children's on when it is reaped).
-children_cpu_ms() { sed 's/.*) //' /proc/$$/stat | awk -v hz="$(getconf CLK_TCK)" '{printf "%.0f\n", ($14 + $15) * 1000 / hz}'; }
+# The fields are counted after the command name's last ")": a name may hold spaces and
+# parentheses. (FILE: another file in /proc/PID/stat's format, for the test.)
+children_cpu_ms() { sed 's/.*) //' "${1:-/proc/$$/stat}" | awk -v hz="$(getconf CLK_TCK)" '{printf "%.0f\n", ($14 + $15) * 1000 / hz}'; }
 
 # bench_nginx ROOT PORT PATH: nginx as a public mirror would run it (sendfile, tcp_nopush,
 # access log off), WORKERS worker processes, serving ROOT on 127.0.0.1:PORT, started and
