@@ -4,7 +4,8 @@
 # from RAM (nginx: a copy on tmpfs, checked equal by SHA-256), downloaded by curl --cacert
 # to /dev/null over loopback, RUNS interleaved pairs in ABBA order (debitd nginx, nginx
 # debitd, ...). Per server: median throughput and server CPU seconds per GiB (sched runtime
-# of every thread: exact), each with its min-max; then the ratios debitd/nginx (of the
+# of every thread: exact) and the machine's (all CPUs busy: server, curl and the kernel,
+# bench/lib.bash machine_cpu_ms; read on a quiet machine), each with its min-max; then the ratios debitd/nginx (of the
 # medians) with the min-max of the per-pair ratios. The TLS version and cipher suite each
 # server negotiated with curl are printed first (they must match for a fair comparison).
 # nginx gets ssl_protocols TLSv1.2 TLSv1.3 (debitd's default; nginx 1.22's own default
@@ -58,13 +59,13 @@ for s in debitd nginx; do
 done
 
 run_one() { # name url pids...
-  local name=$1 url=$2 c0 c1 w; shift 2
-  c0=$(cpu_of "$@")
+  local name=$1 url=$2 c0 c1 w m0 m1; shift 2
+  c0=$(cpu_of "$@") m0=$(machine_cpu_ms)
   w=$("${cli_pin[@]}" curl -s -o /dev/null --cacert "$pki/cert.pem" -w '%{time_total}' "$url")
-  c1=$(cpu_of "$@")
-  # wall s, CPU s per GiB (sched runtime)
-  awk -v n="$name" -v w="$w" -v a="$c0" -v b="$c1" -v by="$BYTES" 'BEGIN{split(a, x, " "); split(b, y, " ");
-    printf "%s %.4f %.4f\n", n, w, (y[2] - x[2]) / 1000 * 1073741824 / by}' >>"$T_TMP/runs"
+  m1=$(machine_cpu_ms) c1=$(cpu_of "$@")
+  # wall s, CPU s per GiB (sched runtime), the machine's CPU s per GiB (server, curl, kernel)
+  awk -v n="$name" -v w="$w" -v a="$c0" -v b="$c1" -v by="$BYTES" -v m=$((m1 - m0)) 'BEGIN{split(a, x, " "); split(b, y, " ");
+    printf "%s %.4f %.4f %.4f\n", n, w, (y[2] - x[2]) / 1000 * 1073741824 / by, m / 1000 * 1073741824 / by}' >>"$T_TMP/runs"
 }
 : >"$T_TMP/runs"
 for i in $(seq "$RUNS"); do
@@ -74,8 +75,8 @@ done
 col() { awk -v s="$1" -v c="$2" '$1 == s {print $c}' "$T_TMP/runs"; }
 mbps() { awk -v b="$BYTES" '{printf "%.0f\n", b * 8 / $1 / 1e6}'; }
 for s in debitd nginx; do
-  printf '%-6s HTTPS throughput %.0f Mb/s [%s]  server CPU %.3f s/GiB [%s]\n' "$s" "$(col $s 2 | mbps | median)" \
-    "$(col $s 2 | mbps | minmax)" "$(col $s 3 | median)" "$(col $s 3 | minmax)"
+  printf '%-6s HTTPS throughput %.0f Mb/s [%s]  server CPU %.3f s/GiB [%s]  machine CPU %.3f s/GiB [%s]\n' "$s" "$(col $s 2 | mbps | median)" \
+    "$(col $s 2 | mbps | minmax)" "$(col $s 3 | median)" "$(col $s 3 | minmax)" "$(col $s 4 | median)" "$(col $s 4 | minmax)"
 done
 ratio() { # NAME COL TRANSFORM(cat|mbps)
   local md mn pr
@@ -85,4 +86,5 @@ ratio() { # NAME COL TRANSFORM(cat|mbps)
 }
 ratio "throughput" 2 mbps
 ratio "CPU per GiB" 3 cat
-echo "runs (name wall_s cpu_s_per_GiB):"; sed 's/^/  /' "$T_TMP/runs"
+ratio "machine CPU/GiB" 4 cat
+echo "runs (name wall_s cpu_s_per_GiB machine_cpu_s_per_GiB):"; sed 's/^/  /' "$T_TMP/runs"
