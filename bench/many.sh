@@ -14,7 +14,7 @@
 #    machine_cpu_ms): the machine's figure is the one that compares the work of a request.
 # 2. PAR parallel downloads (default 100) of a 64 MiB file by one curl --parallel, REPS rounds
 #    interleaved: every download 200 with 64 MiB; aggregate throughput (all bytes / wall
-#    time), ratio debitd/nginx (goal >= 1). Then, untimed, the same PAR downloads once more
+#    time), ratio debitd/nginx (goal >= 1), and the machine's CPU per GiB moved. Then, untimed, the same PAR downloads once more
 #    per server, each piped into sha256sum: every digest must equal the file's.
 # TCP_CC=NAME (root) sets net.ipv4.tcp_congestion_control for the run (both servers' sockets
 # take the default) and puts it back; the congestion control in force is printed either
@@ -131,16 +131,18 @@ wrk_one() {
           printf "%s %s %s %s %d %d %.1f %s %.2f %s %s %.1f %.1f\n", s, f, rps, p99, se, n2, (n > 0 ? (y[2] - x[2]) * 1000 / n : 0), (sd ? sd : "0/0/0/0"), (n > 0 ? sl * 1000 / n : 0), p50, p90,
             (n > 0 ? wc * 1000 / n : 0), (n > 0 ? mc * 1000 / n : 0) }' <<<"$out" >>"$T_TMP/wrk"
 }
-# par_one SERVER: PAR downloads of 64 MiB at once; "SERVER wall_s ok_count Gb/s" in $T_TMP/par
+# par_one SERVER: PAR downloads of 64 MiB at once; "SERVER wall_s ok_count Gb/s
+# machine_cpu_s_per_GiB" in $T_TMP/par
 par_one() {
-  local u t0 t1 ok args=()
+  local u t0 t1 ok m0 m1 args=()
   u=$(url "$1" 64MiB)
   for i in $(seq "$PAR"); do args+=(-o /dev/null "$u?$i"); done
-  t0=$(date +%s.%N)
+  t0=$(date +%s.%N) m0=$(machine_cpu_ms)
   curl -s --parallel --parallel-immediate --parallel-max "$PAR" --max-time 300 -w '%{http_code} %{size_download}\n' "${args[@]}" >"$T_TMP/par.out" 2>>"$T_TMP/par.err"
-  t1=$(date +%s.%N)
+  t1=$(date +%s.%N) m1=$(machine_cpu_ms)
   ok=$(awk '$1 == 200 && $2 == 67108864' "$T_TMP/par.out" | wc -l)
-  awk -v s="$1" -v a="$t0" -v b="$t1" -v ok="$ok" -v n="$PAR" 'BEGIN{w = b - a; printf "%s %.3f %d %.3f\n", s, w, ok, n * 67108864 * 8 / w / 1e9}' >>"$T_TMP/par"
+  awk -v s="$1" -v a="$t0" -v b="$t1" -v ok="$ok" -v n="$PAR" -v m=$((m1 - m0)) 'BEGIN{w = b - a
+    printf "%s %.3f %d %.3f %.3f\n", s, w, ok, n * 67108864 * 8 / w / 1e9, m / 1000 / (n / 16) }' >>"$T_TMP/par"
 }
 : >"$T_TMP/wrk"; : >"$T_TMP/par"; : >"$T_TMP/wrk.raw"
 for i in $(seq "$REPS"); do
@@ -167,11 +169,13 @@ errs=$(awk '{t += $5 + $6} END{print t + 0}' "$T_TMP/wrk")
 echo "wrk socket errors + non-2xx, all runs: $errs (goal 0): $([ "$errs" = 0 ] && echo met || echo 'not met')"
 
 for s in debitd nginx; do
-  printf '%s x 64 MiB %-6s aggregate %s Gb/s [%s], wall %s s, complete with 200 and 64 MiB: %s\n' "$PAR" "$s" \
+  printf '%s x 64 MiB %-6s aggregate %s Gb/s [%s], machine CPU %s s/GiB [%s], wall %s s, complete with 200 and 64 MiB: %s\n' "$PAR" "$s" \
     "$(awk -v s="$s" '$1==s{print $4}' "$T_TMP/par" | median)" "$(awk -v s="$s" '$1==s{print $4}' "$T_TMP/par" | minmax)" \
+    "$(awk -v s="$s" '$1==s{print $5}' "$T_TMP/par" | median)" "$(awk -v s="$s" '$1==s{print $5}' "$T_TMP/par" | minmax)" \
     "$(awk -v s="$s" '$1==s{print $2}' "$T_TMP/par" | median)" "$(awk -v s="$s" '$1==s{printf "%s/%s ", $3, '"$PAR"'}' "$T_TMP/par")"
 done
 ratio "$PAR x 64MiB" aggregate ">=" "$(awk '$1=="debitd"{print $4}' "$T_TMP/par")" "$(awk '$1=="nginx"{print $4}' "$T_TMP/par")"
+ratio "$PAR x 64MiB" machine-CPU "<=" "$(awk '$1=="debitd"{print $5}' "$T_TMP/par")" "$(awk '$1=="nginx"{print $5}' "$T_TMP/par")"
 
 # the bytes: PAR downloads at once again, each through sha256sum (untimed)
 for s in debitd nginx; do
@@ -184,4 +188,4 @@ for s in debitd nginx; do
 done
 echo "debitd's refusals and closes (/status counters.refusals): $(curl -s "http://127.0.0.1:$port_d/status" | jq -c '.counters.refusals // {}')"
 echo "wrk runs (server file req_s p99_ms socket_errors non2xx cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms wrk_cpu_us_per_request machine_cpu_us_per_request):"; sed 's/^/  /' "$T_TMP/wrk"
-echo "parallel runs (server wall_s complete Gb/s):"; sed 's/^/  /' "$T_TMP/par"
+echo "parallel runs (server wall_s complete Gb/s machine_cpu_s_per_GiB):"; sed 's/^/  /' "$T_TMP/par"

@@ -3,14 +3,15 @@
 # docs/performance.md's per-request tables). debitd as bench/many.sh runs it (WORKERS
 # threads, no per-address cap, access log off) serves FILE (default 4KiB) to wrk -c CONNS
 # (default 1000) while `perf record --call-graph dwarf` samples it for SECS (default 3)
-# seconds; prints wrk's requests/s and the CPU per request over wrk's run of debitd, of wrk
-# and of the machine (all CPUs busy), the shares of debitd's samples by object (kernel, libc,
-# libmicrohttpd, debitd), the top TOP self symbols, and the share (children included) of
-# each function named in FUNCS. Then SECS of every CPU (`perf record -a -g`): the machine's
-# samples by command and, in debitd's threads and in wrk's, each kernel function of KFUNCS
-# as a share and as microseconds per request: on loopback part of a server's sending runs
-# in the client's system calls (bench/lib.bash machine_cpu_ms). A profile has no goal: it
-# says which part of a request costs what, the ratios are bench/many.sh's.
+# seconds; prints wrk's requests/s and debitd's CPU per request over wrk's run, the shares
+# of debitd's samples by object (kernel, libc, libmicrohttpd, debitd), the top TOP self
+# symbols, and the share (children included) of each function named in FUNCS. Then SECS of
+# every CPU (`perf record -a -g`): the machine's samples by command, its busy share without
+# idle and perf, and, in debitd's threads and in wrk's, each kernel function of KFUNCS as a
+# share and as microseconds per request (share x CPUs / requests per second): on loopback
+# part of a server's sending runs in the client's system calls (bench/lib.bash
+# machine_cpu_ms). A profile has no goal: it says which part of a request costs what, the
+# ratios are bench/many.sh's.
 # With PEER=nginx (the default when nginx is installed; PEER= for none) nginx, with as many
 # workers and the same bytes from tmpfs, is then sampled the same way (all its workers), so
 # that the two servers' figures come from one run.
@@ -55,15 +56,13 @@ if [ "$PEER" = nginx ]; then # the peer's copy of the bytes, taken now
 fi
 echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); debitd $WORKERS workers, $FILE, wrk -c$CONNS -t$(nproc), perf for ${SECS}s; tcp_congestion_control $(cat /proc/sys/net/ipv4/tcp_congestion_control)"
 # wrk_cpu PIDS...: after wrk (started by the caller, in $T_TMP/$WRK.log) ends, "N requests
-# (R/s), server CPU C us/request, wrk W, machine M" over wrk's whole run; CPU of every
-# thread of PIDS from C0, wrk's from W0, the machine's from M0
+# (R/s), server CPU C us/request" over wrk's whole run; CPU of every thread of PIDS from C0
 wrk_cpu() {
-  local c1 n rps w1 m1
-  c1=$(cpu_of "$@") w1=$(children_cpu_ms) m1=$(machine_cpu_ms)
+  local c1 n rps
+  c1=$(cpu_of "$@")
   n=$(awk '/ requests in / {print $1}' "$T_TMP/$WRK.log") rps=$(awk '/Requests\/sec/ {print $2}' "$T_TMP/$WRK.log")
   read -r _ a <<<"$C0"; read -r _ b <<<"$c1"
-  awk -v n="$n" -v r="$rps" -v a="$a" -v b="$b" -v w=$((w1 - W0)) -v m=$((m1 - M0)) 'BEGIN { if (n <= 0) n = 1
-    printf "%d requests (%s/s, perf running for part of them), CPU per request: server %.1f us, wrk %.1f us, machine %.1f us", n, r, (b - a) * 1000 / n, w * 1000 / n, m * 1000 / n }'
+  awk -v n="$n" -v r="$rps" -v a="$a" -v b="$b" 'BEGIN { printf "%d requests (%s/s, perf running for part of them), server CPU %.1f us/request", n, r, (n > 0 ? (b - a) * 1000 / n : 0) }'
   echo "; $(grep -E 'Socket errors|Non-2xx' "$T_TMP/$WRK.log" | tr -s ' ' | tr '\n' ';' | sed 's/;$//' | grep . || echo "no socket errors, no non-2xx")"
 }
 rep() { perf report -i "$T_TMP/perf.data" --stdio -g none "$@" 2>/dev/null | grep -E '^ +[0-9.]+%'; }
@@ -91,8 +90,11 @@ named() {
 machine() {
   local c
   echo "$1 and wrk, every CPU (perf -a): samples by command (% of the machine, us per request):"
-  perf report -i "$T_TMP/perf.all" --stdio --no-children --sort comm -g none 2>/dev/null | grep -E '^ +[0-9.]+%' | head -6 |
-    awk -v c="$(nproc)" -v r="$3" '{ v = $1; sub(/%/, "", v); printf "  %7s %8.1f us  %s\n", $1, v / 100 * c * 1e6 / r, $2 }'
+  perf report -i "$T_TMP/perf.all" --stdio --no-children --sort comm -g none 2>/dev/null | grep -E '^ +[0-9.]+%' >"$T_TMP/comm.all"
+  head -6 "$T_TMP/comm.all" | awk -v c="$(nproc)" -v r="$3" '{ v = $1; sub(/%/, "", v); printf "  %7s %8.1f us  %s\n", $1, v / 100 * c * 1e6 / r, $2 }'
+  # the machine's work per request: every command's samples but idle's and perf's own
+  awk -v c="$(nproc)" -v r="$3" '$2 != "swapper" && $2 !~ /^perf/ { v = $1; sub(/%/, "", v); t += v }
+    END { printf "  %6.2f%% %8.1f us  the machine busy, perf and idle left out\n", t, t / 100 * c * 1e6 / r }' "$T_TMP/comm.all"
   # (by comm,sym and picked here: perf report's --comm filter loses children of some chains)
   perf report -i "$T_TMP/perf.all" --stdio --children --sort comm,sym -g none 2>/dev/null | grep -E '^ +[0-9.]+%' >"$T_TMP/children.all"
   for c in "$2" wrk; do
@@ -108,7 +110,7 @@ machine() {
 # for SECS (kernel call graphs); prints what the functions above print
 profile() {
   local pids=${3//,/ } wrk_pid rps
-  C0=$(cpu_of $pids) W0=$(children_cpu_ms) M0=$(machine_cpu_ms) WRK=wrk.$1
+  C0=$(cpu_of $pids) WRK=wrk.$4
   t_bg "$WRK" wrk -t"$(nproc)" -c"$CONNS" -d"$((2 * SECS + 2))s" --timeout 10s "$2"
   wrk_pid=$T_LAST_PID
   sleep 1
