@@ -6,16 +6,18 @@
 #    1 MiB file, REPS rounds (default 3) interleaved ABBA (debitd nginx, nginx debitd, ...):
 #    per server the median requests/s and p99 latency with min-max (and median p50, p90),
 #    socket errors and non-2xx/3xx responses (goal: 0); ratios debitd/nginx (goals:
-#    requests/s >= 1, p99 <= 1), each with how many rounds were on the goal's side; the server's CPU per request (all its threads), which a
-#    loaded machine moves less, and its threads' sleeps (voluntary context switches) per
-#    1,000 requests; wrk's CPU per request and the machine's (all CPUs busy: server, wrk
-#    and the kernel's threads), because on loopback part of a server's sending is done in
-#    the client's system calls, more so for one server than the other (bench/lib.bash
-#    machine_cpu_ms): the machine's figure is the one that compares the work of a request.
+#    requests/s >= 1, p99 <= 1), each with how many rounds were on the goal's side; the
+#    server's CPU per request (all its threads), which a loaded machine moves less, and its
+#    threads' sleeps (voluntary context switches) per 1,000 requests; wrk's CPU per request
+#    and the machine's (all CPUs busy: server, wrk and the kernel's threads), because on
+#    loopback part of a server's sending is done in the client's system calls, more so for
+#    one server than the other (bench/lib.bash machine_cpu_ms): the machine's figure is the
+#    one that compares the work of a request.
 # 2. PAR parallel downloads (default 100) of a 64 MiB file by one curl --parallel, REPS rounds
 #    interleaved: every download 200 with 64 MiB; aggregate throughput (all bytes / wall
-#    time), ratio debitd/nginx (goal >= 1), and the machine's CPU per GiB moved. Then, untimed, the same PAR downloads once more
-#    per server, each piped into sha256sum: every digest must equal the file's.
+#    time), ratio debitd/nginx (goal >= 1), and the machine's CPU per GiB moved. Then,
+#    untimed, the same PAR downloads once more per server, each piped into sha256sum: every
+#    digest must equal the file's.
 # TCP_CC=NAME (root) sets net.ipv4.tcp_congestion_control for the run (both servers' sockets
 # take the default) and puts it back; the congestion control in force is printed either
 # way, with debitd's X-Debit-Tcp: the 1 MiB figures depend on it (docs/performance.md).

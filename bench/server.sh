@@ -9,8 +9,9 @@
 # has it); curl's CPU (its rusage) and the machine's (all CPUs busy, /proc/stat: server,
 # curl and the kernel's threads, which does not depend on the side the kernel charges the
 # loopback's TCP work to; read on a quiet machine). Then the ratios debitd/nginx with a
-# verdict that says when the two ranges overlap (within noise). Then debitd's memory while serving 1 GiB + 100 MiB + 10 MiB, and
-# its start-up time to the first byte of /ram/1GiB.dat over STARTS fresh starts.
+# verdict that says when the two ranges overlap (within noise). Then debitd's memory while
+# serving 1 GiB + 100 MiB + 10 MiB, and its start-up time to the first byte of
+# /ram/1GiB.dat over STARTS fresh starts.
 # Neither server is pinned by default; PIN=1 pins both running servers to CPU 0 and curl to
 # CPU 1 for the downloads (never debitd's start-ups: generation uses every CPU).
 # THP=advise (root) sets the shmem THP policy for debitd's starts only (see below).
@@ -115,9 +116,9 @@ for s in debitd nginx; do
     eval "M_${s}_$c=$(col $s $c | median)"
     eval "R_${s}_$c=$(col $s $c | minmax)"
   done
-  eval "w=\$M_${s}_2 rw=\$R_${s}_2 c=\$M_${s}_3 rc=\$R_${s}_3 x=\$M_${s}_4 rx=\$R_${s}_4 k=\$M_${s}_5 rk=\$R_${s}_5 m=\$M_${s}_6 rm=\$R_${s}_6"
+  eval "w=\$M_${s}_2 rw=\$R_${s}_2 c=\$M_${s}_3 rc=\$R_${s}_3 x=\$M_${s}_4 rx=\$R_${s}_4 k=\$M_${s}_5 rk=\$R_${s}_5 m=\$M_${s}_6 rmc=\$R_${s}_6"
   printf '%-7s wall %.3f s [%s] (%.0f Mb/s)  CPU/stat %.3f s [%s]  CPU/sched %.3f s [%s]  curl CPU %.3f s [%s]  machine CPU %.3f s [%s]\n' "$s" "$w" "$rw" \
-    "$(awk -v w="$w" 'BEGIN{print 8*1073741824/w/1e6}')" "$c" "$rc" "$x" "$rx" "$k" "$rk" "$m" "$rm"
+    "$(awk -v w="$w" 'BEGIN{print 8*1073741824/w/1e6}')" "$c" "$rc" "$x" "$rx" "$k" "$rk" "$m" "$rmc"
 done
 # ratio of medians; "within noise" when the two servers' min-max ranges overlap
 verdict() { # name col goal
