@@ -119,14 +119,18 @@ for d in 10 30; do
       "$(ip netns exec "$LAB_NS_C" iptables -w -t mangle -S | grep -c 'NFQUEUE --queue-num 7302 --queue-bypass')"
   fi
   r=$(rtt_us $((5401 + d)))
-  # One 1-second flow on a loaded 2-core machine can miss its fast samples: measure a
-  # second time when the first is off, and keep the smaller (a delay line never releases
-  # early, so the smaller is the truer).
-  if [ $((r - base)) -gt $((d * 1000 + 1000)) ] || [ $((r - base)) -lt $((d * 1000 - 1000)) ]; then
-    r2=$(rtt_us $((5501 + d)))
-    t_diag "+$d ms: first min_rtt $r us, measured again: $r2 us"
-    [ "$r2" -gt 0 ] && [ "$r2" -lt "$r" ] && r=$r2
-  fi
+  # iperf3's min_rtt of a 1 s flow is one srtt sample, and a stretch in which this 2-core
+  # VM does not run the delay line on time inflates it for the whole second (11.1 then
+  # 13.0 ms for +10 under ASan, where debit's own TCP_INFO min_rtt said 10.3): measure
+  # again, up to twice more, while it is off, and keep the smallest (a delay line never
+  # releases early, so the smaller is the truer).
+  for again in 5501 5601; do
+    if [ $((r - base)) -gt $((d * 1000 + 1000)) ] || [ $((r - base)) -lt $((d * 1000 - 1000)) ]; then
+      r2=$(rtt_us $((again + d)))
+      t_diag "+$d ms: min_rtt so far $r us, measured again: $r2 us"
+      [ "$r2" -gt 0 ] && [ "$r2" -lt "$r" ] && r=$r2
+    fi
+  done
   added=$((r - base))
   t_diag "+$d ms: min_rtt $r us (added $added us)"
   check_cmp "+$d ms: added RTT >= $d ms - 1 ms" "$added" ">=" $((d * 1000 - 1000))
