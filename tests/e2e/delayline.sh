@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # debit-delayline alone: CLI errors; in two namespaces joined by a veth: rules installed
-# and removed, the delay measured from TCP_INFO (iperf3's min_rtt) within 1 ms, GSO
+# and removed, the delay measured from TCP_INFO (the minimum RTT of an iperf3 flow) within 1 ms, GSO
 # packets kept whole, queue conflicts refused, and fail-open after SIGKILL (traffic keeps
 # flowing thanks to --queue-bypass; --cleanup removes the orphaned rules).
 . "$DEBIT_TOP/tests/lib/common.sh"

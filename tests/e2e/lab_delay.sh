@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one-machine lab (lab/lab.sh) with its latency scenarios: built small (64 MiB of
-# content, 32 MiB downloads), it must add +10/+30 ms within 1 ms (TCP_INFO min_rtt of
-# iperf3 and of debit), make a fixed-size download slower as the delay rises, use the
+# content, 32 MiB downloads), it must add +10/+30 ms within 1 ms (TCP_INFO min_rtt of an
+# iperf3 flow and of debit's downloads), make a fixed-size download slower as the delay rises, use the
 # delay line where the kernel has no netem (and say so), set the servers' offloads as
 # configured (the TSO/GSO-off server's veth sends MTU-sized packets, the other ~64 KB
 # ones), and leave nothing behind: namespaces, qdiscs, iptables rules, processes — also
