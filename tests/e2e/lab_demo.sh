@@ -111,16 +111,18 @@ done
 check_eq "the medians are those of the JSON lines (OVH, client on, natural)" "$(col "${ROWS[0]}" 1)" \
   "$(jq -rs --arg s "${ROWS[0]}" '[.[] | select(.scenario == $s and .variant == "client TSO/GSO on" and .server == "OVH" and .ok) | .avg_mbps] | sort | .[length / 2 | floor] | round' "$J")"
 
-# debit's min RTT against the configured delay + the base RTT: the median over the row's 12
-# runs (one run's samples can be inflated by a busy 2-core machine), and none below the
-# configured RTT by more than 1 ms (the delay was really there in every run).
+# debit's min RTT against the configured delay + the base RTT: the least over the row's 12
+# runs within 1 ms of it (a delay line never releases early: a larger one is a moment the
+# machine ran it late; the median was 1.2-1.4 ms over once in CI, at a jittery hour, with
+# the least 0.15-0.2 ms over), and none below the configured RTT by more than 1 ms (the
+# delay was really there in every run).
 for i in 0 1 2; do
   want=$(awk -v b=$BASE_MS -v d="${DELAYS[$i]}" 'BEGIN {print b + d}')
   read -r n lo med hi < <(jq -rs --arg s "${ROWS[$i]}" \
     '[.[] | select(.scenario == $s and .ok) | .min_rtt_ms] | sort | "\(length) \(.[0]) \(.[length / 2 | floor]) \(.[-1])"' "$J")
   t_diag "${ROWS[$i]}: min RTT of the $n runs: $lo / $med / $hi ms (min / median / max)"
-  check_cmp "${ROWS[$i]}: debit's min RTT within 1 ms of $want ms (delay + base), median of 12 runs" \
-    "$(awk -v m="$med" -v w="$want" 'BEGIN {x = m - w; print (x < 0 ? -x : x)}')" "<=" 1
+  check_cmp "${ROWS[$i]}: debit's min RTT within 1 ms of $want ms (delay + base), least of 12 runs" \
+    "$(awk -v m="${lo:-0}" -v w="$want" 'BEGIN {x = m - w; print (x < 0 ? -x : x)}')" "<=" 1
   check_cmp "${ROWS[$i]}: no run below $want ms - 1 ms" "${lo:-0}" ">=" "$(awk -v w="$want" 'BEGIN {print w - 1}')"
 done
 
