@@ -130,11 +130,11 @@ for d in 10 30; do
       "$(ip netns exec "$LAB_NS_C" iptables -w -t mangle -S | grep -c 'NFQUEUE --queue-num 7302 --queue-bypass')"
   fi
   r=$(rtt_us $((5401 + d)))
-  # iperf3's min_rtt of a 1 s flow is one srtt sample, and a stretch in which this 2-core
-  # VM does not run the delay line on time inflates it for the whole second (11.1 then
-  # 13.0 ms for +10 under ASan, where debit's own TCP_INFO min_rtt said 10.3): measure
-  # again, up to twice more, while it is off, and keep the smallest (a delay line never
-  # releases early, so the smaller is the truer).
+  # A stretch in which this 2-core VM does not run the delay line on time can leave a
+  # 1 s flow without an on-time packet (iperf3's srtt, read before rtt_us took the
+  # kernel's minimum, was 11.1 then 13.0 ms for +10 under ASan): measure again, up to
+  # twice more, while it is off, and keep the smallest (a delay line never releases
+  # early, so the smaller is the truer).
   for again in 5501 5601; do
     if [ $((r - base)) -gt $((d * 1000 + 1000)) ] || [ $((r - base)) -lt $((d * 1000 - 1000)) ]; then
       r2=$(rtt_us $((again + d)))
