@@ -54,15 +54,13 @@ iperf_run() {
   for ((i = 0; i < 50; i++)); do ip netns exec "$B" ss -Htln "sport = :$port" | grep -q . && break; sleep 0.05; done
   ip netns exec "$A" timeout 20 iperf3 -c 198.18.20.2 -p "$port" -t 1 -b "$rate" -J >"$T_TMP/iperf.json" 2>&1 &
   local cp=$! kmin
-  # iperf3's "min_rtt" of a 1 s run is one srtt sample (a smoothed mean: this VM's jitter
-  # moves it by 1-2 ms for seconds at a time); the kernel's own minimum over every sample
-  # (ss's minrtt, tcpi_min_rtt) is the path's RTT, read while the flow runs
+  # the kernel's minimum RTT, read mid-flow (ss_min_rtt_us, lab_lib.bash: why not iperf3's)
   sleep 0.6
-  kmin=$(ip netns exec "$A" ss -tinH "dport = :$port" 2>/dev/null | grep -o 'minrtt:[0-9.]*' | cut -d: -f2 | sort -g | head -1)
+  kmin=$(ss_min_rtt_us "$A" "$port")
   wait "$cp" 2>/dev/null
   wait "$sp" 2>/dev/null
   awk -v k="$kmin" '/"min_rtt":/ {gsub(/[^0-9]/, "", $2); m = $2} /"bits_per_second":/ {gsub(/[^0-9.e+]/, "", $2); b = $2}
-       END {if (k != "" && (m == "" || k * 1000 < m + 0)) m = k * 1000; printf "%d %d\n", m, b / 1e6}' "$T_TMP/iperf.json"
+       END {if (k != "" && (m == "" || k + 0 < m + 0)) m = k; printf "%d %d\n", m, b / 1e6}' "$T_TMP/iperf.json"
 }
 
 # rtt_within PORT: the delayed path's min_rtt (us) at 10 Mb/s, from up to three 1 s runs

@@ -57,14 +57,12 @@ rtt_us() {
   for ((i = 0; i < 50; i++)); do ip netns exec "$LAB_NS_S1" ss -Htln "sport = :$port" | grep -q . && break; sleep 0.05; done
   ip netns exec "$LAB_NS_C" timeout 20 iperf3 -c "$LAB_S1_ADDR" -p "$port" -t 1 -b 10M -J >"$T_TMP/iperf.$port.json" 2>/dev/null &
   local cp=$! kmin
-  # iperf3's "min_rtt" of a 1 s flow is one srtt sample (a smoothed mean, which this VM's
-  # jitter moved 1.2-1.7 ms above the delay for seconds at a time); the kernel's own
-  # minimum over every sample (ss's minrtt, tcpi_min_rtt) is the path's, read mid-flow
+  # the kernel's minimum RTT, read mid-flow (ss_min_rtt_us, lab_lib.bash: why not iperf3's)
   sleep 0.6
-  kmin=$(ip netns exec "$LAB_NS_C" ss -tinH "dport = :$port" 2>/dev/null | grep -o 'minrtt:[0-9.]*' | cut -d: -f2 | sort -g | head -1)
+  kmin=$(ss_min_rtt_us "$LAB_NS_C" "$port")
   wait "$cp" 2>/dev/null
   wait "$sp" 2>/dev/null
-  awk -v k="$kmin" '/"min_rtt":/ {gsub(/[^0-9]/, "", $2); m = $2} END {if (k != "" && (m == "" || k * 1000 < m + 0)) m = k * 1000; printf "%d\n", m + 0}' "$T_TMP/iperf.$port.json"
+  awk -v k="$kmin" '/"min_rtt":/ {gsub(/[^0-9]/, "", $2); m = $2} END {if (k != "" && (m == "" || k + 0 < m + 0)) m = k; printf "%d\n", m + 0}' "$T_TMP/iperf.$port.json"
 }
 
 # Median avg_mbps of N downloads of a 32 MiB file from both servers (debit, alternating),

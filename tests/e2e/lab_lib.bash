@@ -110,3 +110,11 @@ lab_snap_root() {
   { tc qdisc show; iptables -w -S; iptables -w -t mangle -S; ip6tables -w -t mangle -S; ip -o link show | awk '{print $2}'; } 2>/dev/null |
     grep -Ev -- '(-i|-o|dev) lo( |$)|^lo:$'
 }
+
+# ss_min_rtt_us NETNS PORT: the kernel's minimum RTT (us, tcpi_min_rtt: the least of every
+# sample) of NETNS's connections to PORT, read now (a flow must be running); empty if none.
+# iperf3's "min_rtt" of a 1 s run is one srtt sample, a mean that this VM's jitter moves.
+ss_min_rtt_us() {
+  ip netns exec "$1" ss -tinH "dport = :$2" 2>/dev/null | grep -o 'minrtt:[0-9.]*' | cut -d: -f2 | sort -g | head -1 |
+    awk '{printf "%d\n", $1 * 1000}'
+}
