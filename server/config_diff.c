@@ -81,7 +81,7 @@ static const char *restart_needed(const struct config *o, const struct config *n
     if (o->idle_timeout != n->idle_timeout)
         return "limits.idle_timeout";
     if (o->transfers_keep != n->transfers_keep)
-        return "transfers_keep";
+        return "transfers";
     if (!str_eq(o->user, n->user))
         return "user";
     if (!str_eq(o->group, n->group))

@@ -1,7 +1,7 @@
 /* config_diff: what a reload changes (SIGHUP, reload.h): the settings a running debitd can
  * take over (files, limits, TCP profiles, offloads, logs, metrics, privacy, content) and
  * the ones it cannot without a restart (listeners, threads, limits.connections,
- * limits.idle_timeout, transfers_keep, user, group, seccomp, the offload interface). Pure:
+ * limits.idle_timeout, transfers, user, group, seccomp, the offload interface). Pure:
  * compares two validated configurations, no system call; unit-tested by table. */
 #ifndef DEBITD_CONFIG_DIFF_H
 #define DEBITD_CONFIG_DIFF_H

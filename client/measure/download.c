@@ -157,6 +157,20 @@ const char *xfer_setup(CURL *h, const char *url, struct xfer *x, struct xfer_scr
     return bad;
 }
 
+/* 1 for a 2xx status; else 0 with R failed: an HTTP error, or a redirect libcurl could not follow */
+static int http_status_ok(long status, struct run_result *r, const char *reason)
+{
+    if (status >= 400 || status < 200) {
+        result_fail(r, RESULT_ERR_HTTP, "HTTP %ld%s%s", status, reason[0] ? " " : "", reason);
+        return 0;
+    }
+    if (status >= 300) {
+        result_fail(r, RESULT_ERR_REDIRECT, "HTTP %ld %s without a usable Location", status, reason);
+        return 0;
+    }
+    return 1;
+}
+
 static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const char *errbuf, const struct dl_options *o)
 {
     const char *msg = errbuf[0] ? errbuf : curl_easy_strerror(rc);
@@ -178,7 +192,11 @@ static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const ch
     if (rc == CURLE_WRITE_ERROR && x->max_bytes_hit)
         rc = CURLE_OK; /* our own stop after --max-bytes */
     if (x->duration_hit && (rc == CURLE_WRITE_ERROR || rc == CURLE_ABORTED_BY_CALLBACK || rc == CURLE_OK)) {
-        /* Our own stop after --duration: what arrived is the result, if anything did. */
+        /* Our own stop after --duration: what arrived is the result, if anything did, and if
+         * it was a 2xx body: an error page served slowly is no more a measurement for being
+         * cut short. An upload stopped before the server answered has no status yet (0). */
+        if (x->status && !http_status_ok(x->status, r, x->reason))
+            return;
         if (x->bytes == 0) {
             result_fail(r, RESULT_ERR_TIMEOUT, "--duration %g s: nothing %s in that time", o->duration_s,
                         o->upload ? "sent" : "received");
@@ -236,14 +254,8 @@ static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const ch
         result_fail(r, RESULT_ERR_OTHER, "%s", msg);
         return;
     }
-    if (x->status >= 400 || x->status < 200) {
-        result_fail(r, RESULT_ERR_HTTP, "HTTP %ld%s%s", x->status, x->reason[0] ? " " : "", x->reason);
+    if (!http_status_ok(x->status, r, x->reason))
         return;
-    }
-    if (x->status >= 300) {
-        result_fail(r, RESULT_ERR_REDIRECT, "HTTP %ld %s without a usable Location", x->status, x->reason);
-        return;
-    }
     if (o->upload) {
         if (x->up_sent != x->max_bytes) {
             result_fail(r, RESULT_ERR_SHORT_BODY, "short upload: %llu of %llu bytes sent", (unsigned long long)x->up_sent,

@@ -156,8 +156,9 @@ static void aggregate(struct run_result *r, struct stream *ss, unsigned n, doubl
     r->content_length = r->split ? (all_cl ? cl_sum : -1) : f->content_length;
     r->ranged = r->split ? all_ranged : f->ranged;
     /* A server that answers 200 to a Range sends every stream the start of the file: the
-     * bytes were counted, but they are not the file split in N. */
-    if (r->ok && r->split && !all_ranged)
+     * bytes were counted, but they are not the file split in N. An upload's parts are
+     * sizes, asked by no Range: its 200 is the answer. */
+    if (r->ok && r->split && !f->upload && !all_ranged)
         result_fail(r, RESULT_ERR_OTHER, "--split: the server ignores Range (HTTP %ld, not 206)", f->http_status);
     r->max_bytes_reached = f->max_bytes_reached;
     r->total_s = t_end - t_begin;

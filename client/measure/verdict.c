@@ -314,8 +314,12 @@ static int rule_congestion(const struct ctx *c, const struct predict_out *pred)
                (!known(in->bytes_retrans) || !in->bytes || in->bytes_retrans / (double)in->bytes >= VERDICT_RETRANS_SHARE);
     /* The series' slow start needs 10 intervals (1 s); the prediction's its own figures. */
     int ss = pos(in->slow_start_s) && pos(in->duration_s) && in->slow_start_s >= VERDICT_SLOW_START_SHARE * in->duration_s;
+    /* The prediction's slow start explains a run only when that prediction, slow start
+     * included, is near what was measured: a measured rate far below it (an application-
+     * paced server, loopback's microsecond RTT that predicts terabits) is something else. */
     double pt = predicted_time_s(in, pred);
-    int pss = !ss && pt > 0 && pred->slow_start_s >= VERDICT_SLOW_START_SHARE * pt;
+    int pss = !ss && pt > 0 && pred->slow_start_s >= VERDICT_SLOW_START_SHARE * pt &&
+              c->rate >= VERDICT_MATCH_LO * pred->avg_bps / 1e6;
     if (!loss && !ss && !pss)
         return 0;
     char a[32];

@@ -4,6 +4,7 @@
 usage: client_fakesrv.py PORT [ADDR]   (ADDR default 127.0.0.1)
 Paths:
   /slow/N?rate=BYTES_PER_S   N bytes with Content-Length, paced (to be killed mid-transfer)
+  /slowcode/N?code=C&rate=R  status C (default 500), N bytes of application/octet-stream, paced
   /short/N                   Content-Length N, sends N/2 bytes, closes
   /stall/N                   Content-Length N, sends 64 KiB, then nothing for 30 s
   /loop                      302 to itself (redirect loop)
@@ -71,6 +72,9 @@ class H(http.server.BaseHTTPRequestHandler):
         try:
             if kind == "slow":
                 self.head(200, n)
+                send_body(self.wfile, n, float(q.get("rate", ["1000000"])[0]))
+            elif kind == "slowcode":  # an error status with a binary body, paced: not a result
+                self.head(int(q.get("code", ["500"])[0]), n)
                 send_body(self.wfile, n, float(q.get("rate", ["1000000"])[0]))
             elif kind == "short":
                 self.head(200, n)

@@ -67,6 +67,9 @@ after=$(curl -s "$DEBITD_BASE/status" | jq '.counters.upload_bytes')
 check_eq "upload PUT -P 2 to debitd: 16 MiB in two streams, each counted by debitd" "0 16777216 2 true" \
   "$? $(jqr '.runs[0] | "\(.bytes) \(.streams | length) \([.streams[].server_upload.bytes == 8388608] | all)"' "$T_TMP/u2.json")"
 check_eq "debitd's /status upload_bytes grew by the 16 MiB" 16777216 "$((after - before))"
+"$DEBIT" -q -n 1 --upload 8MiB -P 2 --split --format json -o "$T_TMP/u4.json" "$UP"
+check_eq "upload -P 2 --split to debitd: exit 0, ok, 8 MiB in all, 4 MiB per stream, each counted by debitd" "0 true 8388608 4194304,4194304 true" \
+  "$? $(jqr '.runs[0] | "\(.ok) \(.bytes) \([.streams[].bytes] | map(tostring) | join(",")) \([.streams[].server_upload.bytes_match] | all)"' "$T_TMP/u4.json")"
 
 _put_spawn() { t_bg "putsrv-$1" python3 "$DEBIT_TOP/tests/e2e/client_putsrv.py" "$1"; }
 if up_on_free_port _put_spawn "" 50; then
@@ -100,6 +103,13 @@ check_eq "--duration: a valid figure over what arrived (bytes < file, avg = byte
 check_eq "--interval 250ms: the JSON series at that resolution" 0.25 "$(jqr '.runs[0].series_interval_s' "$T_TMP/d.json")"
 check_cmp "--interval 250ms: at least 3 lines on stderr" "$(grep -c '^debit: .* run 1: .* s .* Mb/s$' "$T_TMP/d.err")" '>=' 3
 check_match "--interval lines: from-to seconds and Mb/s" '^debit: 127\.0\.0\.1 run 1: +0\.00-0\.25 s [0-9.]+ Mb/s$' "$(cat "$T_TMP/d.err")"
+# An error page is no measurement for being cut short: the status is checked before --duration's stop
+"$DEBIT" -q -n 1 --duration 1s --format json -o "$T_TMP/d5.json" "$FAKE/slowcode/50000000?code=500&rate=5000000" 2>/dev/null
+check_eq "--duration 1s on a paced HTTP 500 body: exit 1, failed, http, not duration_reached" "1 false http false HTTP 500 Internal Server Error" \
+  "$? $(jqr '.runs[0] | "\(.ok) \(.error_kind) \(.duration_reached) \(.error)"' "$T_TMP/d5.json")"
+"$DEBIT" -q -n 1 -P 2 --duration 1s --format json -o "$T_TMP/d6.json" "$FAKE/slowcode/50000000?code=404&rate=5000000" 2>/dev/null
+check_eq "--duration 1s -P 2 on a paced HTTP 404 body: exit 1, failed, http, both streams failed" "1 false http 2 0" \
+  "$? $(jqr '.runs[0] | "\(.ok) \(.error_kind) \(.streams | length) \([.streams[] | select(.ok)] | length)"' "$T_TMP/d6.json")"
 
 # --- a wrong URL is not a result --------------------------------------------------------------
 "$DEBIT" -q -n 1 --format json -o "$T_TMP/w.json" "$DEBITD_BASE/files" 2>"$T_TMP/w.err"

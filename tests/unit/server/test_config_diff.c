@@ -96,7 +96,7 @@ static void test_diff_table(void **state)
          0, 0, 0, NULL},
         {"idle timeout", L1 F2, L1 F2 "limits = { idle_timeout = 5; };", "limits.idle_timeout", 0, 0, 0, 0, 0, 0, 0,
          0, 0, 0, 0, NULL},
-        {"transfers ring", L1 F2, L1 F2 "transfers = 10;", "transfers_keep", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL},
+        {"transfers ring", L1 F2, L1 F2 "transfers = 10;", "transfers", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL},
         {"seccomp", L1 F2, L1 F2 "seccomp = \"log\";", "seccomp", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL},
         {"offload interface", L1 F2, L1 F2 "offload = { interface = \"lo\"; tso = false; };", "offload.interface", 0,
          0, 0, 0, 0, 0, 1, 0, 0, 0, 0, NULL},

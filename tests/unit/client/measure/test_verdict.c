@@ -187,6 +187,12 @@ static void test_rules(void **state)
         {"congestion: predicted slow start (1 MiB at 100 ms)",
          "measured_mbps=20 debitd bottleneck_mbps=1000 srv_min_rtt_ms=100 bytes=1048576 initial_cwnd=10 snd_mss=1448",
          VERDICT_CONGESTION, "predicted slow start"},
+        /* 4 MiB from an application-paced server at 5 Mb/s on loopback: 2 predicted rounds
+         * of 0.02 ms against a window / RTT of terabits; slow start explains nothing */
+        {"not congestion: predicted slow start far above the measured rate (a paced server on loopback)",
+         "measured_mbps=5.4 debitd srv_min_rtt_ms=0.02 so_rcvbuf=131072 tcp_rmem_max=6291456 bytes=4194304 initial_cwnd=10 "
+         "snd_mss=65483",
+         VERDICT_UNKNOWN, "no rule matched"},
         {"not congestion: a retransmit or two in 256 MiB", LAB "measured_mbps=600 debitd total_retrans=2 bytes_retrans=2896",
          VERDICT_UNKNOWN, "no rule matched"},
         {"unknown: debitd, nothing limited", "measured_mbps=20000 debitd busy_ms=60 srv_duration_s=0.065 bytes=104857600",
