@@ -111,6 +111,17 @@ static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64
     return resp;
 }
 
+const char *http_file_send_path(const struct server *s, uint64_t size)
+{
+    if (size == 0)
+        return "buffer";
+    if (size > content_region_size(s->content))
+        return "iovec";
+    if (size <= SMALL_BODY)
+        return "buffer";
+    return MHD_is_feature_supported(MHD_FEATURE_SENDFILE) == MHD_YES ? "sendfile" : "pread";
+}
+
 /* What decides a small response beside H (http_conn_reuse_get): the body's address in
  * the region (a new region is a new response), its length and RG's Content-Range (NULL:
  * a 200), with H's values, in SIG; its length, 0 if SIGLEN is too short. */

@@ -14,8 +14,9 @@
 #include "log.h"
 #include "sys.h"
 
-/* Headers beyond this many are refused rather than checked: libmicrohttpd's memory pool
- * (32 KiB by default) holds fewer short lines than that anyway. */
+/* Headers beyond this many are refused (431) rather than checked: a request with more is
+ * no download client's (curl and wget send under 10; nginx's limit is the 32 KiB of its
+ * large_client_header_buffers, as libmicrohttpd's pool here). */
 #define GUARD_MAX_FIELDS 256
 
 struct req *http_req_new(void)
@@ -34,6 +35,8 @@ void *http_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
     if (r) { /* the target as sent, for the access log; the clock starts at the request line */
         r->log_t0 = sys_mono_s();
         r->log_target = uri ? strdup(uri) : NULL;
+        r->raw_target = (uintptr_t)uri;
+        r->raw_target_len = uri ? strlen(uri) : 0;
     }
     server_read_lock(l->srv); /* a reload may change http.strict (reload.h) */
     int strict = l->srv->cfg->http_strict;
@@ -50,8 +53,27 @@ struct fields {
     size_t n;
     int overflow;
     int folded;
+    int nul;          /* a line's bytes went on past a NUL (line_gap_clean) */
     int layout_known; /* the running libmicrohttpd is the one field_folded knows */
+    const char *prev_end; /* the NUL ending the previous line's last string, or NULL */
 };
+
+/* libmicrohttpd 0.9.75 replaces a line's CRLF (or bare LF) by NULs in its read buffer, and
+ * every string it hands on ends at the first NUL: a raw NUL byte inside a target or a header
+ * value hides what follows it from every check, though a proxy in front may still see it
+ * (nginx refuses such a request with 400). Between the NUL that ends one line's last string
+ * (END) and the next line's first byte (NEXT) there must be only the terminator: one or two
+ * NULs. A name far from END is a folded line's, moved to its own block (field_folded judges
+ * it); addresses are compared as integers and bytes read only within 4 KiB, in the pool. */
+static int line_gap_clean(const char *end, const char *next)
+{
+    uintptr_t e = (uintptr_t)end, n = (uintptr_t)next;
+    if (n <= e || n - e > 4096)
+        return 1;
+    if (n - e > 2)
+        return 0;
+    return end[0] == 0 && (n - e == 1 || end[1] == 0);
+}
 
 /* Whether NAME and VALUE still lie where libmicrohttpd 0.9.75 parsed one header line: in
  * its read buffer, the name, the NUL that replaced the colon, optional blanks, the value.
@@ -84,6 +106,10 @@ static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *k
     }
     if (value && fs->layout_known && field_folded(key, key_size, value))
         fs->folded = 1;
+    if (fs->layout_known && fs->prev_end && !line_gap_clean(fs->prev_end, key))
+        fs->nul = 1;
+    if (value)
+        fs->prev_end = value + value_size;
     fs->f[fs->n++] = (struct http_strict_field){key, key_size, value ? value : "", value ? value_size : 0};
     return MHD_YES;
 }
@@ -129,19 +155,38 @@ int http_guard(struct listener *l, struct MHD_Connection *conn, struct req *r, c
     static __thread struct fields guard_fields;
     struct fields *fs = &guard_fields;
     fs->n = 0;
-    fs->overflow = fs->folded = 0;
+    fs->overflow = fs->folded = fs->nul = 0;
     char why[80];
     fs->layout_known = strcmp(MHD_get_version(), "0.9.75") == 0;
+    /* The request line: method NUL target NUL version; the version follows the target's
+     * NUL unless a raw NUL cut the target short. Only where the version lies in the read
+     * buffer just after the target (a line without a version has a static ""). */
+    fs->prev_end = NULL;
+    uintptr_t vaddr = (uintptr_t)version;
+    if (fs->layout_known && version && r->raw_target && vaddr > r->raw_target && vaddr - r->raw_target <= 65536) {
+        if (vaddr != r->raw_target + r->raw_target_len + 1) {
+            *out = refuse(l, conn, 400, "a NUL byte in the request target");
+            return 1;
+        }
+        fs->prev_end = version + strlen(version);
+    }
     MHD_get_connection_values_n(conn, MHD_HEADER_KIND, collect, fs);
+    /* the last header line: its terminator, then the empty line's (NULs too) */
+    if (fs->layout_known && fs->n && !fs->folded && fs->prev_end && fs->prev_end[0] == 0 && fs->prev_end[1] != 0 &&
+        fs->prev_end[1] != '\r' && fs->prev_end[1] != '\n')
+        fs->nul = 1;
     enum http_strict_result v = HTTP_STRICT_BAD_REQUEST;
     if (fs->overflow)
         snprintf(why, sizeof why, "more than %d header lines", GUARD_MAX_FIELDS);
+    else if (fs->nul)
+        snprintf(why, sizeof why, "a NUL byte in a header line");
     else if (fs->folded)
         snprintf(why, sizeof why, "header line folded onto the next (obs-fold)");
     else
         v = http_strict_check_fields(fs->f, fs->n, is_http11(version), why, sizeof why);
     if (v == HTTP_STRICT_OK)
         return 0;
-    *out = refuse(l, conn, http_strict_status(v), why);
+    /* too many lines is a size limit, answered as libmicrohttpd answers a full pool */
+    *out = refuse(l, conn, fs->overflow ? 431 : http_strict_status(v), why);
     return 1;
 }

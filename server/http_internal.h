@@ -45,6 +45,8 @@ struct req {
     int begun;              /* http_access has seen the request */
     unsigned target_status; /* 400 if the raw target failed http_strict_check_target */
     char target_why[80];
+    uintptr_t raw_target;   /* where the raw target lay in libmicrohttpd's read buffer, */
+    size_t raw_target_len;  /* and its length up to the first NUL (http_guard.c) */
     /* http_log.c: the access-log line's fields, copied when the request arrives */
     double log_wall, log_t0;
     char *log_target, *log_path, *log_method, *log_version, *log_ua, *log_referer;
@@ -196,5 +198,9 @@ json_t *http_listener_json(struct listener *l);
 
 /* The strong ETag of a file (quoted), from seed, region and size: stable across restarts. */
 void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size_t len);
+/* How a whole file of SIZE bytes leaves on a plain-HTTP listener, as body_response chooses
+ * it: "buffer" (empty or up to 64 KiB, with the headers), "iovec" (repeating the region),
+ * "sendfile", or "pread" (a libmicrohttpd without sendfile). A static string. */
+const char *http_file_send_path(const struct server *s, uint64_t size);
 
 #endif

@@ -191,7 +191,7 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         int repeats = f->size > region;
         json_array_append_new(files, json_pack("{s:s, s:I, s:s, s:b, s:s, s:o}", "path", f->path,
                                                "size", (json_int_t)f->size, "etag", etag,
-                                               "repeats_region", repeats, "send_path", repeats ? "iovec" : "sendfile",
+                                               "repeats_region", repeats, "send_path", http_file_send_path(s, f->size),
                                                "sha256", digest_cached(s->digest, f->size, hex)
                                                              ? json_string(hex) : json_null()));
     }

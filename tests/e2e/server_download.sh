@@ -56,6 +56,10 @@ check_eq "1000-byte file is the region's first 1000 bytes" "$(head -c 1000 "$T_T
   "$(curl -s "$BASE/small/1000.bin" | sha256sum)"
 check_eq "empty file: 200 and 0 bytes" "200 0" "$(curl -s -o /dev/null -w '%{http_code} %{size_download}' "$BASE/empty.dat")"
 check_eq "empty file sha256" "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" "$(sha_of "$BASE/empty.dat")"
+check_eq "/status: a file of 64 KiB or less is sent as a buffer with its headers (and an empty one)" "buffer buffer" \
+  "$(curl -s "$BASE/status" | jq -r '[.files[] | select(.path=="/small/1000.bin" or .path=="/empty.dat") | .send_path] | join(" ")')"
+tid=$(curl -s -D - -o /dev/null "$BASE/small/1000.bin" | tr -d '\r' | awk -F': ' 'tolower($1)=="x-debit-transfer"{print $2}')
+check_eq "... as its transfer record says" buffer "$(curl -s "$BASE/transfers/$tid" | jq -r .send_path)"
 check_eq "bytes are incompressible (gzip saves < 1%)" 1 \
   "$(awk -v a="$(gzip -c "$T_TMP/c.dat" | wc -c)" 'BEGIN{print (a > 0.99 * 16777216) ? 1 : 0}')"
 srv_stop

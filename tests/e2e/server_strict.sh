@@ -41,6 +41,10 @@ CASES=(
   "tab before a colon|400 close 1|GET /files/hello.txt HTTP/1.1\r\n${H}Content-Length\t: 5\r\n\r\nhello${NEXT}"
   "invalid character in a header name|400 close 1|GET /files/hello.txt HTTP/1.1\r\n${H}X(y): 1\r\n\r\n${NEXT}"
   "control character in a header value|400 close 1|GET /files/hello.txt HTTP/1.1\r\n${H}X-A: a\x01b\r\n\r\n${NEXT}"
+  "raw NUL in a header value|400 close 1|GET /files/hello.txt HTTP/1.1\r\n${H}X-A: a\x00b\r\nX-B: c\r\n\r\n${NEXT}"
+  "raw NUL in the last header value|400 close 1|GET /files/hello.txt HTTP/1.1\r\n${H}X-A: a\x00b\r\n\r\n${NEXT}"
+  "raw NUL in Host|400 close 1|GET /files/hello.txt HTTP/1.1\r\nHost: t\x00u\r\n\r\n${NEXT}"
+  "raw NUL after the version|400 close 1|GET /files/hello.txt HTTP/1.1\x00x\r\n${H}\r\n${NEXT}"
   "Host folded onto a second line (obs-fold)|400 close 1|GET /files/hello.txt HTTP/1.1\r\nHost: t\r\n u\r\n\r\n${NEXT}"
   "another header folded (obs-fold)|400 close 1|GET /files/hello.txt HTTP/1.1\r\n${H}X-A: a\r\n b\r\n\r\n${NEXT}"
   "HTTP/1.1 without Host|400 close 1|GET /files/hello.txt HTTP/1.1\r\n\r\n${NEXT}"
@@ -48,6 +52,8 @@ CASES=(
   "Host with a slash|400 close 1|GET /files/hello.txt HTTP/1.1\r\nHost: a/b\r\n\r\n${NEXT}"
   "space in the target|400 close 1|GET /files/hello.txt x HTTP/1.1\r\n${H}\r\n${NEXT}"
   "control character in the target|400 close 1|GET /files/hel\x01lo.txt HTTP/1.1\r\n${H}\r\n${NEXT}"
+  "raw NUL in the target|400 close 1|GET /files/hello.txt\x00/../../etc/passwd HTTP/1.1\r\n${H}\r\n${NEXT}"
+  "raw NUL in the target, a version after it|400 close 1|GET /files/hello.txt\x00HTTP/1.1 HTTP/1.1\r\n${H}\r\n${NEXT}"
   "encoded NUL in the path|400 close 1|GET /files/hello.txt%00.html HTTP/1.1\r\n${H}\r\n${NEXT}"
   "encoded NUL in the query|400 close 1|GET /files/hello.txt?a=%00 HTTP/1.1\r\n${H}\r\n${NEXT}"
   "encoded slash in the path|400 close 1|GET /files%2Fhello.txt HTTP/1.1\r\n${H}\r\n${NEXT}"
@@ -68,6 +74,16 @@ for c in "${CASES[@]}"; do
   NGX[$name]="$ncode $nconn $nn ${njunk:-0}|$code $conn $n ${junk:-0}|$layer"
   check_match "$name: then a new connection is served" '^200 close 1 ' "$(send "$DEBITD_PORT" "$OK")"
 done
+MANY=$(for i in $(seq 257); do printf 'X%d: a\\r\\n' "$i"; done)
+check_eq "257 header lines: 431 (a size limit), closed" "431 close 1" \
+  "$(send "$DEBITD_PORT" "GET /files/hello.txt HTTP/1.1\r\n${H}${MANY}\r\n${NEXT}" | cut -d' ' -f1-3)"
+MANY=$(for i in $(seq 200); do printf 'X%d: a\\r\\n' "$i"; done)
+check_eq "200 header lines (with Host): 200, as nginx" "200 open 2" \
+  "$(send "$DEBITD_PORT" "GET /files/hello.txt HTTP/1.1\r\n${H}${MANY}\r\n${NEXT}" | cut -d' ' -f1-3)"
+check_eq "trailing blanks in header values and a bare-LF line are not taken for NULs: 200, kept open" "200 open 2" \
+  "$(send "$DEBITD_PORT" "GET /files/hello.txt HTTP/1.1\nHost: t\nX-A: a \t\r\nX-B: b\n\r\n${NEXT}" | cut -d' ' -f1-3)"
+check_eq "a POST body right after the headers is not taken for a NUL's hidden bytes: 405, kept open" "405 open 2" \
+  "$(send "$DEBITD_PORT" "POST /files/hello.txt HTTP/1.1\r\n${H}Content-Length: 5\r\n\r\nhello${NEXT}" | cut -d' ' -f1-3)"
 check_eq "a good request is answered 200 and kept open" "200 open 2" \
   "$(send "$DEBITD_PORT" "GET /files/hello.txt HTTP/1.1\r\n${H}\r\n${NEXT}" | cut -d' ' -f1-3)"
 raw() { # REQUEST (printf format): the whole answer, CRs dropped, lines joined by spaces
