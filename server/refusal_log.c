@@ -11,7 +11,7 @@
 #include "err.h"
 
 static const char *const names[REFUSAL_N] = {"header_timeout", "body_min_rate", "limit", "incomplete_request",
-                                              "tls_handshake"};
+                                              "tls_handshake", "malformed_request"};
 
 const char *refusal_reason_name(enum refusal_reason reason)
 {
@@ -153,6 +153,13 @@ enum refusal_reason refusal_classify_mhd(const char *msg)
         {"Socket has been disconnected when reading request", REFUSAL_INCOMPLETE},
         {"Connection socket is closed when reading request", REFUSAL_INCOMPLETE},
         {"Error: received handshake message out of context", REFUSAL_TLS}, /* connection_https.c */
+        /* a client's malformed request, answered by libmicrohttpd before any callback */
+        {"Error processing request (HTTP response code is", REFUSAL_MALFORMED},
+        {"Failed to parse `Content-Length' header", REFUSAL_MALFORMED},
+        {"Too large value of 'Content-Length' header", REFUSAL_MALFORMED},
+        {"Received HTTP/1.1 request without `Host' header", REFUSAL_MALFORMED},
+        {"Not enough memory in pool to parse cookies", REFUSAL_MALFORMED},
+        {"Not enough memory in pool to allocate header record", REFUSAL_MALFORMED},
     };
     for (size_t i = 0; i < ARRAY_SIZE(known); i++)
         if (strncmp(msg, known[i].prefix, strlen(known[i].prefix)) == 0)

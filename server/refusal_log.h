@@ -23,6 +23,8 @@ enum refusal_reason {
     REFUSAL_INCOMPLETE,         /* libmicrohttpd: the connection ended mid-request */
     REFUSAL_TLS,                /* libmicrohttpd: a TLS handshake failed (plain HTTP or a scanner
                                    on an HTTPS port, no common version or cipher) */
+    REFUSAL_MALFORMED,          /* libmicrohttpd answered a malformed request itself (400, 413,
+                                   414, 431, 505): any client can send one per connection */
     REFUSAL_N
 };
 
@@ -59,7 +61,8 @@ int refusal_log_flush(struct refusal_log *rl, int64_t now_ms, int force, char *b
 /* Events of REASON since init. */
 uint64_t refusal_log_total(struct refusal_log *rl, enum refusal_reason reason);
 
-/* "header_timeout", "body_min_rate", "limit", "incomplete_request", "tls_handshake". */
+/* "header_timeout", "body_min_rate", "limit", "incomplete_request", "tls_handshake",
+ * "malformed_request". */
 const char *refusal_reason_name(enum refusal_reason reason);
 
 /* The reason a libmicrohttpd log message stands for when it is one of the messages that

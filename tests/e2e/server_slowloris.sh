@@ -174,7 +174,7 @@ check_cmp "/status counters.refusals.header_timeout counts both attacks' deadlin
 check_cmp "/status counters.refusals.limit counts the per-address refusals" \
   "$(jq '.counters.refusals.limit' "$T_TMP/status.json")" ">" 0
 check_eq "/status counters.refusals has one member per reason" \
-  "body_min_rate header_timeout incomplete_request limit tls_handshake" "$(jq -r '.counters.refusals | keys | join(" ")' "$T_TMP/status.json")"
+  "body_min_rate header_timeout incomplete_request limit malformed_request tls_handshake" "$(jq -r '.counters.refusals | keys | join(" ")' "$T_TMP/status.json")"
 
 # the log: summary lines, never a line per connection
 stop_pid "$DEBITD_PID"

@@ -84,6 +84,13 @@ check_eq "trailing blanks in header values and a bare-LF line are not taken for 
   "$(send "$DEBITD_PORT" "GET /files/hello.txt HTTP/1.1\nHost: t\nX-A: a \t\r\nX-B: b\n\r\n${NEXT}" | cut -d' ' -f1-3)"
 check_eq "a POST body right after the headers is not taken for a NUL's hidden bytes: 405, kept open" "405 open 2" \
   "$(send "$DEBITD_PORT" "POST /files/hello.txt HTTP/1.1\r\n${H}Content-Length: 5\r\n\r\nhello${NEXT}" | cut -d' ' -f1-3)"
+# libmicrohttpd's own refusals are counted, not logged one line each (any client can send them)
+m0=$(curl -s "http://127.0.0.1:$DEBITD_PORT/status" | jq .counters.refusals.malformed_request)
+w0=$(grep -c 'libmicrohttpd: Error processing request' "$T_TMP/debitd.log")
+for i in $(seq 20); do send "$DEBITD_PORT" "GET /files/hello.txt HTTP/9.9\r\n${H}\r\n" >/dev/null; done
+check_eq "20 requests libmicrohttpd answers itself (505): counted in /status counters.refusals.malformed_request" 20 \
+  "$(( $(curl -s "http://127.0.0.1:$DEBITD_PORT/status" | jq .counters.refusals.malformed_request) - m0 ))"
+check_eq "... and not one log line each" "$w0" "$(grep -c 'libmicrohttpd: Error processing request' "$T_TMP/debitd.log")"
 check_eq "a good request is answered 200 and kept open" "200 open 2" \
   "$(send "$DEBITD_PORT" "GET /files/hello.txt HTTP/1.1\r\n${H}\r\n${NEXT}" | cut -d' ' -f1-3)"
 raw() { # REQUEST (printf format): the whole answer, CRs dropped, lines joined by spaces

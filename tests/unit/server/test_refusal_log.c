@@ -92,6 +92,13 @@ static void test_classify(void **state)
         {"Socket has been disconnected when reading request.", REFUSAL_INCOMPLETE},
         {"Connection socket is closed when reading request due to the error: ECONNRESET", REFUSAL_INCOMPLETE},
         {"Error: received handshake message out of context.", REFUSAL_TLS},
+        {"Error processing request (HTTP response code is 505 ('<html>...</html>')). Closing connection.",
+         REFUSAL_MALFORMED},
+        {"Failed to parse `Content-Length' header. Closing connection.", REFUSAL_MALFORMED},
+        {"Too large value of 'Content-Length' header. Closing connection.", REFUSAL_MALFORMED},
+        {"Received HTTP/1.1 request without `Host' header.", REFUSAL_MALFORMED},
+        {"Not enough memory in pool to allocate header record!", REFUSAL_MALFORMED},
+        {"Application used invalid status code for 'upgrade' response!", REFUSAL_N},
         {"Failed to bind to port 80: Address already in use", REFUSAL_N},
         {"", REFUSAL_N},
     };
@@ -99,6 +106,7 @@ static void test_classify(void **state)
         if (refusal_classify_mhd(rows[i].msg) != rows[i].want)
             fail_msg("\"%s\": got %d, want %d", rows[i].msg, refusal_classify_mhd(rows[i].msg), rows[i].want);
     assert_string_equal(refusal_reason_name(REFUSAL_BODY_RATE), "body_min_rate");
+    assert_string_equal(refusal_reason_name(REFUSAL_MALFORMED), "malformed_request");
     assert_string_equal(refusal_reason_name(REFUSAL_N), "?");
 }
 
