@@ -26,11 +26,12 @@ void scenario_lab_clear(struct scenario_lab *l)
 
 const char *scenario_value_text(const config_setting_t *m, char *buf, size_t len)
 {
-    switch (config_setting_type(m)) {
-    case CONFIG_TYPE_INT:
-    case CONFIG_TYPE_INT64:
-        snprintf(buf, len, "%lld", config_setting_get_int64(m));
+    long long v;
+    if (cfg_int_value(m, &v)) {
+        snprintf(buf, len, "%lld", v);
         return buf;
+    }
+    switch (config_setting_type(m)) {
     case CONFIG_TYPE_FLOAT:
         snprintf(buf, len, "%.6f", config_setting_get_float(m));
         return buf;

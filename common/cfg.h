@@ -9,7 +9,15 @@
 #include <stdint.h>
 
 /* Read FILE into cfg (initialised by the caller). An action: 0, or -1 with a file:line
- * error. */
+ * error. FILE is read once (a pipe works) and parsed from memory; cfg_load owns the hooks
+ * of cfg (the root's holds FILE's name for the messages; config_destroy frees it).
+ *
+ * Every integer literal must keep its value: libconfig 1.5 keeps a bare integer in 32
+ * bits without a word (4294967296 reads as 0) and saturates beyond 64 bits with L, so a
+ * setting whose value is not its literal's fails here, e.g. "FILE:LINE: files[0].size:
+ * 4294967296 does not fit a libconfig integer (32 bits): write it with the L suffix
+ * (4294967296L) or, for a size, as a string ("4GiB")". After a successful load, every
+ * CONFIG_TYPE_INT or CONFIG_TYPE_INT64 setting holds the value its file wrote. */
 int cfg_load(config_t *cfg, const char *path, char *err, size_t errlen);
 
 /* Full dotted path of a setting, e.g. "listen[1].tcp.congestion", into buf. */
@@ -27,6 +35,11 @@ int cfg_error_prefix(char *err, size_t errlen, const config_setting_t *s);
 /* Fail on any member of group whose name is not in allowed (NULL-terminated), and on a
  * name given twice. Returns 0 or -1. */
 int cfg_check_keys(const config_setting_t *group, const char *const *allowed, char *err, size_t errlen);
+
+/* The value of an integer setting (CONFIG_TYPE_INT or CONFIG_TYPE_INT64, read by its
+ * type), the one way this code base reads a libconfig integer: 1 with *out set, 0 when s
+ * is NULL or holds something else (out untouched). */
+int cfg_int_value(const config_setting_t *s, long long *out);
 
 /* Getters are lookups (err.h): 1 when the member exists and is valid, 0 when it is absent
  * (out and err untouched: not an error), -1 on a wrong type or value (err filled). */

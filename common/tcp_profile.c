@@ -166,7 +166,8 @@ static int cfg_member(const config_setting_t *group, const char *name,
         break;
     case CONFIG_TYPE_INT:
     case CONFIG_TYPE_INT64: {
-        long long v = config_setting_get_int64(s);
+        long long v = 0;
+        cfg_int_value(s, &v);
         if (v < 0)
             return cfg_error(err, errlen, s, "%lld is negative", v);
         snprintf(text, sizeof text, "%lld", v);

@@ -171,9 +171,10 @@ static int parse_limits(struct config *c, const config_setting_t *g, char *err, 
     const config_setting_t *rate = config_setting_get_member(g, "body_min_rate");
     if (rate) {
         char text[64];
+        long long zero;
         if (config_setting_type(rate) == CONFIG_TYPE_STRING)
             snprintf(text, sizeof text, "%s", config_setting_get_string(rate));
-        else if (config_setting_type(rate) == CONFIG_TYPE_INT && config_setting_get_int(rate) == 0)
+        else if (cfg_int_value(rate, &zero) && zero == 0)
             snprintf(text, sizeof text, "0");
         else
             return cfg_error(err, errlen, rate, "expected a string such as \"1kB/s\", or 0 for no floor");

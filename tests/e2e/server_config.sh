@@ -53,6 +53,18 @@ bad 'user = "nobody";\ngroup = "nosuchgroup-x";' '2: group: group "nosuchgroup-x
 bad 'user = 65534;' '1: user: expected a string'
 bad 'user = "../etc";' '1: user: "\.\./etc" is not a valid user name'
 bad 'seccomp = "maybe";' '1: seccomp: unknown mode "maybe" \(expected eperm, kill, log or off\)'
+# libconfig 1.5 keeps a bare integer in 32 bits without a word (4294967296 reads as 0,
+# 4294986497 as port 19201): refused with the literal, not served as an empty file or a
+# port nobody asked for; the same values with L or as a string are taken as written
+bad 'files = ( { path = "/a.dat"; size = 4294967296; } );' '1: files\[0\]\.size: 4294967296 does not fit a libconfig integer \(32 bits\): write it with the L suffix \(4294967296L\) or, for a size, as a string \("4GiB"\)'
+bad 'files = ( { path = "/a.dat";\n size = 10737418240; } );' '2: files\[0\]\.size: 10737418240 does not fit a libconfig integer \(32 bits\): write it with the L suffix \(10737418240L\) or, for a size, as a string \("10GiB"\)'
+bad 'listen = ( { address = "127.0.0.1"; port = 4294986497; } );' '1: listen\[0\]\.port: 4294986497 does not fit a libconfig integer \(32 bits\): write it with the L suffix \(4294986497L\)$'
+bad 'listen = ( { address = "127.0.0.1"; port = 4294986497L; } );' '1: listen\[0\]\.port: 4294986497 is out of range \[1, 65535\]'
+bad 'limits = { per_ip = 0; idle_timeout = 4294967326; };' '1: limits\.idle_timeout: 4294967326 does not fit a libconfig integer'
+bad 'seed = 9223372036854775808L;' '1: seed: 9223372036854775808L does not fit a 64-bit integer'
+printf 'files = ( { path = "/a.dat"; size = 4294967296L; }, { path = "/b.dat"; size = "4GiB"; } );\n' >"$T_TMP/big.conf"
+check_match "a size of 4294967296L and \"4GiB\" are 4 GiB" '/a\.dat"; size = "4GiB"; \},? # 4294967296 bytes.*/b\.dat"; size = "4GiB"; \} # 4294967296 bytes' \
+  "$("$DEBITD" -t -c "$T_TMP/big.conf" 2>&1 | tr '\n' ' ')"
 
 "$DEBITD" -t -c "$T_TMP/none.conf" >"$T_TMP/out" 2>&1; rc=$?
 check_eq "missing file: exit 2" 2 "$rc"
