@@ -1,10 +1,12 @@
 /* libFuzzer harness for server/range.c: HTTP Range and If-Range of a request, as a client
  * sends them. Input: 8 bytes of resource size (little endian), then the Range header value;
- * the If-Range checks take the same text against an ETag and a date cut from it.
+ * the If-Range checks take the same text against an ETag and a date cut from it, and so do
+ * the preconditions (server/conditional.c: the HTTP-date parser, the entity-tag lists).
  * Invariant: a single range is inside the resource, first <= last. */
 #include <stdint.h>
 #include <string.h>
 
+#include "conditional.h"
 #include "fuzzlib.h"
 #include "range.h"
 
@@ -31,6 +33,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int ok = range_if_range_ok(hdr, etag, hdr + half);
         FUZZ_CHECK(ok == 0 || ok == 1);
         FUZZ_CHECK(range_if_range_ok(NULL, etag, hdr) == 1);
+        const struct cond_headers ch[] = {{hdr, NULL, NULL, NULL}, {NULL, hdr, NULL, NULL},
+                                          {NULL, NULL, hdr, NULL}, {NULL, NULL, NULL, hdr}, {hdr, hdr, hdr, hdr}};
+        for (size_t i = 0; i < sizeof ch / sizeof ch[0]; i++) {
+            enum cond_result c = cond_evaluate(&ch[i], etag, hdr + half);
+            FUZZ_CHECK(c == COND_PASS || c == COND_NOT_MODIFIED || c == COND_PRECONDITION_FAILED);
+        }
+        time_t t;
+        FUZZ_CHECK(cond_parse_date(hdr, &t) == 0 || cond_parse_date(hdr, &t) == -1);
         free(etag);
     }
     free(hdr);

@@ -1,5 +1,6 @@
 /* http_files: file bodies (sendfile from a dup()ed memfd, or an iovec over the mapped region
- * when a file repeats it), Range/If-Range, and the .sha256 answers. */
+ * when a file repeats it), preconditions (304/412, conditional.h), Range/If-Range, and the
+ * .sha256 answers. */
 #include "http_internal.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "conditional.h"
 #include "log.h"
 #include "nopush.h"
 #include "range.h"
@@ -139,6 +141,36 @@ static size_t small_signature(const struct file_head *h, const unsigned char *bo
     return http_file_head_sig(h, extra, sig, siglen);
 }
 
+/* A 304's body reader: never called, libmicrohttpd sends no body with a 304 (its write
+ * position starts at the end). Were it ever called, the connection would be closed rather
+ * than bytes sent where none belong. */
+static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)cls;
+    (void)pos;
+    (void)buf;
+    (void)max;
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+/* 304 Not Modified for F: the headers its 200 would carry that describe it (validators,
+ * Cache-Control, the X-Debit-* ones: RFC 9110 15.4.5), no body, no transfer record,
+ * nothing charged to the quota, never kept for reuse. libmicrohttpd 0.9.75 writes a
+ * Content-Length into every 304, from the response's size, and can leave it out only by
+ * closing the connection; RFC 9110 8.6 allows no other value there than the 200's, so the
+ * response has the file's size (a "Content-Length: 0" would be false) and no body. */
+static enum MHD_Result not_modified(struct listener *l, struct MHD_Connection *conn, const struct file_cfg *f,
+                                    const char *etag)
+{
+    struct MHD_Response *resp = MHD_create_response_from_callback(f->size, 64, no_body, NULL, NULL);
+    if (!resp)
+        return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    struct file_head h;
+    http_file_head(l, conn, etag, &h);
+    http_file_head_add(&h, resp, 1);
+    return http_reply(l, conn, 304, resp);
+}
+
 static int conn_socket(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -151,6 +183,22 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     struct server *s = l->srv;
     char etag[96], cr[96];
     http_etag(s, f, etag, sizeof etag);
+    /* Preconditions first (RFC 9110 13.2.2): before Range, the quota and the reuse table,
+     * so that a 304 or 412 is never charged, recorded, kept or taken from the table. A
+     * request without them (the common one) pays four header lookups. */
+    struct cond_headers ch = {
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_MATCH),
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH),
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_MODIFIED_SINCE),
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_UNMODIFIED_SINCE),
+    };
+    if (ch.if_match || ch.if_none_match || ch.if_modified_since || ch.if_unmodified_since) {
+        enum cond_result c = cond_evaluate(&ch, etag, s->last_modified);
+        if (c == COND_PRECONDITION_FAILED)
+            return http_reply_text(l, conn, 412, NULL, NULL);
+        if (c == COND_NOT_MODIFIED)
+            return not_modified(l, conn, f, etag);
+    }
     const char *range_h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
     const char *if_range = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
     struct range rg = {0, 0};
@@ -206,7 +254,7 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
             send_path = "tls";
         if (!resp)
             return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-        http_file_head_add(&h, resp);
+        http_file_head_add(&h, resp, 0);
         if (status == 206) {
             snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)rg.first,
                      (unsigned long long)rg.last, (unsigned long long)f->size);

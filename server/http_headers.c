@@ -190,12 +190,16 @@ void http_file_head(struct listener *l, struct MHD_Connection *conn, const char 
     tls_conn_describe(conn, h->tls, sizeof h->tls);
 }
 
-void http_file_head_add(const struct file_head *h, struct MHD_Response *resp)
+void http_file_head_add(const struct file_head *h, struct MHD_Response *resp, int not_modified)
 {
     http_headers_common(resp);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+    /* a 304 says nothing about a body it does not carry (RFC 9110 15.4.5; nginx drops
+     * these two as well) */
+    if (!not_modified)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store, no-transform");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
+    if (!not_modified)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, h->etag);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, h->last_modified);
     if (h->offload[0]) {

@@ -82,8 +82,8 @@ struct file_head {
 };
 /* Fill H for a response of L to CONN with ETAG (borrowed: it must outlive H's use). */
 void http_file_head(struct listener *l, struct MHD_Connection *conn, const char *etag, struct file_head *h);
-/* Add H's headers to RESP. */
-void http_file_head_add(const struct file_head *h, struct MHD_Response *resp);
+/* Add H's headers to RESP; NOT_MODIFIED (a 304): without Content-Type and Accept-Ranges. */
+void http_file_head_add(const struct file_head *h, struct MHD_Response *resp, int not_modified);
 /* H's values and EXTRA (what else decides the response) as one byte string in BUF: two
  * responses with equal strings carry the same headers. Returns its length, 0 if LEN is too
  * short. */

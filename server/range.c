@@ -1,6 +1,8 @@
 /* range: see range.h. */
 #include "range.h"
 
+#include "conditional.h"
+
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
@@ -124,5 +126,8 @@ int range_if_range_ok(const char *if_range, const char *etag, const char *last_m
         return 0;
     if (p[0] == '"')
         return etag && strlen(etag) == n && memcmp(p, etag, n) == 0;
-    return last_modified && strlen(last_modified) == n && memcmp(p, last_modified, n) == 0;
+    /* a date: the same second as Last-Modified in any HTTP-date format, as nginx compares
+     * them (conditional.c holds the one parser) */
+    time_t a, b;
+    return last_modified && cond_parse_date(p, &a) == 0 && cond_parse_date(last_modified, &b) == 0 && a == b;
 }

@@ -1,5 +1,5 @@
 /* range: HTTP Range / If-Range interpretation for one resource of known size
- * (RFC 9110 section 14). Pure functions, no I/O: unit-tested in tests/unit/test_server_range.c. */
+ * (RFC 9110 section 14). Pure functions, no I/O: unit-tested in tests/unit/server/test_range.c. */
 #ifndef DEBITD_RANGE_H
 #define DEBITD_RANGE_H
 
@@ -22,8 +22,9 @@ struct range {
 enum range_kind range_parse(const char *header, uint64_t size, struct range *out);
 
 /* If-Range (RFC 9110 13.1.5): returns 1 when the Range header may be honoured, that is when
- * IF_RANGE is NULL, or equals the strong ETAG exactly, or equals LAST_MODIFIED exactly (an
- * HTTP-date). A weak entity tag never matches. */
+ * IF_RANGE is NULL, or equals the strong ETAG exactly, or is an HTTP-date (any of the three
+ * formats, cond_parse_date) of the same second as LAST_MODIFIED. A weak entity tag never
+ * matches. */
 int range_if_range_ok(const char *if_range, const char *etag, const char *last_modified);
 
 #endif

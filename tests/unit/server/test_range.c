@@ -1,4 +1,5 @@
-/* Unit tests for server/range.c: Range and If-Range interpretation, table-driven. */
+/* Unit tests for server/range.c: Range and If-Range interpretation (dates in the three
+ * HTTP-date formats), table-driven. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -83,6 +84,12 @@ static void test_if_range(void **state)
         {"W/\"1-0-400\"", 0}, /* weak never matches */
         {"Mon, 30 Nov 2026 03:14:29 GMT", 1},
         {"Mon, 30 Nov 2026 03:14:30 GMT", 0},
+        /* the same second in the other two HTTP-date formats (conditional.c's parser) */
+        {"Mon Nov 30 03:14:29 2026", 1},
+        {"Monday, 30-Nov-26 03:14:29 GMT", 1},
+        {"Mon Nov 30 03:14:28 2026", 0},
+        {"Mon, 30 Nov 2026 03:14:29 GMT x", 0}, /* not one date */
+        {"Mon, 30 Nov 2026 03:14:29", 0},
         {"", 0},
         {"garbage", 0},
     };
