@@ -46,6 +46,7 @@ struct file_cfg {
 /* offload = { interface; tso; gso; gro; restore; required; state_file; } */
 struct offload_cfg {
     char *interface;          /* NULL = debitd does not manage offloads */
+    unsigned interface_line;  /* where the file set it (0: not from a file), for messages */
     struct offload_wish wish; /* tso/gso/gro: LEAVE when absent */
     int restore;              /* put the original state back on exit (default true) */
     int required;             /* failure to apply is fatal (default true), else a warning */

@@ -292,6 +292,7 @@ static int parse_offload(struct config *c, const config_setting_t *g, char *err,
         return cfg_error(err, errlen, g, "out of memory");
     free(c->offload.interface);
     c->offload.interface = ifname;
+    c->offload.interface_line = (unsigned)config_setting_source_line(config_setting_get_member(g, "interface"));
     static const char *const feats[] = {"tso", "gso", "gro"};
     for (int i = 0; i < OFFLOAD_SETTABLE; i++) {
         int on;

@@ -143,6 +143,12 @@ int main(int argc, char **argv)
         goto fail;
     log_set_level(cfg.log_level);
     if (check) {
+        /* what a start checks first without privilege: a -t that passes should start */
+        enum offload_ctl_status oc = offload_ctl_check(&cfg, err, sizeof err);
+        if (oc == OFFLOAD_CTL_FAILED)
+            goto fail;
+        if (oc == OFFLOAD_CTL_WARNING)
+            log_warn("%s", err);
         config_print(&cfg, stdout);
         if (!config_path)
             printf("# no -c and no %s: the built-in defaults\n", DEBITD_DEFAULT_CONFIG);

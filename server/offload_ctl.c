@@ -1,6 +1,7 @@
 /* offload_ctl: see offload_ctl.h. */
 #include "offload_ctl.h"
 
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +9,29 @@
 #include "log.h"
 #include "offload.h"
 #include "offload_session.h"
+
+/* ERR (which starts with the interface's name) prefixed with where the file set it */
+static void offload_ctl_where(const struct config *cfg, char *err, size_t errlen)
+{
+    if (cfg->offload.interface_line)
+        err_prefix(err, errlen, "%s:%u: offload.interface", cfg->source, cfg->offload.interface_line);
+    else
+        err_prefix(err, errlen, "%s: offload.interface", cfg->source);
+}
+
+enum offload_ctl_status offload_ctl_check(const struct config *cfg, char *err, size_t errlen)
+{
+    const struct offload_cfg *o = &cfg->offload;
+    if (!o->interface || if_nametoindex(o->interface) != 0)
+        return OFFLOAD_CTL_OK;
+    err_set(err, errlen, "%s: no such network interface (in this network namespace)", o->interface);
+    offload_ctl_where(cfg, err, errlen);
+    if (o->required)
+        return OFFLOAD_CTL_FAILED;
+    size_t n = strnlen(err, errlen);
+    snprintf(err + n, errlen - n, " (a start would continue: offload.required = false)");
+    return OFFLOAD_CTL_WARNING;
+}
 
 enum offload_ctl_status offload_ctl_start(struct offload_ctl *ctl, const struct config *cfg, char *err,
                                           size_t errlen)
@@ -50,7 +74,7 @@ enum offload_ctl_status offload_ctl_start(struct offload_ctl *ctl, const struct 
     if (e != OFFLOAD_OK) {
         offload_session_free(ctl->session);
         ctl->session = NULL;
-        err_prefix(err, errlen, "%s: offload: %s", cfg->source, o->interface);
+        offload_ctl_where(cfg, err, errlen);
         if (o->required)
             return OFFLOAD_CTL_FAILED;
         size_t n = strnlen(err, errlen);
@@ -74,7 +98,7 @@ enum offload_ctl_status offload_ctl_change(struct offload_ctl *ctl, const struct
     struct offload_state before, after;
     enum offload_err e = offload_apply(o->interface, &o->wish, &before, &after, err, errlen);
     if (e != OFFLOAD_OK) {
-        err_prefix(err, errlen, "%s: offload: %s", cfg->source, o->interface);
+        offload_ctl_where(cfg, err, errlen);
         return o->required ? OFFLOAD_CTL_FAILED : OFFLOAD_CTL_WARNING;
     }
     char was[128] = "", now[128] = "";

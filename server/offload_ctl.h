@@ -23,6 +23,9 @@ enum offload_ctl_status {
     OFFLOAD_CTL_FAILED,  /* failed and required: err holds the error */
 };
 
+/* `debitd -t`: whether cfg->offload's interface exists in this network namespace, without
+ * reading or changing it (no privilege needed): what a start would fail on first. */
+enum offload_ctl_status offload_ctl_check(const struct config *cfg, char *err, size_t errlen);
 /* Apply cfg->offload (nothing when no interface is configured). */
 enum offload_ctl_status offload_ctl_start(struct offload_ctl *ctl, const struct config *cfg, char *err,
                                           size_t errlen);

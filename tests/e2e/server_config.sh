@@ -47,6 +47,12 @@ bad 'seed = "one";' '1: seed: expected an integer'
 bad 'threads = 1;\nseed = = 2;' '2: syntax: syntax error'
 bad 'listen = ( { address = "::"; port = 80; tcp = { congestion = "nosuchcc"; }; } );' '1: listen\[0\]\.tcp\.congestion: .*nosuchcc.*available'
 bad 'offload = { tso = false; };' '1: offload: interface is missing'
+# -t fails where a start would: an interface that does not exist (here: in this namespace)
+bad 'threads = 1;\noffload = { interface = "nosuch0"; tso = false; };' '2: offload\.interface: nosuch0: no such network interface \(in this network namespace\)$'
+printf 'offload = { interface = "nosuch0"; tso = false; required = false; };\n' >"$T_TMP/ifopt.conf"
+"$DEBITD" -t -c "$T_TMP/ifopt.conf" >/dev/null 2>"$T_TMP/ifopt.err"
+check_eq "-t, a missing interface with required = false: valid (exit 0), a warning with FILE:LINE" "0 1" \
+  "$? $(grep -c "warn: $T_TMP/ifopt.conf:1: offload.interface: nosuch0: no such network interface (in this network namespace) (a start would continue: offload.required = false)" "$T_TMP/ifopt.err")"
 bad 'offload = { interface = "lo"; tso = "no"; };' '1: offload\.tso: expected true or false'
 bad 'threads = 1;\nuser = "nosuchuser-x";' '2: user: user "nosuchuser-x" does not exist'
 bad 'user = "nobody";\ngroup = "nosuchgroup-x";' '2: group: group "nosuchgroup-x" does not exist'
