@@ -6,6 +6,7 @@
 #include <grp.h>
 #include <libconfig.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,6 +39,15 @@ void config_clear_files(struct config *c)
     free(c->files);
     c->files = NULL;
     c->n_files = 0;
+}
+
+const char *config_place(const struct config *c, unsigned line, char *buf, size_t len)
+{
+    if (line)
+        snprintf(buf, len, "%s:%u", c->source ? c->source : "?", line);
+    else
+        snprintf(buf, len, "%s", c->source ? c->source : "?");
+    return buf;
 }
 
 void config_free(struct config *c)

@@ -80,6 +80,7 @@ struct config {
     unsigned drain_timeout_ms; /* limits.drain_timeout: SIGTERM lets downloads run this long */
     enum log_level log_level;
     char *access_log; /* "-" = stderr, "off", or a file path (appended) */
+    unsigned access_log_line; /* where the file set it (0: not from a file), for messages */
     enum access_format access_format; /* log.access_format: json (default) or combined */
     unsigned transfers_keep; /* ring size of /transfers/ID records */
     /* privacy = { details; public_transfers; } (docs/server.md, "Visitors' privacy") */
@@ -104,6 +105,9 @@ struct config {
 int config_defaults(struct config *c, char *err, size_t errlen);
 /* Release everything *c owns and zero it. */
 void config_free(struct config *c);
+/* "FILE:LINE" for a setting the file set on LINE, "FILE" when LINE is 0 (a default), into
+ * BUF; returns BUF. For messages about a setting found wrong after the file was read. */
+const char *config_place(const struct config *c, unsigned line, char *buf, size_t len);
 
 /* Read FILE over the current settings: the file's listeners and files replace the current
  * ones; other keys override one by one. Returns 0, or -1 with "FILE:LINE: setting: reason". */

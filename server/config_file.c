@@ -231,6 +231,7 @@ static int parse_log(struct config *c, const config_setting_t *g, char *err, siz
             return cfg_error(err, errlen, config_setting_get_member(g, "access"), "out of memory");
         free(c->access_log);
         c->access_log = copy;
+        c->access_log_line = (unsigned)config_setting_source_line(config_setting_get_member(g, "access"));
     }
     if ((r = cfg_get_string(g, "access_format", &s, err, errlen)) < 0)
         return -1;

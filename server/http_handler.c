@@ -176,7 +176,15 @@ static enum MHD_Result route(struct listener *l, struct MHD_Connection *conn, co
         return http_transfer(l, conn, url + strlen(WIRE_TRANSFERS_PATH));
     if (folder)
         return http_index(l, conn, url);
-    /* like a web server's directory: /files -> /files/ */
+    /* like a web server's directory: /files -> /files/, the query kept as sent (as nginx
+     * does), when it is printable ASCII: a Location header carries nothing else */
+    const char *q = r && r->log_target ? strchr(r->log_target, '?') : NULL;
+    for (const char *p = q; p && *p; p++)
+        if (*p <= ' ' || *p > '~')
+            q = NULL;
+    char loc[2200];
+    if (q && (size_t)snprintf(loc, sizeof loc, "%s%s", slash, q) < sizeof loc)
+        return http_reply_text(l, conn, 301, MHD_HTTP_HEADER_LOCATION, loc);
     return http_reply_text(l, conn, 301, MHD_HTTP_HEADER_LOCATION, slash);
 }
 

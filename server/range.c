@@ -14,7 +14,9 @@ static const char *skip_ws(const char *p)
     return p;
 }
 
-/* Digits only (no sign, no space), saturating is not acceptable: overflow = syntax error. */
+/* Digits only (no sign, no space). More than 64 bits of them saturate: such a position is
+ * still valid syntax (1*DIGIT) and lies beyond any file, so a first-pos there is
+ * unsatisfiable (416, as nginx answers) and a last-pos or suffix there clamps to the end. */
 static int parse_u64(const char **pp, uint64_t *out)
 {
     const char *p = *pp;
@@ -23,9 +25,7 @@ static int parse_u64(const char **pp, uint64_t *out)
     uint64_t v = 0;
     while (isdigit((unsigned char)*p)) {
         unsigned d = (unsigned)(*p - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
+        v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
         p++;
     }
     *pp = p;

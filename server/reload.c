@@ -2,6 +2,7 @@
 #include "reload.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,10 @@ static int check_access_log(const struct config *cfg, char *err, size_t errlen)
     if (!cfg->access_log || strcmp(cfg->access_log, "off") == 0 || strcmp(cfg->access_log, "-") == 0)
         return 0;
     FILE *f = fopen(cfg->access_log, "ae");
+    char where[PATH_MAX + 16];
     if (!f)
-        return err_set(err, errlen, "%s: log.access: cannot open \"%s\": %s", cfg->source, cfg->access_log,
+        return err_set(err, errlen, "%s: log.access: cannot open \"%s\": %s",
+                       config_place(cfg, cfg->access_log_line, where, sizeof where), cfg->access_log,
                        strerror(errno));
     fclose(f);
     return 0;
@@ -117,8 +120,10 @@ static int open_access(const struct config *c, FILE **out, char *err, size_t err
         *out = stderr;
         return 0;
     }
+    char where[PATH_MAX + 16];
     if (!(*out = fopen(c->access_log, "ae")))
-        return err_set(err, errlen, "%s: log.access: cannot open \"%s\": %s", c->source, c->access_log,
+        return err_set(err, errlen, "%s: log.access: cannot open \"%s\": %s",
+                       config_place(c, c->access_log_line, where, sizeof where), c->access_log,
                        strerror(errno));
     return 0;
 }

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,9 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
     } else {
         s->access = fopen(cfg->access_log, "ae");
         if (!s->access) {
-            err_set(err, errlen, "%s: log.access: cannot open \"%s\": %s", cfg->source, cfg->access_log,
+            char where[PATH_MAX + 16];
+            err_set(err, errlen, "%s: log.access: cannot open \"%s\": %s",
+                       config_place(cfg, cfg->access_log_line, where, sizeof where), cfg->access_log,
                     strerror(errno));
             goto fail;
         }

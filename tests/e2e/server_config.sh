@@ -27,7 +27,7 @@ bad 'files = ( { path = "/a.dat"; size = -5; } );' '1: files\[0\]\.size: must no
 bad 'files = ( { path = "a.dat"; size = 5; } );' '1: files\[0\]\.path: "a\.dat" must start with'
 bad 'files = ( { path = "/x/../a.dat"; size = 5; } );' "1: files\\[0\\]\\.path: \"/x/\\.\\./a\\.dat\": empty, '\\.' or '\\.\\.' path segment"
 bad 'files = ( { path = "/a b.dat"; size = 5; } );' '1: files\[0\]\.path: "/a b\.dat": character 0x20 \(a space or control character\) is not allowed'
-bad 'log = { access = "/nonexistent/dir/a.log"; };' ' log\.access: cannot open "/nonexistent/dir/a\.log": No such file or directory'
+bad 'threads = 1;\nlog = { access = "/nonexistent/dir/a.log"; };' '2: log\.access: cannot open "/nonexistent/dir/a\.log": No such file or directory'
 bad 'files = ( { path = "/status"; size = 5; } );' '1: files\[0\]\.path: "/status" is reserved'
 bad 'files = ( { path = "/a"; size = 5; },\n { path = "/a/b"; size = 5; } );' '2: files\[1\]\.path: "/a/b" and "/a": a path cannot be both a file and a folder'
 bad 'files = ( { path = "/a"; size = 5; },\n { path = "/a.sha256"; size = 5; } );' '2: files\[1\]\.path: "/a\.sha256" collides with the checksum of "/a"'

@@ -90,6 +90,10 @@ check_match "/files/ links the subfolder and parent" '<a href="../">../</a>.*' "
 check_match "/files/ lists sub/" '<a href="sub/">sub/</a>' "$files"
 check_match "names are HTML-escaped" 'a&amp;b.bin' "$(curl -s "$BASE/files/sub/")"
 check_eq "/files (no slash): 301 to /files/" "301 /files/" "$(code "$BASE/files") $(hdr "$T_TMP/hh" Location)"
+check_eq "/files?a=1&b=%41 (no slash): 301 to /files/ with the query as sent, as nginx" "301 /files/?a=1&b=%41" \
+  "$(code "$BASE/files?a=1&b=%41") $(hdr "$T_TMP/hh" Location)"
+check_eq "Range beyond 64 bits of digits: 416 (a position past any file), as nginx" "416 bytes */2097152" \
+  "$(code -H 'Range: bytes=99999999999999999999999-' "$BASE/files/2Mio.dat") $(hdr "$T_TMP/hh" Content-Range)"
 check_eq "unknown folder: 404" 404 "$(code "$BASE/nothing/")"
 check_eq "a file path with a slash: 404" 404 "$(code "$BASE/ram/1MiB.dat/")"
 
