@@ -337,6 +337,36 @@ static void print_version(void)
     printf("\n");
 }
 
+/* --jsonl appends: an existing file must be writable, else its directory must take one */
+static int check_jsonl(const char *path, char *err, size_t errlen)
+{
+    if (access(path, F_OK) != 0)
+        return report_check_output(path, err, errlen);
+    if (access(path, W_OK) == 0)
+        return 0;
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return -1;
+}
+
+/* -t: the files a run would write, checked as the run checks them before it starts
+ * (--plot and gnuplot, -o, --jsonl) but without creating any: 0, or 2 with the message
+ * printed. */
+static int check_outputs(const struct settings *s)
+{
+    char err[1024];
+    const char *opt = NULL;
+    if (s->plot && (plot_check(err, sizeof err) != 0 || report_check_output(s->plot, err, sizeof err) != 0))
+        opt = "--plot";
+    else if (s->output && report_check_output(s->output, err, sizeof err) != 0)
+        opt = "--output";
+    else if (s->jsonl && check_jsonl(s->jsonl, err, sizeof err) != 0)
+        opt = "--jsonl";
+    if (!opt)
+        return 0;
+    fprintf(stderr, "debit: %s: %s\n", opt, err);
+    return 2;
+}
+
 /* The command line and what it names: --help, --version and -t end here. Returns the
  * exit status, or -1 when the measurement should run with s (and *scn). */
 static int front_end(int argc, char **argv, struct settings *s, struct scenario **scn)
@@ -359,6 +389,8 @@ static int front_end(int argc, char **argv, struct settings *s, struct scenario 
         break;
     case OPTS_RUN:
         code = load_settings(o, s, scn);
+        if (code == 0 && o->check)
+            code = check_outputs(s);
         if (code == 0 && o->check && s->format == REPORT_JSON)
             code = plan_json_print(stdout, s, *scn) == 0 ? 0 : 1;
         else if (code == 0 && o->check)

@@ -54,6 +54,12 @@ offload: tso=off gso=on on lo
 delay: +10 ms on lo
 downloads: 4 (1 cell x 2 servers x 2 runs)" "$out"
 usage "--plot in a missing folder: before any download" '^debit: --plot: /nonexistent/dir/x\.png: No such file' --plot /nonexistent/dir/x.png http://127.0.0.1:9/
+# -t checks the files a run would write, as the run does, and creates none
+usage "-t --jsonl in a missing folder" '^debit: --jsonl: /nonexistent/dir/x\.jsonl: No such file' -t --jsonl /nonexistent/dir/x.jsonl http://127.0.0.1:9/
+usage "-t -o in a missing folder" '^debit: --output: /nonexistent/dir/x\.json: No such file' -t -o /nonexistent/dir/x.json http://127.0.0.1:9/
+usage "-t --plot in a missing folder" '^debit: --plot: /nonexistent/dir/x\.svg: No such file' -t --plot /nonexistent/dir/x.svg http://127.0.0.1:9/
+"$DEBIT" -t -o "$T_TMP/t-out.json" --jsonl "$T_TMP/t-out.jsonl" http://127.0.0.1:9/ >/dev/null 2>&1
+check_eq "-t with writable -o and --jsonl: exit 0, neither file created" "0 0" "$? $(ls "$T_TMP"/t-out.* 2>/dev/null | wc -l)"
 
 # A run that fails is exit 1, not 2; port 9 (discard) is closed on loopback here.
 port=$(free_port)
