@@ -573,7 +573,8 @@ int main(int argc, char **argv)
         if ((s->output || !s->write_out) &&
             report_write_file(s->output ? s->output : "-", s->format, &rs, &sum, &meta, err, sizeof err) != 0 &&
             (s->output || errno != EPIPE)) {
-            fprintf(stderr, "debit: --output: %s\n", err);
+            /* err says "stdout: ..." when the report went there: no option to name then */
+            fprintf(stderr, s->output ? "debit: --output: %s\n" : "debit: %s\n", err);
             rc = 1;
         }
         if (s->write_out && write_out(s->write_out, &rs, &sum, &meta) != 0)

@@ -259,6 +259,30 @@ static int one_opt(struct client_opts *o, struct settings *scratch, int c, const
     return err_set(err, errlen, "%s: unknown option", name);
 }
 
+/* getopt_long says '?' for "--max" as for "--bogus": an abbreviation that several long
+ * options share is said as such, with them (as GNU tools say it). 1 with ERR filled, else 0. */
+static int ambiguous(const char *arg, char *err, size_t errlen)
+{
+    if (strncmp(arg, "--", 2) != 0)
+        return 0;
+    const char *name = arg + 2;
+    size_t n = strcspn(name, "=");
+    char list[512] = "";
+    size_t len = 0;
+    int k = 0;
+    for (const struct option *o = long_opts; o->name; o++)
+        if (strncmp(o->name, name, n) == 0 && n < strlen(o->name)) {
+            int w = snprintf(list + len, sizeof list - len, "%s--%s", k ? ", " : "", o->name);
+            if (w > 0 && (size_t)w < sizeof list - len)
+                len += (size_t)w;
+            k++;
+        }
+    if (k < 2)
+        return 0;
+    err_set(err, errlen, "--%.*s: ambiguous (%s)", (int)n, name, list);
+    return 1;
+}
+
 static enum opts_result parse_argv(struct client_opts *o, struct settings *scratch, int argc, char **argv, char *err,
                                    size_t errlen)
 {
@@ -278,7 +302,7 @@ static enum opts_result parse_argv(struct client_opts *o, struct settings *scrat
         if (c == '?') {
             if (optopt)
                 err_set(err, errlen, "-%c: unknown option (see --help)", optopt);
-            else
+            else if (ambiguous(argv[optind - 1], err, errlen) == 0)
                 err_set(err, errlen, "%s: unknown option (see --help)", argv[optind - 1]);
             return OPTS_ERROR;
         }

@@ -293,6 +293,7 @@ int settings_set_stall_rate(struct settings *s, const char *value, char *err, si
     if (e != UNITS_OK)
         return units_bad(e, value, "expected a rate such as 1kB/s or 64kbit, 0: only a complete stop", err, errlen);
     s->dl.stall_rate_Bps = bits / 8.0;
+    s->stall_rate_given = 1;
     return 0;
 }
 
@@ -621,6 +622,8 @@ int settings_check(const struct settings *s, char *err, size_t errlen)
         return err_set(err, errlen, "--max-bytes: downloads only (--upload SIZE is the upload's size)");
     if (s->seed_given && s->order != PLAN_ORDER_RANDOM)
         return err_set(err, errlen, "--seed: only meaningful with --order random");
+    if (s->stall_rate_given && s->dl.stall_s <= 0)
+        return err_set(err, errlen, "--stall-rate: only meaningful with --stall SECONDS (the window it is measured over)");
     if ((s->delay_us > 0 || s->loss_ppm > 0) != (s->delay_dev != NULL))
         return err_set(err, errlen, "%s",
                        s->delay_dev ? "--delay-dev: needs --delay or --loss"

@@ -40,6 +40,7 @@ struct settings {
     enum plan_order order;
     uint64_t seed;
     int seed_given;
+    int stall_rate_given; /* --stall-rate or the file's stall_rate: needs a --stall window */
     double pause_s;
     struct dl_options dl; /* its lists and strings (interface, local_address, user_agent) are owned */
     enum report_format format;

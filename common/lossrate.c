@@ -25,6 +25,7 @@ int lossrate_parse(const char *value, uint32_t *ppm, char *err, size_t errlen)
     case UNITS_RANGE:
     case UNITS_OVERFLOW: return err_set(err, errlen, "'%s': above 100%%", value);
     case UNITS_TOO_FINE: return err_set(err, errlen, "'%s': finer than 0.0001%%", value);
+    case UNITS_NEGATIVE: /* caught above, with its own words */
     case UNITS_NOT_NUMBER: break;
     }
     return err_set(err, errlen, "'%s': not a number (" HINT ")", value);

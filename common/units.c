@@ -52,6 +52,7 @@ const char *units_strerror(enum units_err e)
     case UNITS_OVERFLOW: return "too large";
     case UNITS_RANGE: return "out of range";
     case UNITS_TOO_FINE: return "finer than the unit holds";
+    case UNITS_NEGATIVE: return "negative";
     }
     return "unknown error";
 }
@@ -64,6 +65,8 @@ static enum units_err parse_with(const char *s, const struct unit *table, uint64
         return UNITS_EMPTY;
     while (isspace((unsigned char)*s))
         s++;
+    if (*s == '-' && (isdigit((unsigned char)s[1]) || s[1] == '.'))
+        return UNITS_NEGATIVE;
     if (!isdigit((unsigned char)*s))
         return *s ? UNITS_NOT_NUMBER : UNITS_EMPTY;
     errno = 0;
@@ -125,6 +128,8 @@ enum units_err units_parse_uint(const char *s, uint64_t min, uint64_t max, uint6
 {
     if (!s || !*s)
         return UNITS_EMPTY;
+    if (*s == '-' && isdigit((unsigned char)s[1]))
+        return UNITS_NEGATIVE;
     if (!isdigit((unsigned char)*s))
         return UNITS_NOT_NUMBER;
     errno = 0;

@@ -20,6 +20,7 @@ enum units_err {
     UNITS_OVERFLOW,   /* does not fit in 64 bits */
     UNITS_RANGE,      /* outside the caller's [min, max] */
     UNITS_TOO_FINE,   /* more decimals than the unit holds (percentages: 0.0001 %) */
+    UNITS_NEGATIVE,   /* a minus sign before the number: every quantity here is 0 or more */
 };
 
 /* Static, human-readable text for an error code. */

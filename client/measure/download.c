@@ -184,7 +184,7 @@ static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const ch
         return;
     }
     if (x->stalled == XFER_STALL_SLOW) {
-        result_fail(r, RESULT_ERR_STALL, "stall: %llu bytes in %.1f s, below --stall-rate %g B/s (after %llu bytes)",
+        result_fail(r, RESULT_ERR_STALL, "stall: %llu bytes in %.1f s, below --stall-rate %.0f B/s (after %llu bytes)",
                     (unsigned long long)x->stall_window_bytes, x->stall_window_s, o->stall_rate_Bps,
                     (unsigned long long)x->bytes);
         return;

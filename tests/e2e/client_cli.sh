@@ -54,6 +54,11 @@ offload: tso=off gso=on on lo
 delay: +10 ms on lo
 downloads: 4 (1 cell x 2 servers x 2 runs)" "$out"
 usage "--plot in a missing folder: before any download" '^debit: --plot: /nonexistent/dir/x\.png: No such file' --plot /nonexistent/dir/x.png http://127.0.0.1:9/
+usage "--stall-rate without --stall: said, as --seed without --order random" '^debit: --stall-rate: only meaningful with --stall SECONDS' -t --stall-rate 10kB/s http://127.0.0.1:9/
+usage "a negative duration: said negative" "^debit: --pause: '-1': negative \(expected a duration" -t --pause -1 http://127.0.0.1:9/
+usage "a negative size: said negative" "^debit: --max-bytes: '-1': negative \(expected a size" -t --max-bytes -1 http://127.0.0.1:9/
+usage "an abbreviation several options share: said ambiguous, with them" '^debit: --max: ambiguous \(--max-bytes, --max-time\)$' -t --max 5 http://127.0.0.1:9/
+usage "an unknown long option" '^debit: --bogus: unknown option \(see --help\)$' -t --bogus http://127.0.0.1:9/
 # -t checks the files a run would write, as the run does, and creates none
 usage "-t --jsonl in a missing folder" '^debit: --jsonl: /nonexistent/dir/x\.jsonl: No such file' -t --jsonl /nonexistent/dir/x.jsonl http://127.0.0.1:9/
 usage "-t -o in a missing folder" '^debit: --output: /nonexistent/dir/x\.json: No such file' -t -o /nonexistent/dir/x.json http://127.0.0.1:9/

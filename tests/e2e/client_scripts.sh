@@ -87,7 +87,7 @@ check_eq "| head -1: nothing on stderr" "" "$(cat "$T_TMP/h.err")"
 if [ -w /dev/full ]; then
   "$DEBIT" -q -n 1 A="$A" >/dev/full 2>"$T_TMP/full.err"
   check_eq "stdout on /dev/full: exit 1" 1 $?
-  check_match "... with the reason" '^debit: --output: stdout: No space left on device' "$(cat "$T_TMP/full.err")"
+  check_match "... with the reason" '^debit: stdout: No space left on device' "$(cat "$T_TMP/full.err")"
 else
   t_skip "stdout on /dev/full" "no writable /dev/full"
 fi

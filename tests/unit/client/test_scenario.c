@@ -162,7 +162,7 @@ static void test_precedence(void **state)
         {"stall = 3;", {"--stall", "4"}, rb_stall, "0", "3", "4"},
         {"max_time = \"1min\";", {"--max-time", "90"}, rb_max_time, "600", "60", "90"},
         {"max_time = 30;", {"--max-time", "0"}, rb_max_time, "600", "30", "0"},
-        {"stall_rate = \"10kB/s\";", {"--stall-rate", "0"}, rb_stall_rate, "1000", "10000", "0"},
+        {"stall = 5; stall_rate = \"10kB/s\";", {"--stall-rate", "0"}, rb_stall_rate, "1000", "10000", "0"},
         {"bottleneck = \"1Gbit\";", {"--bottleneck", "100Mbit"}, rb_bottleneck, "0", "1e+09", "1e+08"},
         {"timeout = 1.5;", {"--timeout", "2"}, rb_timeout, "0", "1.5", "2"},
         {"max_bytes = 1048576;", {"--max-bytes", "2MiB"}, rb_max_bytes, "0", "1048576", "2097152"},

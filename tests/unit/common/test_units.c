@@ -53,7 +53,9 @@ static void test_sizes(void **state)
         {"20000000TiB", UNITS_OVERFLOW, 0},
         {"", UNITS_EMPTY, 0},
         {"GiB", UNITS_NOT_NUMBER, 0},
-        {"-1", UNITS_NOT_NUMBER, 0},
+        {"-1", UNITS_NEGATIVE, 0},
+        {"-0.5", UNITS_NEGATIVE, 0},
+        {"-x", UNITS_NOT_NUMBER, 0},
         {"1.GiB", UNITS_NOT_NUMBER, 0},
         {"1GiBx", UNITS_BAD_SUFFIX, 0},
         {"1gib", UNITS_BAD_SUFFIX, 0},
@@ -112,6 +114,8 @@ static void test_uint(void **state)
     assert_int_equal(units_parse_uint("65536", 1, 65535, &v), UNITS_RANGE);
     assert_int_equal(units_parse_uint("80x", 1, 65535, &v), UNITS_NOT_NUMBER);
     assert_int_equal(units_parse_uint(" 80", 1, 65535, &v), UNITS_NOT_NUMBER);
+    assert_int_equal(units_parse_uint("-80", 1, 65535, &v), UNITS_NEGATIVE);
+    assert_string_equal(units_strerror(UNITS_NEGATIVE), "negative");
     assert_int_equal(units_parse_uint("", 1, 65535, &v), UNITS_EMPTY);
 }
 
