@@ -14,6 +14,7 @@
 #include "sys.h"
 #include "tcp_info.h"
 #include "tcp_profile.h"
+#include "urlpath.h"
 #include "wire.h"
 
 void http_headers_common(struct MHD_Response *resp)
@@ -223,7 +224,9 @@ static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, co
         /* Answer on the next call: MHD closes the connection after a response queued in the
          * first one (it cannot know whether a body follows). Only the upload sink answers at
          * once, to refuse an announced body that is too large before it is sent. */
-        if (c->upload_path && url && strcmp(url, c->upload_path) == 0 &&
+        char up[512]; /* the sink's path as route() will see it (an upload_path is shorter) */
+        if (c->upload_path && url && urlpath_normalize(url, up, sizeof up) == URLPATH_OK &&
+            strcmp(up, c->upload_path) == 0 &&
             (strcmp(method, MHD_HTTP_METHOD_POST) == 0 || strcmp(method, MHD_HTTP_METHOD_PUT) == 0))
             return in_flight(l, r, http_upload(l, conn, r, upload_data, upload_data_size));
         return MHD_YES;
@@ -234,9 +237,14 @@ static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, co
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (!url || url[0] != '/')
+    /* the path as nginx maps it: absolute-form accepted, "//", "." and ".." resolved */
+    char path[8192];
+    enum urlpath_result ur = url ? urlpath_normalize(url, path, sizeof path) : URLPATH_NOT_PATH;
+    if (ur == URLPATH_TOO_LONG)
+        return http_reply_text(l, conn, 414, NULL, NULL);
+    if (ur != URLPATH_OK)
         return http_reply_text(l, conn, 400, NULL, NULL);
-    return in_flight(l, r, route(l, conn, url, method, r, upload_data, upload_data_size));
+    return in_flight(l, r, route(l, conn, path, method, r, upload_data, upload_data_size));
 }
 
 enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url, const char *method,

@@ -95,6 +95,14 @@ check_eq "/files?a=1&b=%41 (no slash): 301 to /files/ with the query as sent, as
 check_eq "Range beyond 64 bits of digits: 416 (a position past any file), as nginx" "416 bytes */2097152" \
   "$(code -H 'Range: bytes=99999999999999999999999-' "$BASE/files/2Mio.dat") $(hdr "$T_TMP/hh" Content-Range)"
 check_eq "unknown folder: 404" 404 "$(code "$BASE/nothing/")"
+# the path as nginx maps it (curl --path-as-is sends dot segments as they are)
+check_eq "dot segments and repeated slashes resolved, as nginx: 200, the same bytes" "200 200 200 200" \
+  "$(code --path-as-is "$BASE/files/./2Mio.dat") $(code --path-as-is "$BASE/files/sub/../2Mio.dat") $(code --path-as-is "$BASE//files//2Mio.dat") $(code --path-as-is "$BASE/files/%2e%2e/files/2Mio.dat")"
+check_eq "... the file's bytes" "$(curl -s "$BASE/files/2Mio.dat" | sha256sum)" "$(curl -s --path-as-is "$BASE/files/sub/../2Mio.dat" | sha256sum)"
+check_eq "\"..\" above the root: 400, as nginx" "400 400" "$(code --path-as-is "$BASE/../files/2Mio.dat") $(code --path-as-is "$BASE/files/../../x")"
+check_eq "an absolute-form target (RFC 9112 3.2.2: a server MUST accept it): 200" "200 2097152" \
+  "$(code --request-target "http://example.invalid:1/files/2Mio.dat" "$BASE/") $(stat -c %s "$T_TMP/body")"
+check_eq "a raw fragment in the target is cut, as nginx: 200" 200 "$(code --request-target "/files/2Mio.dat#part" "$BASE/")"
 check_eq "a file path with a slash: 404" 404 "$(code "$BASE/ram/1MiB.dat/")"
 
 # /status
