@@ -163,6 +163,46 @@ static void print_path(uint64_t delay_us, uint32_t loss_ppm, const char *dev)
 }
 
 /* -t/--check: what would run, like `nginx -t`, from the settings as validated. */
+/* -t: how each connection is made, one line per setting given (none: nothing printed);
+ * values escaped, as everything debit prints that the user or a server chose */
+static void print_connection(const struct dl_options *o)
+{
+    if (o->ip_version)
+        printf("connection: IPv%d only\n", o->ip_version);
+    if (o->interface)
+        printf("connection: from interface %s\n", o->interface);
+    if (o->local_address)
+        printf("connection: from address %s\n", o->local_address);
+    if (o->connect_timeout_s > 0)
+        printf("connection: connect timeout %g s\n", o->connect_timeout_s);
+    if (o->rcvbuf)
+        printf("connection: receive buffer %llu bytes (SO_RCVBUF)\n", (unsigned long long)o->rcvbuf);
+    for (const struct curl_slist *l = o->resolve; l; l = l->next) {
+        printf("connection: resolve ");
+        escape_fputs(l->data, stdout);
+        printf("\n");
+    }
+    for (const struct curl_slist *l = o->connect_to; l; l = l->next) {
+        printf("connection: connect-to ");
+        escape_fputs(l->data, stdout);
+        printf("\n");
+    }
+    if (o->insecure)
+        printf("connection: TLS certificate not checked (-k)\n");
+    if (o->cacert)
+        printf("connection: TLS trusts the CAs of %s\n", o->cacert);
+    if (o->user_agent) {
+        printf("header: User-Agent: ");
+        escape_fputs(o->user_agent, stdout);
+        printf("\n");
+    }
+    for (const struct curl_slist *l = o->headers; l; l = l->next) {
+        printf("header: ");
+        escape_fputs(l->data, stdout);
+        printf("\n");
+    }
+}
+
 static void print_plan(const struct settings *s, const struct scenario *scn)
 {
     printf("debit: configuration OK%s%s\n", scn ? ": " : "", scn ? scn->path : "");
@@ -227,8 +267,10 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
     }
     if (s->write_out)
         printf("write-out: %s\n", s->write_out);
-    printf("downloads: %zu (%zu cell%s x %zu server%s x %u runs)\n", cells * s->nservers * s->runs, cells,
-           cells == 1 ? "" : "s", s->nservers, s->nservers == 1 ? "" : "s", s->runs);
+    print_connection(&s->dl);
+    printf("%s: %zu (%zu cell%s x %zu server%s x %u runs)\n", s->dl.upload ? "uploads" : "downloads",
+           cells * s->nservers * s->runs, cells, cells == 1 ? "" : "s", s->nservers, s->nservers == 1 ? "" : "s",
+           s->runs);
 }
 
 /* --offload and --delay, applied before the first download. Returns 0, or -1 after

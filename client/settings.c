@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "escape.h"
 #include "lossrate.h"
 #include "units.h"
 #include "writeout.h"
@@ -52,9 +53,13 @@ void settings_free(struct settings *s)
 }
 
 /* "'VALUE': why", the form every setter fails with. */
+/* The value as the user gave it, escaped: a control byte (a line break in -H) must not
+ * reach the terminal raw in an error message. */
 static int bad(char *err, size_t errlen, const char *value, const char *why)
 {
-    return err_set(err, errlen, "'%s': %s", value, why);
+    char v[512];
+    escape_text(v, sizeof v, value);
+    return err_set(err, errlen, "'%s': %s", v, why);
 }
 
 /* Replace an owned string (a setting given twice keeps the last value). */
@@ -70,7 +75,9 @@ static int set_string(char **dst, const char *value, char *err, size_t errlen)
 
 static int units_bad(enum units_err e, const char *value, const char *hint, char *err, size_t errlen)
 {
-    return err_set(err, errlen, "'%s': %s (%s)", value, units_strerror(e), hint);
+    char v[512];
+    escape_text(v, sizeof v, value);
+    return err_set(err, errlen, "'%s': %s (%s)", v, units_strerror(e), hint);
 }
 
 static int parse_seconds(const char *value, int positive, double *out, char *err, size_t errlen)

@@ -30,6 +30,18 @@ int report_format_parse(const char *s, enum report_format *f)
     return -1;
 }
 
+/* the methods line for the directions RS holds */
+static const char *method_note(const struct result_set *rs)
+{
+    int down = 0, up = 0;
+    for (size_t i = 0; rs && i < rs->n; i++)
+        if (rs->runs[i]->upload)
+            up = 1;
+        else
+            down = 1;
+    return summary_method_note(down, up);
+}
+
 static void fmt_num(double v, const char *fmtstr, char *buf, size_t len)
 {
     if (!isfinite(v))
@@ -207,7 +219,7 @@ static void write_table(FILE *out, const struct result_set *rs, const struct sum
                 g->runs_failed, medu, mnu, mxu, c.ss, c.rtt, c.ratio, c.p);
     }
     write_verdicts(out, rs, s, "\nLimited by (" SUMMARY_VERDICT_NOTE "):\n", "  ");
-    fprintf(out, "\nMb/s = 10^6 bit/s. Method: %s.\n", summary_method_note());
+    fprintf(out, "\nMb/s = 10^6 bit/s. Method: %s.\n", method_note(rs));
     write_footnotes(out, s, "");
     write_server_configs(out, rs, "Servers, as they reported themselves (X-Debit-* headers):\n", "  ");
     if (m && m->nnotes) {
@@ -270,7 +282,7 @@ static void write_markdown(FILE *out, const struct result_set *rs, const struct 
                 c.med, c.mn, c.mx, c.ss, c.rtt, c.ratio, c.p);
     }
     write_verdicts(out, rs, s, "\nLimited by (" SUMMARY_VERDICT_NOTE "):\n\n", "- ");
-    fprintf(out, "\nMethod: %s.\n", summary_method_note());
+    fprintf(out, "\nMethod: %s.\n", method_note(rs));
     write_footnotes(out, s, "\n");
     write_server_configs(out, rs, "\nServers, as they reported themselves (X-Debit-* headers):\n\n", "- ");
     if (m && m->nnotes) {
@@ -370,7 +382,7 @@ json_t *report_to_json(const struct result_set *rs, const struct summary *s, con
             json_object_update(o, m->extra);
     }
     json_object_set_new(o, "unit", json_string("Mb/s = 10^6 bit/s"));
-    json_object_set_new(o, "method", json_string(summary_method_note()));
+    json_object_set_new(o, "method", json_string(method_note(rs)));
     json_object_set_new(o, "runs", runs);
     json_object_set_new(o, "summary", summary_to_json(s));
     return o;

@@ -227,13 +227,22 @@ const char *summary_footnotes(const struct summary *s, char *buf, size_t len)
     return buf;
 }
 
-const char *summary_method_note(void)
+#define METHOD_DOWN "avg = body bytes / (last byte - end of headers), as wget"
+#define METHOD_UP "upload avg = body bytes / (the server's response - the first body byte sent)"
+#define METHOD_REST                                                                                          \
+    "; median of successful runs; "                                                                          \
+    "ratio = median / first server's median, 95% CI by percentile bootstrap "                                \
+    "(10000 resamples, seed 1); p = two-sided Mann-Whitney U (exact without ties for n <= 50, "              \
+    "else normal approximation with tie and continuity correction); "                                        \
+    "slow start = first 100 ms interval reaching 90% of the run's peak"
+
+const char *summary_method_note(int downloads, int uploads)
 {
-    return "avg = body bytes / (last byte - end of headers), as wget; median of successful runs; "
-           "ratio = median / first server's median, 95% CI by percentile bootstrap "
-           "(10000 resamples, seed 1); p = two-sided Mann-Whitney U (exact without ties for n <= 50, "
-           "else normal approximation with tie and continuity correction); "
-           "slow start = first 100 ms interval reaching 90% of the run's peak";
+    if (uploads && downloads)
+        return METHOD_DOWN "; " METHOD_UP METHOD_REST;
+    if (uploads)
+        return METHOD_UP METHOD_REST;
+    return METHOD_DOWN METHOD_REST;
 }
 
 static json_t *num(double v)

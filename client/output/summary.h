@@ -71,8 +71,10 @@ const char *summary_footnotes(const struct summary *s, char *buf, size_t len);
 #define SUMMARY_VERDICT_NOTE \
     "the verdict of most successful runs, a tie going to the median run's; rules in docs/verdict.md"
 
-/* One line describing the methods, for every output format. */
-const char *summary_method_note(void);
+/* One line describing the methods, for every output format: how an average is taken for
+ * the directions present (DOWNLOADS, UPLOADS: whether any run was one; neither: as
+ * downloads). A static string. */
+const char *summary_method_note(int downloads, int uploads);
 
 /* The summary rows as a JSON array (new reference). */
 json_t *summary_to_json(const struct summary *s);

@@ -53,6 +53,16 @@ runs: 2 per server, order alternate, pause 0 s, max-bytes 1048576, max-time 600 
 offload: tso=off gso=on on lo
 delay: +10 ms on lo
 downloads: 4 (1 cell x 2 servers x 2 runs)" "$out"
+out=$("$DEBIT" -t -4 --timeout 5 --rcvbuf 1MiB -k -H 'X-A: 1' --user-agent 'ua/1' --resolve h.invalid:80:127.0.0.1 --upload 1MiB http://127.0.0.1:9/ 2>&1)
+check_eq "-t shows how each connection is made, and an upload plan counts uploads" "connection: IPv4 only
+connection: connect timeout 5 s
+connection: receive buffer 1048576 bytes (SO_RCVBUF)
+connection: resolve h.invalid:80:127.0.0.1
+connection: TLS certificate not checked (-k)
+header: User-Agent: ua/1
+header: X-A: 1
+uploads: 5 (1 cell x 1 server x 5 runs)" "$(printf '%s\n' "$out" | sed -n '/^connection:\|^header:\|^uploads:/p')"
+usage "-H with a line break: refused, the value escaped in the message" "^debit: -H: 'X-A: a\\\\r\\\\nX-B: b': must not contain a line break$" -t -H $'X-A: a\r\nX-B: b' http://127.0.0.1:9/
 usage "--plot in a missing folder: before any download" '^debit: --plot: /nonexistent/dir/x\.png: No such file' --plot /nonexistent/dir/x.png http://127.0.0.1:9/
 usage "--stall-rate without --stall: said, as --seed without --order random" '^debit: --stall-rate: only meaningful with --stall SECONDS' -t --stall-rate 10kB/s http://127.0.0.1:9/
 usage "a negative duration: said negative" "^debit: --pause: '-1': negative \(expected a duration" -t --pause -1 http://127.0.0.1:9/

@@ -68,6 +68,8 @@ check_eq "upload PUT -P 2 to debitd: 16 MiB in two streams, each counted by debi
   "$? $(jqr '.runs[0] | "\(.bytes) \(.streams | length) \([.streams[].server_upload.bytes == 8388608] | all)"' "$T_TMP/u2.json")"
 check_eq "debitd's /status upload_bytes grew by the 16 MiB" 16777216 "$((after - before))"
 "$DEBIT" -q -n 1 --upload 8MiB -P 2 --split --format json -o "$T_TMP/u4.json" "$UP"
+check_match "an upload's method line says how an upload is timed, not wget's download rule" \
+  "^upload avg = body bytes / \\(the server's response - the first body byte sent\\); median" "$(jqr .method "$T_TMP/u4.json")"
 check_eq "upload -P 2 --split to debitd: exit 0, ok, 8 MiB in all, 4 MiB per stream, each counted by debitd" "0 true 8388608 4194304,4194304 true" \
   "$? $(jqr '.runs[0] | "\(.ok) \(.bytes) \([.streams[].bytes] | map(tostring) | join(",")) \([.streams[].server_upload.bytes_match] | all)"' "$T_TMP/u4.json")"
 

@@ -79,7 +79,7 @@ static void test_errors(void **state)
         {{"--interface", "", "http://a/"}, "--interface: empty interface name"},
         {{"--interface", "eth 0", "http://a/"}, "--interface: 'eth 0': expected an interface name"},
         {{"--interface", "if!0123456789abcdef", "http://a/"}, "--interface: 'if!0123456789abcdef': '0123456789abcdef': interface name longer"},
-        {{"--user-agent", "a\r\nX-Evil: 1", "http://a/"}, "--user-agent: 'a\r\nX-Evil: 1': must not contain a line break"},
+        {{"--user-agent", "a\r\nX-Evil: 1", "http://a/"}, "--user-agent: 'a\\r\\nX-Evil: 1': must not contain a line break"}, /* escaped */
         {{"--rcvbuf", "1KiB", "http://a/"}, "--rcvbuf: '1KiB': expected a size from 4KiB to 1GiB"},
         {{"--bottleneck", "x", "http://a/"}, "--bottleneck: 'x': not a number (expected the path's rate"},
         {{"-o", "", "http://a/"}, "-o: empty file name"},

@@ -87,7 +87,7 @@ static const struct row rows[] = {
     BAD(settings_set_local_address, rb_local, "", "empty address"),
     BAD(settings_set_local_address, rb_local, "1.2.3.4 5", "'1.2.3.4 5': expected an address"),
     GOOD(settings_set_user_agent, rb_ua, "ua/1", "ua/1"),
-    BAD(settings_set_user_agent, rb_ua, "a\nb", "'a\nb': must not contain a line break"),
+    BAD(settings_set_user_agent, rb_ua, "a\nb", "'a\\nb': must not contain a line break"), /* the value escaped */
     GOOD(settings_set_insecure, rb_insecure, "on", "1"),
     BAD(settings_set_insecure, rb_insecure, "yes", "'yes': expected on or off"),
     GOOD(settings_set_cacert, rb_cacert, "/dev/null", "/dev/null"),
@@ -99,7 +99,7 @@ static const struct row rows[] = {
     BAD(settings_add_header, rb_header, "NoColon", "'NoColon': expected \"Name: value\""),
     BAD(settings_add_header, rb_header, ": v", "': v': expected \"Name: value\""),
     BAD(settings_add_header, rb_header, "Bad Name: v", "'Bad Name: v': the header name must not contain white space"),
-    BAD(settings_add_header, rb_header, "X-A: b\r\nX-B: c", "'X-A: b\r\nX-B: c': must not contain a line break"),
+    BAD(settings_add_header, rb_header, "X-A: b\r\nX-B: c", "'X-A: b\\r\\nX-B: c': must not contain a line break"),
     GOOD(settings_set_format, rb_format, "json", "3"),
     BAD(settings_set_format, rb_format, "xml", "'xml': expected table, markdown, csv or json"),
     GOOD(settings_set_output, rb_output, "out.csv", "out.csv"),
