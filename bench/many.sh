@@ -12,7 +12,9 @@
 #    and the machine's (all CPUs busy: server, wrk and the kernel's threads), because on
 #    loopback part of a server's sending is done in the client's system calls, more so for
 #    one server than the other (bench/lib.bash machine_cpu_ms): the machine's figure is the
-#    one that compares the work of a request.
+#    one that compares the work of a request. And, per round, how the connections were split
+#    between the workers halfway through (worker_split): neither server balances them, so
+#    a round's p99 is to be read against the share of its most loaded worker.
 # 2. PAR parallel downloads (default 100) of a 64 MiB file by one curl --parallel, REPS rounds
 #    interleaved: every download 200 with 64 MiB; aggregate throughput (all bytes / wall
 #    time), ratio debitd/nginx (goal >= 1), and the machine's CPU per GiB moved. Then,
@@ -107,9 +109,28 @@ sleeps_of() {
   for p in "$@"; do n=$((n + $(cat /proc/"$p"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/{v += $2} END{print v + 0}'))); done
   echo "$n"
 }
+# worker_split SERVER: how the open connections are split between the server's workers now,
+# "A/B/...": for debitd the descriptors in each libmicrohttpd worker's epoll set
+# (/proc/PID/fdinfo: one tfd line each), for nginx the sockets of each worker process; a few
+# of each are the worker's own (listening socket, channel). Neither server balances them
+# (each worker accepts what arrives while it waits): a worker holding more connections serves
+# each less often, so a round's p99 is to be read against its split.
+worker_split() {
+  local f n out=() p
+  if [ "$1" = debitd ]; then
+    for f in /proc/"$DEBITD_PID"/fd/*; do
+      [ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[eventpoll]" ] || continue
+      n=$(grep -c '^tfd:' "/proc/$DEBITD_PID/fdinfo/${f##*/}" 2>/dev/null) && out+=("$n")
+    done
+  else
+    for p in $(pgrep -P "$NGINX_PID"); do out+=("$(ls -l "/proc/$p/fd" 2>/dev/null | grep -c socket)"); done
+  fi
+  local IFS=/
+  echo "${out[*]:-?}"
+}
 # wrk_one SERVER FILE: one line "SERVER FILE req_s p99_ms sock_errors non2xx
 # cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms
-# wrk_cpu_us_per_request machine_cpu_us_per_request" in
+# wrk_cpu_us_per_request machine_cpu_us_per_request worker_split" in
 # $T_TMP/wrk. The server's CPU per request (every thread of its processes,
 # se.sum_exec_runtime) depends far less on the other jobs of a shared machine than
 # requests/s does.
@@ -117,10 +138,16 @@ wrk_one() {
   local out c0 c1 s0 s1 w0 w1 m0 m1 pids u
   pids=$(server_pids "$1") u=$(url "$1" "$2")
   c0=$(cpu_of $pids); s0=$(sleeps_of $pids); w0=$(children_cpu_ms); m0=$(machine_cpu_ms)
-  out=$(wrk -t"$(nproc)" -c"$CONNS" -d"$DURATION" --timeout 10s --latency "$u" 2>&1)
+  wrk -t"$(nproc)" -c"$CONNS" -d"$DURATION" --timeout 10s --latency "$u" >"$T_TMP/wrk.out" 2>&1 &
+  local wp=$! split
+  # the split once every connection is open: halfway through the run
+  sleep "$(awk -v d="$DURATION" 'BEGIN{v = d + 0; if (d ~ /ms$/) v /= 1000; else if (d ~ /m$/) v *= 60; print v / 2}')"
+  split=$(worker_split "$1")
+  wait "$wp"
+  out=$(cat "$T_TMP/wrk.out")
   m1=$(machine_cpu_ms); w1=$(children_cpu_ms); c1=$(cpu_of $pids); s1=$(sleeps_of $pids)
   echo "$out" >>"$T_TMP/wrk.raw"
-  awk -v s="$1" -v f="$2" -v a="$c0" -v b="$c1" -v sl=$((s1 - s0)) -v wc=$((w1 - w0)) -v mc=$((m1 - m0)) '
+  awk -v s="$1" -v f="$2" -v a="$c0" -v b="$c1" -v sl=$((s1 - s0)) -v wc=$((w1 - w0)) -v mc=$((m1 - m0)) -v sp="$split" '
     function ms(v) { if (v ~ /us$/) return v * 0.001; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000; if (v ~ /s$/) return v * 1000; return v }
     /^ *99%/ { p99 = ms($2) }
     /^ *50%/ { p50 = ms($2) }
@@ -130,8 +157,8 @@ wrk_one() {
     /Socket errors:/ { gsub(/,/, ""); se = $4 + $6 + $8 + $10; sd = $4 "/" $6 "/" $8 "/" $10 }
     /Non-2xx or 3xx responses:/ { n2 = $5 }
     END { split(a, x, " "); split(b, y, " ")
-          printf "%s %s %s %s %d %d %.1f %s %.2f %s %s %.1f %.1f\n", s, f, rps, p99, se, n2, (n > 0 ? (y[2] - x[2]) * 1000 / n : 0), (sd ? sd : "0/0/0/0"), (n > 0 ? sl * 1000 / n : 0), p50, p90,
-            (n > 0 ? wc * 1000 / n : 0), (n > 0 ? mc * 1000 / n : 0) }' <<<"$out" >>"$T_TMP/wrk"
+          printf "%s %s %s %s %d %d %.1f %s %.2f %s %s %.1f %.1f %s\n", s, f, rps, p99, se, n2, (n > 0 ? (y[2] - x[2]) * 1000 / n : 0), (sd ? sd : "0/0/0/0"), (n > 0 ? sl * 1000 / n : 0), p50, p90,
+            (n > 0 ? wc * 1000 / n : 0), (n > 0 ? mc * 1000 / n : 0), sp }' <<<"$out" >>"$T_TMP/wrk"
 }
 # par_one SERVER: PAR downloads of 64 MiB at once; "SERVER wall_s ok_count Gb/s
 # machine_cpu_s_per_GiB" in $T_TMP/par
@@ -168,6 +195,14 @@ for f in 4KiB 1MiB; do
   ratio "$f" machine-CPU "<=" "$(awk -v f="$f" '$1=="debitd" && $2==f {print $13}' "$T_TMP/wrk")" "$(awk -v f="$f" '$1=="nginx" && $2==f {print $13}' "$T_TMP/wrk")"
 done
 errs=$(awk '{t += $5 + $6} END{print t + 0}' "$T_TMP/wrk")
+for f in 4KiB 1MiB; do
+  for s in debitd nginx; do
+    printf '%-6s %-6s largest worker'"'"'s share of the connections mid-run, per round: %s\n' "$f" "$s" \
+      "$(awk -v s="$s" -v f="$f" '$1 == s && $2 == f { n = split($14, a, "/"); t = 0; m = 0
+          for (i = 1; i <= n; i++) { t += a[i]; if (a[i] + 0 > m) m = a[i] + 0 }
+          printf "%s ", (t > 0 ? sprintf("%.0f%%", 100 * m / t) : "?") }' "$T_TMP/wrk")(p99 $(awk -v s="$s" -v f="$f" '$1 == s && $2 == f {printf "%s ", $4}' "$T_TMP/wrk")ms)"
+  done
+done
 echo "wrk socket errors + non-2xx, all runs: $errs (goal 0): $([ "$errs" = 0 ] && echo met || echo 'not met')"
 
 for s in debitd nginx; do
@@ -189,5 +224,5 @@ for s in debitd nginx; do
   echo "$PAR x 64 MiB $s at once, each sha256 = the file's: $good/$PAR"
 done
 echo "debitd's refusals and closes (/status counters.refusals): $(curl -s "http://127.0.0.1:$port_d/status" | jq -c '.counters.refusals // {}')"
-echo "wrk runs (server file req_s p99_ms socket_errors non2xx cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms wrk_cpu_us_per_request machine_cpu_us_per_request):"; sed 's/^/  /' "$T_TMP/wrk"
+echo "wrk runs (server file req_s p99_ms socket_errors non2xx cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms wrk_cpu_us_per_request machine_cpu_us_per_request worker_split):"; sed 's/^/  /' "$T_TMP/wrk"
 echo "parallel runs (server wall_s complete Gb/s machine_cpu_s_per_GiB):"; sed 's/^/  /' "$T_TMP/par"
