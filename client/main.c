@@ -163,6 +163,16 @@ static void print_path(uint64_t delay_us, uint32_t loss_ppm, const char *dev)
 }
 
 /* -t/--check: what would run, like `nginx -t`, from the settings as validated. */
+/* one line PREFIX + entry, escaped, per entry of L */
+static void print_list(const char *prefix, const struct curl_slist *l)
+{
+    for (; l; l = l->next) {
+        fputs(prefix, stdout);
+        escape_fputs(l->data, stdout);
+        putchar('\n');
+    }
+}
+
 /* -t: how each connection is made, one line per setting given (none: nothing printed);
  * values escaped, as everything debit prints that the user or a server chose */
 static void print_connection(const struct dl_options *o)
@@ -177,16 +187,8 @@ static void print_connection(const struct dl_options *o)
         printf("connection: connect timeout %g s\n", o->connect_timeout_s);
     if (o->rcvbuf)
         printf("connection: receive buffer %llu bytes (SO_RCVBUF)\n", (unsigned long long)o->rcvbuf);
-    for (const struct curl_slist *l = o->resolve; l; l = l->next) {
-        printf("connection: resolve ");
-        escape_fputs(l->data, stdout);
-        printf("\n");
-    }
-    for (const struct curl_slist *l = o->connect_to; l; l = l->next) {
-        printf("connection: connect-to ");
-        escape_fputs(l->data, stdout);
-        printf("\n");
-    }
+    print_list("connection: resolve ", o->resolve);
+    print_list("connection: connect-to ", o->connect_to);
     if (o->insecure)
         printf("connection: TLS certificate not checked (-k)\n");
     if (o->cacert)
@@ -196,11 +198,7 @@ static void print_connection(const struct dl_options *o)
         escape_fputs(o->user_agent, stdout);
         printf("\n");
     }
-    for (const struct curl_slist *l = o->headers; l; l = l->next) {
-        printf("header: ");
-        escape_fputs(l->data, stdout);
-        printf("\n");
-    }
+    print_list("header: ", o->headers);
 }
 
 static void print_plan(const struct settings *s, const struct scenario *scn)

@@ -19,18 +19,25 @@ static void offload_ctl_where(const struct config *cfg, char *err, size_t errlen
         err_prefix(err, errlen, "%s: offload.interface", cfg->source);
 }
 
+/* A failure in ERR, placed (offload_ctl_where): fatal when offload.required, else a warning
+ * that says what happens instead (WHAT: "continuing", "a start would continue") */
+static enum offload_ctl_status failed(const struct config *cfg, const char *what, char *err, size_t errlen)
+{
+    offload_ctl_where(cfg, err, errlen);
+    if (cfg->offload.required)
+        return OFFLOAD_CTL_FAILED;
+    size_t n = strnlen(err, errlen);
+    snprintf(err + n, errlen - n, " (%s: offload.required = false)", what);
+    return OFFLOAD_CTL_WARNING;
+}
+
 enum offload_ctl_status offload_ctl_check(const struct config *cfg, char *err, size_t errlen)
 {
     const struct offload_cfg *o = &cfg->offload;
     if (!o->interface || if_nametoindex(o->interface) != 0)
         return OFFLOAD_CTL_OK;
     err_set(err, errlen, "%s: no such network interface (in this network namespace)", o->interface);
-    offload_ctl_where(cfg, err, errlen);
-    if (o->required)
-        return OFFLOAD_CTL_FAILED;
-    size_t n = strnlen(err, errlen);
-    snprintf(err + n, errlen - n, " (a start would continue: offload.required = false)");
-    return OFFLOAD_CTL_WARNING;
+    return failed(cfg, "a start would continue", err, errlen);
 }
 
 enum offload_ctl_status offload_ctl_start(struct offload_ctl *ctl, const struct config *cfg, char *err,
@@ -74,12 +81,7 @@ enum offload_ctl_status offload_ctl_start(struct offload_ctl *ctl, const struct 
     if (e != OFFLOAD_OK) {
         offload_session_free(ctl->session);
         ctl->session = NULL;
-        offload_ctl_where(cfg, err, errlen);
-        if (o->required)
-            return OFFLOAD_CTL_FAILED;
-        size_t n = strnlen(err, errlen);
-        snprintf(err + n, errlen - n, " (continuing: offload.required = false)");
-        return OFFLOAD_CTL_WARNING;
+        return failed(cfg, "continuing", err, errlen);
     }
     ctl->applied = 1;
     log_info("offload: %s: %s, verified (was %s; %s)", o->interface, now, was,
