@@ -59,6 +59,8 @@ CASES=(
   "encoded slash in the path|400 close 1|GET /files%2Fhello.txt HTTP/1.1\r\n${H}\r\n${NEXT}"
   "encoded CR LF in the path|400 close 1|GET /files/hello.txt%0d%0a HTTP/1.1\r\n${H}\r\n${NEXT}"
   "malformed %-escape|400 close 1|GET /files/hello%zz.txt HTTP/1.1\r\n${H}\r\n${NEXT}"
+  "a request line that is not one|none close 0|GARBAGE\r\n\r\n${NEXT}"
+  "lines ended by a bare CR|none open 0|GET /files/hello.txt HTTP/1.1\rHost: t\r\r"
 )
 
 declare -A NGX
