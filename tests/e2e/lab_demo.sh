@@ -105,7 +105,11 @@ col() { awk -F'|' -v r="$1" -v c="$2" '$2 == " " r " " {gsub(/ /, "", $(c + 2));
 # The seed's effect, more delay slower, on each cell's best run (the JSON lines): a delay
 # never speeds a download up, while a busy moment on this shared VM can slow any run (a CI
 # run had one cell's median at 245 Mb/s for +10 ms against 443 for +30 ms, its best runs in
-# order); the table's medians are printed beside them.
+# order). +30 ms is checked against both other rows (about 2x and 1.5x slower here); +10 ms
+# against natural only printed: their 20 % gap is less than what a contended stretch of
+# this VM takes from a whole row (a clean-clone run had every natural-ping run slowed, best
+# 539-660 Mb/s against 641-670 at +10 ms). That the delay is there at all is the min-RTT
+# checks' below. The table's medians are printed beside.
 best() { jq -rs --arg s "$1" --arg srv "$2" --arg v "$3" \
   '[.[] | select(.scenario == $s and .server == $srv and .variant == $v and .ok) | .avg_mbps] | max // 0 | round' "$J"; }
 c=0
@@ -114,7 +118,7 @@ for v in "client TSO/GSO on" "client TSO/GSO off"; do
     c=$((c + 1))
     n=$(best "${ROWS[0]}" "$srv" "$v"); t=$(best "${ROWS[1]}" "$srv" "$v"); h=$(best "${ROWS[2]}" "$srv" "$v")
     t_diag "column $c ($srv, $v): medians $(col "${ROWS[0]}" $c) / $(col "${ROWS[1]}" $c) / $(col "${ROWS[2]}" $c) Mb/s, best runs $n / $t / $h"
-    check_cmp "column $c: +10 ms slower than natural (best run of each)" "${t:-0}" "<" "${n:-0}"
+    check_cmp "column $c: +30 ms slower than natural (best run of each)" "${h:-0}" "<" "${n:-0}"
     check_cmp "column $c: +30 ms slower than +10 ms (best run of each)" "${h:-0}" "<" "${t:-0}"
   done
 done
