@@ -66,6 +66,7 @@ CONF
 debitd_spawn "$T_TMP/d.conf"
 durl=http://127.0.0.1:$port_d/ram/1GiB.dat
 wait_http "$durl" 100 || { echo "debitd did not start"; exit 1; }
+debitd_content_ready "http://127.0.0.1:$port_d" || { echo "debitd: content not ready in 30 s"; exit 1; }
 t_bg iperf3 iperf3 -s -p "$port_i"
 wait_port "$port_i" 100 || { echo "iperf3 -s did not start"; exit 1; }
 : >"$T_TMP/rates"

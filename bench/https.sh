@@ -43,6 +43,7 @@ t_bg debitd "$DEBITD" -c "$T_TMP/d.conf"
 DEBITD_PID=$T_LAST_PID
 for _ in $(seq 300); do curl -s -o /dev/null -r 0-0 "http://127.0.0.1:$port_p/ram/f.dat" && break; sleep 0.1; done
 curl -s -o "$root/ram/f.dat" "http://127.0.0.1:$port_p/ram/f.dat" || { echo "debitd did not start"; cat "$T_TMP/debitd.log"; exit 1; }
+debitd_content_ready "http://127.0.0.1:$port_p" || { echo "debitd: content not ready in 30 s"; exit 1; }
 
 NGINX_LISTEN_OPTS=ssl NGINX_SERVER_EXTRA="ssl_protocols TLSv1.2 TLSv1.3; ssl_certificate $pki/cert.pem; ssl_certificate_key $pki/key.pem;" \
   nginx_spawn "$root" "$port_n"

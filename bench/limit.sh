@@ -37,6 +37,7 @@ debitd_spawn "$T_TMP/d.conf"
 durl=http://127.0.0.1:$port_d/ram/$SIZE.dat
 for _ in $(seq 300); do curl -s -o /dev/null -r 0-0 --max-time 1 "$durl" && break; sleep 0.1; done
 curl -s -o /dev/null -r 0-0 --max-time 1 "$durl" || { echo "debitd did not start:"; cat "$T_TMP/debitd.log"; exit 1; }
+debitd_content_ready "http://127.0.0.1:$port_d" || { echo "debitd: content not ready in 30 s"; exit 1; }
 root=$(mktemp -d /dev/shm/debit-limit.XXXXXX)
 t_on_exit "rm -rf '$root'"
 mkdir -p "$root/ram"

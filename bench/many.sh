@@ -66,6 +66,7 @@ CONF
 t_bg debitd "$DEBITD" -c "$T_TMP/d.conf"
 DEBITD_PID=$T_LAST_PID
 wait_http "http://127.0.0.1:$port_d/ram/4KiB.dat" 300 "" "$DEBITD_PID" || { echo "debitd did not start:"; cat "$T_TMP/debitd.log"; exit 1; }
+debitd_content_ready "http://127.0.0.1:$port_d" || { echo "debitd: content not ready in 30 s"; exit 1; }
 echo "debitd's $(curl -s -D - -o /dev/null "http://127.0.0.1:$port_d/ram/4KiB.dat" | tr -d '\r' | grep -i "^$(wire_get WIRE_HDR_TCP):")"
 
 root=$(mktemp -d /dev/shm/debit-many.XXXXXX)

@@ -31,6 +31,8 @@ CONF
 done
 for i in 1 2; do
   wait_http "http://198.18.$i.1:$PORT/status" 300 "$C" || { echo "debitd $i did not start"; cat "$T_TMP"/debitd-*.log; exit 1; }
+  wait_for 300 sh -c "ip netns exec $C curl -s --max-time 2 http://198.18.$i.1:$PORT/status | grep -q '\"state\": *\"ready\"'" ||
+    { echo "debitd $i: content not ready in 30 s"; exit 1; }
 done
 for i in 1 2; do
   ns=$S1; [ $i = 2 ] && ns=$S2

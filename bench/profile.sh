@@ -45,6 +45,7 @@ t_bg debitd "$DEBITD" -c "$T_TMP/d.conf"
 pid=$T_LAST_PID
 url=http://127.0.0.1:$port/ram/$FILE.dat
 wait_http "$url" 300 "" "$pid" || { echo "debitd did not start:"; cat "$T_TMP/debitd.log"; exit 1; }
+debitd_content_ready "${url%%/ram/*}" || { echo "debitd: content not ready in 30 s"; exit 1; }
 PEER=${PEER-$(command -v nginx >/dev/null && echo nginx)}
 if [ "$PEER" = nginx ]; then # the peer's copy of the bytes, taken now
   root=$(mktemp -d /dev/shm/debit-profile.XXXXXX)

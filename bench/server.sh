@@ -53,8 +53,9 @@ log = { access = "off"; level = "info"; };
 CONF
 
 
-# start-up to first byte, each on a fresh process (a range of one byte: listening starts only
-# once the whole region is generated, so this is also when a whole-file GET gets its first byte)
+# start-up to first byte, each on a fresh process (a range of one byte; debitd answers while
+# its region is generated, with the generator's bytes, so this is when a whole-file GET gets its
+# first byte too; the region's generation time, zero-copy from then on, is its log line's)
 start_debitd_timed() {
   local t0 first=""
   t0=$(date +%s.%N)
@@ -72,6 +73,7 @@ start_debitd_timed() {
 for i in $(seq "$STARTS"); do
   start_debitd_timed
   s=$STARTUP
+  debitd_content_ready "http://127.0.0.1:$port_d" || { echo "debitd: content not ready in 30 s"; exit 1; }
   g=$(grep -o "generated from seed [0-9]* in [0-9.]* s" "$T_TMP/debitd.log" | head -1 | sed "s/.* in //; s/ s//")
   hp=$(grep -o "[0-9]*% in 2 MiB pages" "$T_TMP/debitd.log" | head -1 | cut -d% -f1)
   echo "$s $g ${hp:-0}" >>"$T_TMP/starts"

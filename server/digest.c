@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "content.h"
 #include "err.h"
 #include "sys.h"
 
@@ -29,8 +30,9 @@ struct entry {
 };
 
 struct digest {
-    const unsigned char *map;
+    const struct content *content; /* NULL: an empty region */
     uint64_t region;
+    unsigned char *scratch; /* CHUNK bytes, the thread's, while the region is being generated */
     struct entry *entries;
     size_t n;
     pthread_mutex_t lock;
@@ -130,7 +132,16 @@ static int hash_size(struct digest *d, uint64_t size, char hex[65], char *err, s
             n = size - done;
         if (n > CHUNK)
             n = CHUNK;
-        if (EVP_DigestUpdate(d->ctx, d->map + off, (size_t)n) != 1)
+        /* before the region is complete, the same bytes from the generator */
+        const unsigned char *map = content_map(d->content);
+        const unsigned char *p = map ? map + off : NULL;
+        if (!p) {
+            if (!d->scratch && !(d->scratch = malloc(CHUNK)))
+                return err_set(err, errlen, "SHA-256: out of memory");
+            content_copy(d->content, off, d->scratch, (size_t)n);
+            p = d->scratch;
+        }
+        if (EVP_DigestUpdate(d->ctx, p, (size_t)n) != 1)
             return err_set(err, errlen, "SHA-256: EVP_DigestUpdate failed");
         done += n;
         if (sys_mono_ms() >= next_check) {
@@ -210,7 +221,7 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-struct digest *digest_new(const unsigned char *map, uint64_t region, const uint64_t *sizes, size_t n,
+struct digest *digest_new(const struct content *content, const uint64_t *sizes, size_t n,
                           char *err, size_t errlen)
 {
     struct digest *d = calloc(1, sizeof *d);
@@ -219,8 +230,8 @@ struct digest *digest_new(const unsigned char *map, uint64_t region, const uint6
         err_set(err, errlen, "out of memory");
         return NULL;
     }
-    d->map = map;
-    d->region = region;
+    d->content = content;
+    d->region = content ? content_region_size(content) : 0;
     pthread_mutex_init(&d->lock, NULL);
     pthread_cond_init(&d->cond, NULL);
     uint64_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
@@ -326,6 +337,7 @@ void digest_free(struct digest *d)
     pthread_mutex_destroy(&d->lock);
     pthread_cond_destroy(&d->cond);
     EVP_MD_CTX_free(d->ctx);
+    free(d->scratch);
     free(d->entries);
     free(d);
 }

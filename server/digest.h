@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct content;
+
 struct digest;
 
 enum digest_outcome {
@@ -45,11 +47,12 @@ struct digest_waiter {
     struct digest_waiter *next;
 };
 
-/* Start the hashing thread for the region MAP of REGION bytes (a size beyond it repeats
- * it, like content.h's files) and the N sizes in SIZES (duplicates are fine). Returns NULL
- * with err (out of memory, no thread, no SHA-256 in libcrypto). Owned by the caller
- * (digest_free); MAP must outlive it. */
-struct digest *digest_new(const unsigned char *map, uint64_t region, const uint64_t *sizes, size_t n,
+/* Start the hashing thread for CONTENT's region (NULL: an empty one; a size beyond it
+ * repeats it, like content.h's files) and the N sizes in SIZES (duplicates are fine); a hash
+ * asked while the region is still generated reads the generator's bytes (content_copy).
+ * Returns NULL with err (out of memory, no thread, no SHA-256 in libcrypto). Owned by the
+ * caller (digest_free); CONTENT must outlive it. */
+struct digest *digest_new(const struct content *content, const uint64_t *sizes, size_t n,
                           char *err, size_t errlen);
 
 /* The digest of SIZE for waiter W (fd, park, wake, arg set): DIGEST_READY with W->hex filled

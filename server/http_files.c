@@ -77,12 +77,46 @@ static struct MHD_Response *iovec_response(const struct content *c, uint64_t off
     return resp;
 }
 
+/* A body computed per response while the region is being generated (content_copy: the
+ * same bytes). The response keeps the content it reads: the request's snapshot holds it. */
+struct gen_body {
+    const struct content *c;
+    uint64_t off, len;
+};
+
+static ssize_t gen_body_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    const struct gen_body *g = cls;
+    if (pos >= g->len)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    size_t n = g->len - pos < max ? (size_t)(g->len - pos) : max;
+    content_copy(g->c, g->off + pos, (unsigned char *)buf, n);
+    return (ssize_t)n;
+}
+
+/* The block libmicrohttpd allocates per generated response and fills per call: nginx's
+ * output_buffers are 2 x 32 KiB; a start under 1,000 connections holds 64 MiB of them. */
+#define GEN_BLOCK (64u << 10)
+
+static struct MHD_Response *generated_response(const struct content *c, uint64_t off, uint64_t len)
+{
+    struct gen_body *g = malloc(sizeof *g);
+    if (!g)
+        return NULL;
+    *g = (struct gen_body){c, off, len};
+    struct MHD_Response *resp = MHD_create_response_from_callback(len, GEN_BLOCK, gen_body_read, g, free);
+    if (!resp)
+        free(g);
+    return resp;
+}
+
 /* Bodies up to this size go out as a buffer over the mapped region: libmicrohttpd then sends
  * headers and body in one sendmsg, where an fd response costs a send() for the headers and a
  * sendfile() for the body, two segments and two pushes (docs/server.md, "Many clients"). */
 #define SMALL_BODY (64u << 10)
 
-/* The body of [off, off+len) and, in *path, how it is sent: "sendfile" (zero-copy from the
+/* The body of [off, off+len) and, in *path, how it is sent: "generated" (the region is not
+ * complete yet, or could not be had: computed per response, a copy), "sendfile" (zero-copy from the
  * memfd: libmicrohttpd sends an fd response with sendfile when it has the feature, no TLS and
  * SIGPIPE handled, which debitd sets), "iovec" (a range crossing the region's end or a file
  * repeating it: sendmsg copies every byte) or "buffer" (an empty or small body: one copy, in
@@ -92,6 +126,9 @@ static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64
     *path = "buffer";
     if (len == 0)
         return MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    *path = "generated";
+    if (!content_ready(s->content))
+        return generated_response(s->content, off, len);
     *path = "iovec";
     if (off + len > content_region_size(s->content))
         return iovec_response(s->content, off, len);
@@ -117,6 +154,8 @@ const char *http_file_send_path(const struct server *s, uint64_t size)
 {
     if (size == 0)
         return "buffer";
+    if (!content_ready(s->content))
+        return "generated";
     if (size > content_region_size(s->content))
         return "iovec";
     if (size <= SMALL_BODY)
@@ -228,13 +267,14 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
      * says has changed, but for its transfer ID. A reload, an offload change or another
      * range changes the signature; a graceful stop adds Connection: close, never kept. */
     uint64_t region = content_region_size(s->content);
+    const unsigned char *map = content_map(s->content); /* NULL until the region is complete */
     const unsigned char *body = !len ? (const unsigned char *)"" /* the region's, else NULL */
-                                : off + len <= region ? content_map(s->content) + off : NULL;
+                                : map && off + len <= region ? map + off : NULL;
     char sig[1400];
     size_t siglen = 0;
     const char *old_id = NULL;
     struct MHD_Response *resp = NULL;
-    if (len <= SMALL_BODY && off + len <= region && !s->draining) {
+    if (len <= SMALL_BODY && body && !s->draining) {
         siglen = small_signature(&h, body, len, status == 206 ? &rg : NULL, f->size, sig, sizeof sig);
         if (siglen)
             resp = http_conn_reuse_get(conn, r->sock, sig, siglen, &old_id);
@@ -248,7 +288,7 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     } else {
         /* HTTPS: libmicrohttpd encrypts in user space, never with sendfile; from a buffer it
          * encrypts straight out of the content map, where an fd response adds a pread copy */
-        if (l->tls && len && off + len <= region)
+        if (l->tls && len && body)
             resp = MHD_create_response_from_buffer((size_t)len, (void *)body, MHD_RESPMEM_PERSISTENT);
         else if ((resp = body_response(s, off, len, &send_path)) && l->tls)
             send_path = "tls";

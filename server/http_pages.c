@@ -163,6 +163,9 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
     struct server *s = l->srv;
     const struct config *c = s->cfg;
     uint64_t region = content_region_size(s->content);
+    /* files go out zero-copy only once "ready"; before, computed per response */
+    enum content_state cst = content_state(s->content);
+    const char *state_name = cst == CONTENT_READY ? "ready" : cst == CONTENT_FAILED ? "failed" : "generating";
     json_t *listeners = json_array();
     for (size_t i = 0; i < s->n_listeners; i++) {
         struct listener *li = &s->listeners[i];
@@ -202,14 +205,16 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
     json_t *j = json_pack(
         "{s:s, s:i, s:f, s:s, s:s, s:i,"
-        " s:{s:I, s:I, s:I, s:f, s:s},"
+        " s:{s:I, s:I, s:I, s:s, s:I, s:o, s:o, s:s},"
         " s:o, s:o, s:o,"
         " s:{s:I, s:i, s:i, s:I, s:f, s:f},"
         " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
         "version", DEBIT_VERSION, "pid", (int)getpid(), "uptime_s", server_uptime(s), "started", started,
         "kernel", s->kernel, "threads_per_listener", (int)s->threads,
         "content", "seed", (json_int_t)c->seed, "region_bytes", (json_int_t)region, "ram_cap",
-        (json_int_t)c->ram, "generated_in_s", content_gen_seconds(s->content), "backing",
+        (json_int_t)c->ram, "state", state_name, "generated_bytes", (json_int_t)content_generated_bytes(s->content),
+        "generated_in_s", cst == CONTENT_GENERATING ? json_null() : json_real(content_gen_seconds(s->content)),
+        "error", content_failure(s->content) ? json_string(content_failure(s->content)) : json_null(), "backing",
         content_backing(s->content),
         "listeners", listeners, "files", files,
         "upload", c->upload_path ? json_pack("{s:s, s:I}", "path", c->upload_path, "max_size",

@@ -181,8 +181,7 @@ struct digest *server_digest_new(const struct content *content, const struct con
     }
     for (size_t i = 0; i < cfg->n_files; i++)
         sizes[i] = cfg->files[i].size;
-    struct digest *d = digest_new(content_map(content), content_region_size(content), sizes, cfg->n_files, err,
-                                  errlen);
+    struct digest *d = digest_new(content, sizes, cfg->n_files, err, errlen);
     free(sizes);
     return d;
 }
@@ -291,6 +290,26 @@ enum server_start_err server_bind(struct server *s, char *err, size_t errlen)
     return SERVER_START_OK;
 }
 
+/* The start's region is complete (or could not be had): said once, from the generating
+ * thread. Until then and after a failure, file bodies are computed per response. */
+static void content_done(const struct content *c, void *arg)
+{
+    const struct server *s = arg; /* its cfg may be a reload's by now: the start's figures */
+    uint64_t region = content_region_size(c);
+    char sz[32];
+    units_format_size(region, sz, sizeof sz);
+    if (content_failure(c)) {
+        log_error("content: %s: %s; serving every file from the generator (a copy per byte, no sendfile) until "
+                  "a restart", sz, content_failure(c));
+        return;
+    }
+    log_info("content: %s generated from seed %llu in %.3f s (getting the memory %.3f s, the generator %.3f CPU-s; "
+             "%s, shared by %zu file(s); %.0f%% in 2 MiB pages, shmem_enabled=%s); zero-copy from now on", sz,
+             (unsigned long long)s->start_seed, content_gen_seconds(c), content_alloc_seconds(c),
+             content_gen_cpu_seconds(c), content_backing(c), s->start_files,
+             region ? 100.0 * (double)content_huge_bytes(c) / (double)region : 0.0, content_thp_setting(c));
+}
+
 enum server_start_err server_start(struct server *s, char *err, size_t errlen)
 {
     const struct config *cfg = s->cfg;
@@ -302,21 +321,17 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
     enum server_start_err be = server_bind(s, err, errlen);
     if (be != SERVER_START_OK)
         return be;
-    /* then the content: connections that arrive meanwhile wait in the listen backlog */
+    /* then the content, in the background: requests that arrive meanwhile get the same
+     * bytes computed by the generator (a copy, said in their send path), zero-copy once
+     * it is complete (docs/server.md, "Start-up") */
     uint64_t region = config_region_size(cfg);
-    s->content = content_new_in(s->backing_fd, s->backing_why, cfg->seed, region, 0, err, errlen);
+    s->start_seed = cfg->seed;
+    s->start_files = cfg->n_files;
+    s->content = content_start(s->backing_fd, s->backing_why, cfg->seed, region, 0, content_done, s, err, errlen);
     s->backing_fd = -1; /* owned by the content now */
     if (!s->content || digest_start(s, err, errlen) < 0 || sampler_start(s, err, errlen) < 0 ||
         watchdog_start(s->watchdog, err, errlen) < 0)
         return SERVER_START_RUNTIME;
-    char sz[32];
-    units_format_size(region, sz, sizeof sz);
-    log_info("content: %s generated from seed %llu in %.3f s (getting the memory %.3f s, the generator %.3f CPU-s; "
-             "%s, shared by %zu file(s); %.0f%% in 2 MiB pages, shmem_enabled=%s)", sz, (unsigned long long)cfg->seed,
-             content_gen_seconds(s->content), content_alloc_seconds(s->content), content_gen_cpu_seconds(s->content),
-             content_backing(s->content), cfg->n_files,
-             region ? 100.0 * (double)content_huge_bytes(s->content) / (double)region : 0.0,
-             content_thp_setting(s->content));
     for (size_t i = 0; i < s->n_listeners; i++) {
         struct listener *l = &s->listeners[i];
         /* per netns: every transfer's record shows it (sndbuf.tcp_wmem_max) */

@@ -54,6 +54,8 @@ struct server {
     struct reload_state reload;
     struct content *content;
     int backing_fd;        /* content_backing_open's file, opened by server_bind; -1 = memfd */
+    uint64_t start_seed;   /* the start's seed and file count, for the content's own log line */
+    size_t start_files;
     char backing_why[96];  /* why there is none */
     struct digest *digest; /* FILE.sha256, hashed off the request threads */
     struct transfers *transfers;

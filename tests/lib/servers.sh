@@ -86,7 +86,7 @@ debitd_up() {
   DEBITD_BASE=http://127.0.0.1:$DEBITD_PORT
   for try in 1 2 3; do
     debitd_spawn "$f"
-    wait_http "$DEBITD_BASE/status" 150 "" "$DEBITD_PID" && return 0
+    wait_http "$DEBITD_BASE/status" 150 "" "$DEBITD_PID" && { debitd_content_ready; return; }
     kill -0 "$DEBITD_PID" 2>/dev/null && return 1   # alive but silent: no point in retrying
     grep -q 'cannot bind: Address already in use' "$T_TMP/debitd.log" || return 1
     DEBITD_PORT=$(free_port) || return 1
@@ -94,6 +94,13 @@ debitd_up() {
     sed -i "1s/port = [0-9]*;/port = $DEBITD_PORT;/" "$f"
   done
   return 1
+}
+
+# debitd_content_ready [BASE]: bounded (30 s) wait until the debitd at BASE ($DEBITD_BASE) has its region
+# complete (/status content.state "ready"), so that what a test checks is the zero-copy path;
+# debitd answers before that, with generated bodies (tests/e2e/server_startup.sh tests those).
+debitd_content_ready() {
+  wait_for 300 sh -c "curl -s -g --max-time 2 '${1:-$DEBITD_BASE}/status' | grep -q '\"state\": *\"ready\"'"
 }
 
 # www_new: a tmpfs web root (/dev/shm, removed at exit) with incompressible files

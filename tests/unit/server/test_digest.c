@@ -120,7 +120,7 @@ static void test_values(void **state)
     static const uint64_t sizes[] = {0, 1, 1000, REGION, REGION + 1, 3 * REGION, 1000, 5 * REGION / 2};
     const size_t n = sizeof sizes / sizeof sizes[0];
     char err[256], want[65], hex[65];
-    struct digest *d = digest_new(content_map(c), REGION, sizes, n, err, sizeof err);
+    struct digest *d = digest_new(c, sizes, n, err, sizeof err);
     assert_non_null(d);
     for (size_t i = 0; i < n; i++) {
         struct tw t;
@@ -168,7 +168,7 @@ static void test_shared(void **state)
     struct content *c = region();
     const uint64_t size = 256ULL << 20; /* ~0.2 s: the requests arrive while it runs */
     char err[256], want[65];
-    struct digest *d = digest_new(content_map(c), REGION, &size, 1, err, sizeof err);
+    struct digest *d = digest_new(c, &size, 1, err, sizeof err);
     assert_non_null(d);
     struct tw t[8];
     unsigned pending = 0;
@@ -197,7 +197,7 @@ static void test_smallest_first(void **state)
     struct content *c = region();
     const uint64_t sizes[] = {512ULL << 20, 256ULL << 20, 1000};
     char err[256];
-    struct digest *d = digest_new(content_map(c), REGION, sizes, 3, err, sizeof err);
+    struct digest *d = digest_new(c, sizes, 3, err, sizeof err);
     assert_non_null(d);
     reset_log();
     struct tw t[3];
@@ -224,7 +224,7 @@ static void test_gone(void **state)
     struct content *c = region();
     const uint64_t size = HUGE_SIZE;
     char err[256];
-    struct digest *d = digest_new(content_map(c), REGION, &size, 1, err, sizeof err);
+    struct digest *d = digest_new(c, &size, 1, err, sizeof err);
     assert_non_null(d);
     int sv[2], alive[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
@@ -263,7 +263,7 @@ static void test_stop_cancels(void **state)
     struct content *c = region();
     const uint64_t sizes[] = {HUGE_SIZE, 1000};
     char err[256], hex[65];
-    struct digest *d = digest_new(content_map(c), REGION, sizes, 2, err, sizeof err);
+    struct digest *d = digest_new(c, sizes, 2, err, sizeof err);
     assert_non_null(d);
     struct tw a, b, q;
     tw_init(&a, HUGE_SIZE, -1);
@@ -300,7 +300,7 @@ static void test_failure_retries(void **state)
     (void)state;
     const uint64_t size = 5;
     char err[256], hex[65];
-    struct digest *d = digest_new(NULL, 0, &size, 1, err, sizeof err);
+    struct digest *d = digest_new(NULL, &size, 1, err, sizeof err);
     assert_non_null(d);
     for (int round = 0; round < 2; round++) {
         struct tw t;
@@ -316,6 +316,56 @@ static void test_failure_retries(void **state)
     digest_free(d);
 }
 
+
+static void no_done(const struct content *c, void *arg)
+{
+    (void)c;
+    (void)arg;
+}
+
+/* A region that is not (here: never) complete is hashed from the generator's bytes: a
+ * private huge tmpfs made for 4 MiB asked for 8 MiB (root only). */
+static void test_from_generator(void **state)
+{
+    (void)state;
+    char why[96], err[256], want[65];
+    int fd = content_backing_open(4u << 20, why, sizeof why);
+    if (fd < 0) {
+        skip(); /* needs root for a private tmpfs */
+        return;
+    }
+    const uint64_t region = 8u << 20;
+    struct content *c = content_start(fd, why, 5, region, 1, no_done, NULL, err, sizeof err);
+    assert_non_null(c);
+    assert_int_equal(content_wait(c, err, sizeof err), -1);
+    assert_null(content_map(c));
+    unsigned char *buf = malloc(region);
+    assert_non_null(buf);
+    content_generate(5, 0, buf, region);
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    unsigned char md[32];
+    unsigned int len = 0;
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    EVP_DigestUpdate(ctx, buf, region);
+    EVP_DigestUpdate(ctx, buf, 1000); /* a size of the region and 1000 bytes: it repeats */
+    EVP_DigestFinal_ex(ctx, md, &len);
+    EVP_MD_CTX_free(ctx);
+    for (int i = 0; i < 32; i++)
+        snprintf(want + 2 * i, 3, "%02x", md[i]);
+    free(buf);
+    uint64_t size = region + 1000;
+    struct digest *d = digest_new(c, &size, 1, err, sizeof err);
+    assert_non_null(d);
+    struct tw t;
+    tw_init(&t, size, -1);
+    assert_int_equal(digest_request(d, size, &t.w), DIGEST_PENDING);
+    assert_true(tw_wait(&t, 10000));
+    assert_int_equal(t.w.outcome, DIGEST_READY);
+    assert_string_equal(t.w.hex, want);
+    digest_free(d);
+    content_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_gone),
         cmocka_unit_test(test_stop_cancels),
         cmocka_unit_test(test_failure_retries),
+        cmocka_unit_test(test_from_generator),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
