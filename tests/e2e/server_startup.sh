@@ -3,7 +3,7 @@
 # are then computed per response by the generator (send_path "generated", a copy, counted
 # as such), the same bytes as the region's; once the region is complete (/status
 # content.state "ready", its log line) files go out zero-copy again. A stop during the
-# generation ends it at once and cleanly. 4 GiB, so that the generation outlasts the first
+# generation stops it (its completion line never comes) and exits cleanly. 4 GiB, so that the generation outlasts the first
 # requests on this machine (0.12-0.7 s per GiB, docs/performance.md).
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/server_lib.bash"
@@ -66,10 +66,12 @@ check_eq "stopped cleanly" 0 "$SRV_RC"
 debitd_spawn "$T_TMP/d.conf"
 wait_http "$BASE/status" 150 "" "$DEBITD_PID" || t_fail "debitd started again"
 s=$(state)
-t0=$(date +%s%N)
 srv_stop
-ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 check_eq "SIGTERM during the generation ($s): exit 0" 0 "$SRV_RC"
-check_cmp "... within 3 s (${ms} ms)" "$ms" "<" 3000
 check_nomatch "... no generation failure logged" 'serving every file from the generator| error: ' "$(cat "$T_TMP/debitd.log")"
+if [ "$s" = generating ]; then # cancelled, not waited for: the region's line never came
+  check_nomatch "... the generation was stopped, not finished" 'zero-copy from now on' "$(cat "$T_TMP/debitd.log")"
+else
+  t_skip "the generation stopped by SIGTERM" "the region was complete before the stop"
+fi
 t_done

@@ -276,8 +276,8 @@ static void test_free_while_generating(void **state)
     assert_non_null(c);
     int was = content_state(c);
     content_free(c);
-    if (was == CONTENT_GENERATING)
-        assert_true(done_calls <= 1); /* 1 only if it ended between the two lines */
+    if (was == CONTENT_GENERATING) /* 1 GiB takes >= 0.15 s here: the stop came first */
+        assert_int_equal(done_calls, 0);
     content_free(NULL);
 }
 
