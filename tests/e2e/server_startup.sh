@@ -18,8 +18,9 @@ s1=$(jq -r .content.state <<<"$st")
 check_match "/status answers during the generation: content.state" '^(generating|ready)$' "$s1"
 declare -A want_path=() sha=()
 if [ "$s1" = generating ]; then
-  check_eq "... generated_in_s null, the file's send path generated, fewer bytes than the region" "null generated true" \
-    "$(jq -r '"\(.content.generated_in_s) \(.files[0].send_path) \(.content.generated_bytes < .content.region_bytes)"' <<<"$st")"
+  check_eq "... generated_in_s null, the file's and the listener's send path generated, fewer bytes than the region" \
+    "null generated generated true" \
+    "$(jq -r '"\(.content.generated_in_s) \(.files[0].send_path) \(.listeners[0].send_path) \(.content.generated_bytes < .content.region_bytes)"' <<<"$st")"
   # each range: its transfer record says how it went out; checked against the state
   # around it (generating after it: it began before the end, so generated)
   for r in 0-99999 3221225472-3288334335 4294901760-4294967295; do
@@ -46,8 +47,9 @@ else
 fi
 
 debitd_content_ready || t_fail "the region complete within 30 s" "$(tail -3 "$T_TMP/debitd.log")"
-check_eq "once complete: state ready, send path sendfile, a generation time" "ready sendfile true" \
-  "$(curl -s "$BASE/status" | jq -r '"\(.content.state) \(.files[0].send_path) \(.content.generated_in_s > 0)"')"
+check_eq "once complete: state ready, the file's and the listener's send path sendfile, a generation time" \
+  "ready sendfile sendfile true" \
+  "$(curl -s "$BASE/status" | jq -r '"\(.content.state) \(.files[0].send_path) \(.listeners[0].send_path) \(.content.generated_in_s > 0)"')"
 check_match "its log line says when zero-copy begins" 'content: 4 GiB generated from seed 1 in [0-9.]+ s .*zero-copy from now on' \
   "$(cat "$T_TMP/debitd.log")"
 for r in 0-99999 3221225472-3288334335 4294901760-4294967295; do
