@@ -38,7 +38,12 @@ log = { access = "off"; };
 offload = { interface = "$VS"; tso = $1; gso = $2; gro = true; state_file = "$STATE"; };
 CONF
 }
-up() { debitd_spawn "$T_TMP/o.conf" "$S"; wait_http "http://198.18.0.1:$PA/status" 150 "$C" || { t_fail "debitd up" "$(tail -5 "$T_TMP/debitd-$S.log")"; t_done; }; }
+up() {
+  debitd_spawn "$T_TMP/o.conf" "$S"
+  wait_http "http://198.18.0.1:$PA/status" 150 "$C" || { t_fail "debitd up" "$(tail -5 "$T_TMP/debitd-$S.log")"; t_done; }
+  # the segment sizes are those of sendfile from the complete region, not of generated bodies
+  debitd_content_ready "http://198.18.0.1:$PA" "$C" || { t_fail "debitd's region complete" "$(tail -5 "$T_TMP/debitd-$S.log")"; t_done; }
+}
 stop_srv() { kill -"$1" "$DEBITD_PID"; wait "$DEBITD_PID" 2>/dev/null; SRV_RC=$?; }
 txstat() { ip netns exec "$S" cat "/sys/class/net/$VS/statistics/tx_bytes" "/sys/class/net/$VS/statistics/tx_packets" | tr '\n' ' '; }
 # average bytes per packet sent by the server veth during one 32 MiB download, and the

@@ -152,6 +152,8 @@ else
     if ! wait_http "$NSBASE/status" 150 "$NS" "$NSPID"; then
       t_fail "debitd in a netns started" "$(tail -3 "$T_TMP/debitd-$NS.log")"
     else
+      # the region complete before the 5 % quota: a generation under it would take minutes
+      debitd_content_ready "$NSBASE" "$NS" || t_fail "debitd in a netns: region complete" "$(tail -3 "$T_TMP/debitd-$NS.log")"
       check_eq "in a netns: no cgroup mount in its /sys" 0 "$(ip netns exec "$NS" grep -c ' - cgroup' /proc/self/mountinfo)"
       echo "$NSPID" >"$dir/cgroup.procs"
       wait_for 50 sh -c "ip netns exec '$NS' curl -s -I '$NSBASE/ram/16MiB.dat' | tr -d '\r' | grep -qi '^x-debit-cpu: quota=5%'"

@@ -25,6 +25,9 @@ PORT=$(free_port)
 BASE=http://127.0.0.1:$PORT
 t_bg debitd "$DEBITD" -c "$CONF" --listen "127.0.0.1:$PORT"; DEBITD_PID=$T_LAST_PID
 wait_http "$BASE/status" 300 "" "$DEBITD_PID" || { t_fail "debitd started" "$(tail -5 "$T_TMP/debitd.log")"; t_done; }
+# the attack's timings are checked against a debitd with its region complete: the
+# generation's threads would otherwise share the CPUs with it (an ASan build's for seconds)
+debitd_content_ready "$BASE" || { t_fail "debitd's region complete within 30 s" "$(tail -3 "$T_TMP/debitd.log")"; t_done; }
 
 rss() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$DEBITD_PID/status"; }
 active() { curl -s --max-time 2 "$BASE/status" | jq '.counters.active_connections'; }

@@ -155,6 +155,7 @@ CONF
 for how in drained second; do
   debitd_spawn "$T_TMP/o.conf" "$S"
   wait_http "http://198.18.4.1:$P/status" 150 "$C" || { t_fail "debitd up in the namespace" "$(tail -5 "$T_TMP/debitd-$S.log")"; t_done; }
+  debitd_content_ready "http://198.18.4.1:$P" "$C" || { t_fail "debitd's region complete" "$(tail -5 "$T_TMP/debitd-$S.log")"; t_done; }
   check_eq "$how: tso off while debitd runs" off "$(feat tcp-segmentation-offload)"
   rm -f "$T_TMP/slow.h"
   # drained: 4 MiB at 4 MB/s ends within the drain; second: 64 MiB (16 s) is still running

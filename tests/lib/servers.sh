@@ -96,11 +96,15 @@ debitd_up() {
   return 1
 }
 
-# debitd_content_ready [BASE]: bounded (30 s) wait until the debitd at BASE ($DEBITD_BASE) has its region
-# complete (/status content.state "ready"), so that what a test checks is the zero-copy path;
-# debitd answers before that, with generated bodies (tests/e2e/server_startup.sh tests those).
+# debitd_content_ready [BASE] [NETNS]: bounded (30 s) wait until the debitd at BASE
+# ($DEBITD_BASE; reached from network namespace NETNS if given) has its region complete
+# (/status content.state "ready"), so that what a test checks is the zero-copy path and no
+# generator thread competes with it for the CPUs; debitd answers before that, with
+# generated bodies (tests/e2e/server_startup.sh tests those).
 debitd_content_ready() {
-  wait_for 300 sh -c "curl -s -g --max-time 2 '${1:-$DEBITD_BASE}/status' | grep -q '\"state\": *\"ready\"'"
+  local pre=()
+  [ -n "${2:-}" ] && pre=(ip netns exec "$2")
+  wait_for 300 "${pre[@]}" sh -c "curl -s -g --max-time 2 '${1:-$DEBITD_BASE}/status' | grep -q '\"state\": *\"ready\"'"
 }
 
 # www_new: a tmpfs web root (/dev/shm, removed at exit) with incompressible files
