@@ -116,12 +116,14 @@ sleeps_of() {
 # of each are the worker's own (listening socket, channel). Neither server balances them
 # (each worker accepts what arrives while it waits): a worker holding more connections serves
 # each less often, so a round's p99 is to be read against its split.
+# It runs while wrk does, so it costs a few processes, not one per descriptor: a readlink
+# per descriptor (over 1,000 forks mid-run) took CPU from debitd's rounds only and made
+# them look slower (docs/performance.md, "The benchmark's own load").
 worker_split() {
-  local f n out=() p
+  local fd n out=() p
   if [ "$1" = debitd ]; then
-    for f in /proc/"$DEBITD_PID"/fd/*; do
-      [ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[eventpoll]" ] || continue
-      n=$(grep -c '^tfd:' "/proc/$DEBITD_PID/fdinfo/${f##*/}" 2>/dev/null) && out+=("$n")
+    for fd in $(ls -l /proc/"$DEBITD_PID"/fd 2>/dev/null | awk '/anon_inode:\[eventpoll\]/ {print $9}'); do
+      n=$(grep -c '^tfd:' "/proc/$DEBITD_PID/fdinfo/$fd" 2>/dev/null) && out+=("$n")
     done
   else
     for p in $(pgrep -P "$NGINX_PID"); do out+=("$(ls -l "/proc/$p/fd" 2>/dev/null | grep -c socket)"); done
