@@ -24,10 +24,16 @@
 # take the default) and puts it back; the congestion control in force is printed either
 # way, with debitd's X-Debit-Tcp: the 1 MiB figures depend on it (docs/performance.md).
 # TCP_NOPUSH=false runs debitd with libmicrohttpd's own send order (server/nopush.h).
-#   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 TCP_CC= TCP_NOPUSH=true bench/many.sh
+# PEER=debitd puts a second debitd (the same build and configuration, another port) in
+# nginx's place: a run of identical servers, whose ratios show this machine's noise (how far
+# from 1 a ratio of equals lands, per round and in the medians) to read the nginx ratios by.
+#   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 TCP_CC= TCP_NOPUSH=true PEER=nginx bench/many.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
-need_cmd curl nginx wrk sha256sum jq
+PEER=${PEER:-nginx}
+case $PEER in nginx) PEER_LABEL=nginx; need_cmd nginx ;; debitd) PEER_LABEL=debitd#2 ;;
+  *) echo "PEER must be nginx or debitd, not \"$PEER\""; exit 2 ;; esac
+need_cmd curl wrk sha256sum jq
 WORKERS=${WORKERS:-$(nproc)}
 CONNS=${CONNS:-1000}
 DURATION=${DURATION:-10s}
@@ -48,7 +54,7 @@ if [ -n "${TCP_CC:-}" ] && [ "$TCP_CC" != "$CC_ORIG" ]; then
 fi
 ulimit -n "$(ulimit -Hn)" 2>/dev/null # wrk holds CONNS sockets
 [ "$(ulimit -n)" -gt $((CONNS + 100)) ] || { echo "ulimit -n $(ulimit -n) is too low for $CONNS connections"; exit 1; }
-echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); workers $WORKERS, wrk -c$CONNS -d$DURATION -t$(nproc), $PAR x 64 MiB, $REPS rounds; $(nginx -v 2>&1); tcp_congestion_control $(cat "$CC_FILE")${CC_SET:-}; debitd tcp_nopush $TCP_NOPUSH"
+echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); workers $WORKERS, wrk -c$CONNS -d$DURATION -t$(nproc), $PAR x 64 MiB, $REPS rounds; $(nginx -v 2>&1); tcp_congestion_control $(cat "$CC_FILE")${CC_SET:-}; debitd tcp_nopush $TCP_NOPUSH; peer $PEER_LABEL"
 
 port_d=$(free_port); port_n=$(free_port)
 while [ "$port_n" = "$port_d" ]; do port_n=$(free_port); done
@@ -75,11 +81,19 @@ mkdir -p "$root/ram"
 chmod 755 "$root" "$root/ram"
 for f in 4KiB 1MiB 64MiB; do curl -s -o "$root/ram/$f.dat" "http://127.0.0.1:$port_d/ram/$f.dat"; done
 chmod 644 "$root"/ram/*
-# nginx as a public mirror would run it, with as many workers as debitd has threads
-bench_nginx "$root" "$port_n" /ram/4KiB.dat
+if [ "$PEER" = nginx ]; then
+  # nginx as a public mirror would run it, with as many workers as debitd has threads
+  bench_nginx "$root" "$port_n" /ram/4KiB.dat
+else
+  sed "s/port = $port_d;/port = $port_n;/" "$T_TMP/d.conf" >"$T_TMP/d2.conf"
+  t_bg debitd2 "$DEBITD" -c "$T_TMP/d2.conf"
+  NGINX_PID=$T_LAST_PID # the peer's slot ("nginx" in this script's records)
+  wait_http "http://127.0.0.1:$port_n/ram/4KiB.dat" 300 "" "$NGINX_PID" || { echo "the second debitd did not start:"; cat "$T_TMP/debitd2.log"; exit 1; }
+  debitd_content_ready "http://127.0.0.1:$port_n" || { echo "the second debitd: content not ready in 30 s"; exit 1; }
+fi
 for f in 4KiB 1MiB 64MiB; do
   a=$(curl -s "http://127.0.0.1:$port_d/ram/$f.dat" | sha256sum); b=$(curl -s "http://127.0.0.1:$port_n/ram/$f.dat" | sha256sum)
-  [ "$a" = "$b" ] || { echo "servers differ on $f: debitd $a, nginx $b"; exit 1; }
+  [ "$a" = "$b" ] || { echo "servers differ on $f: debitd $a, $PEER_LABEL $b"; exit 1; }
 done
 SHA64=$(curl -s "http://127.0.0.1:$port_d/ram/64MiB.dat" | sha256sum | cut -d' ' -f1)
 
@@ -92,16 +106,18 @@ ratio() {
   md=$(median <<<"$4"); mx=$(median <<<"$5")
   per=$(paste <(echo "$4") <(echo "$5") | awk '$2 > 0 {printf "%.3f\n", $1 / $2}')
   rr=$(minmax <<<"$per")
-  awk -v w="$1" -v n="$2" -v op="$3" -v md="$md" -v mx="$mx" -v rr="$rr" -v per="$(echo $per)" 'BEGIN{ r = mx > 0 ? md / mx : 0
+  awk -v w="$1" -v pl="$PEER_LABEL" -v n="$2" -v op="$3" -v md="$md" -v mx="$mx" -v rr="$rr" -v per="$(echo $per)" 'BEGIN{ r = mx > 0 ? md / mx : 0
     met = (op == ">=") ? r >= 1 : r <= 1
     k = split(per, p, " "); good = 0
     for (i = 1; i <= k; i++) good += (op == ">=") ? p[i] >= 1 : p[i] <= 1
     side = (good == k) ? "every round on the goal side" : (good == 0) ? "no round on the goal side" : "rounds on both sides: within noise"
-    printf "%-9s ratio debitd/nginx %-10s %.3f [per round %s] (goal %s 1): %s (%d of %d rounds: %s)\n", w, n, r, rr, op, met ? "met" : "not met", good, k, side }'
+    printf "%-9s ratio debitd/%s %-10s %.3f [per round %s] (goal %s 1): %s (%d of %d rounds: %s)\n", w, pl, n, r, rr, op, met ? "met" : "not met", good, k, side }'
 }
 url() { [ "$1" = debitd ] && echo "http://127.0.0.1:$port_d/ram/$2.dat" || echo "http://127.0.0.1:$port_n/ram/$2.dat"; }
 
 server_pids() { [ "$1" = debitd ] && echo "$DEBITD_PID" || echo "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"; }
+# label SERVER: the name printed for a record's server ("nginx" is the peer's slot)
+label() { [ "$1" = nginx ] && echo "$PEER_LABEL" || echo "$1"; }
 # sleeps_of PID...: voluntary context switches of every thread of the processes: a server
 # thread that blocks (a lock another thread holds, an empty event queue) leaves all its
 # connections waiting until it is woken.
@@ -120,10 +136,11 @@ sleeps_of() {
 # per descriptor (over 1,000 forks mid-run) took CPU from debitd's rounds only and made
 # them look slower (docs/performance.md, "The benchmark's own load").
 worker_split() {
-  local fd n out=() p
-  if [ "$1" = debitd ]; then
-    for fd in $(ls -l /proc/"$DEBITD_PID"/fd 2>/dev/null | awk '/anon_inode:\[eventpoll\]/ {print $9}'); do
-      n=$(grep -c '^tfd:' "/proc/$DEBITD_PID/fdinfo/$fd" 2>/dev/null) && out+=("$n")
+  local fd n out=() p pid=$DEBITD_PID
+  [ "$1" = nginx ] && [ "$PEER" = debitd ] && pid=$NGINX_PID
+  if [ "$1" = debitd ] || [ "$PEER" = debitd ]; then
+    for fd in $(ls -l /proc/"$pid"/fd 2>/dev/null | awk '/anon_inode:\[eventpoll\]/ {print $9}'); do
+      n=$(grep -c '^tfd:' "/proc/$pid/fdinfo/$fd" 2>/dev/null) && out+=("$n")
     done
   else
     for p in $(pgrep -P "$NGINX_PID"); do out+=("$(ls -l "/proc/$p/fd" 2>/dev/null | grep -c socket)"); done
@@ -187,7 +204,7 @@ for f in 4KiB 1MiB; do
   for s in debitd nginx; do
     col() { awk -v s="$s" -v f="$f" -v c="$1" '$1==s && $2==f {print $c}' "$T_TMP/wrk"; }
     eval "RPS_$s=$(col 3 | median) RPSR_$s=$(col 3 | minmax) P99_$s=$(col 4 | median) P99R_$s=$(col 4 | minmax)"
-    printf '%-6s %-6s requests/s %s [%s]  p50 %s ms  p90 %s ms  p99 %s ms [%s]  server CPU %s us/request [%s]  wrk CPU %s [%s]  machine CPU %s [%s]  sleeps %s per 1000 requests [%s]  socket errors %s (connect/read/write/timeout: %s)  non-2xx %s\n' "$f" "$s" \
+    printf '%-6s %-8s requests/s %s [%s]  p50 %s ms  p90 %s ms  p99 %s ms [%s]  server CPU %s us/request [%s]  wrk CPU %s [%s]  machine CPU %s [%s]  sleeps %s per 1000 requests [%s]  socket errors %s (connect/read/write/timeout: %s)  non-2xx %s\n' "$f" "$(label "$s")" \
       "$(col 3 | median)" "$(col 3 | minmax)" "$(col 10 | median)" "$(col 11 | median)" "$(col 4 | median)" "$(col 4 | minmax)" "$(col 7 | median)" "$(col 7 | minmax)" \
       "$(col 12 | median)" "$(col 12 | minmax)" "$(col 13 | median)" "$(col 13 | minmax)" "$(col 9 | median)" "$(col 9 | minmax)" \
       "$(col 5 | awk '{t += $1} END{print t + 0}')" "$(col 8 | tr '\n' ' ')" "$(col 6 | awk '{t += $1} END{print t + 0}')"
@@ -200,7 +217,7 @@ done
 errs=$(awk '{t += $5 + $6} END{print t + 0}' "$T_TMP/wrk")
 for f in 4KiB 1MiB; do
   for s in debitd nginx; do
-    printf '%-6s %-6s largest worker'"'"'s share of the connections mid-run, per round: %s\n' "$f" "$s" \
+    printf '%-6s %-8s largest worker'"'"'s share of the connections mid-run, per round: %s\n' "$f" "$(label "$s")" \
       "$(awk -v s="$s" -v f="$f" '$1 == s && $2 == f { n = split($14, a, "/"); t = 0; m = 0
           for (i = 1; i <= n; i++) { t += a[i]; if (a[i] + 0 > m) m = a[i] + 0 }
           printf "%s ", (t > 0 ? sprintf("%.0f%%", 100 * m / t) : "?") }' "$T_TMP/wrk")(p99 $(awk -v s="$s" -v f="$f" '$1 == s && $2 == f {printf "%s ", $4}' "$T_TMP/wrk")ms)"
@@ -209,7 +226,7 @@ done
 echo "wrk socket errors + non-2xx, all runs: $errs (goal 0): $([ "$errs" = 0 ] && echo met || echo 'not met')"
 
 for s in debitd nginx; do
-  printf '%s x 64 MiB %-6s aggregate %s Gb/s [%s], machine CPU %s s/GiB [%s], wall %s s, complete with 200 and 64 MiB: %s\n' "$PAR" "$s" \
+  printf '%s x 64 MiB %-8s aggregate %s Gb/s [%s], machine CPU %s s/GiB [%s], wall %s s, complete with 200 and 64 MiB: %s\n' "$PAR" "$(label "$s")" \
     "$(awk -v s="$s" '$1==s{print $4}' "$T_TMP/par" | median)" "$(awk -v s="$s" '$1==s{print $4}' "$T_TMP/par" | minmax)" \
     "$(awk -v s="$s" '$1==s{print $5}' "$T_TMP/par" | median)" "$(awk -v s="$s" '$1==s{print $5}' "$T_TMP/par" | minmax)" \
     "$(awk -v s="$s" '$1==s{print $2}' "$T_TMP/par" | median)" "$(awk -v s="$s" '$1==s{printf "%s/%s ", $3, '"$PAR"'}' "$T_TMP/par")"
@@ -224,8 +241,8 @@ for s in debitd nginx; do
   for i in $(seq "$PAR"); do (curl -s --max-time 300 "$u?sha$i" | sha256sum | cut -d' ' -f1 >"$T_TMP/sha.$s.$i") & pids+=($!); done
   wait "${pids[@]}"
   good=$(cat "$T_TMP"/sha."$s".* | grep -c "^$SHA64\$")
-  echo "$PAR x 64 MiB $s at once, each sha256 = the file's: $good/$PAR"
+  echo "$PAR x 64 MiB $(label "$s") at once, each sha256 = the file's: $good/$PAR"
 done
 echo "debitd's refusals and closes (/status counters.refusals): $(curl -s "http://127.0.0.1:$port_d/status" | jq -c '.counters.refusals // {}')"
-echo "wrk runs (server file req_s p99_ms socket_errors non2xx cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms wrk_cpu_us_per_request machine_cpu_us_per_request worker_split):"; sed 's/^/  /' "$T_TMP/wrk"
-echo "parallel runs (server wall_s complete Gb/s machine_cpu_s_per_GiB):"; sed 's/^/  /' "$T_TMP/par"
+echo "wrk runs (server file req_s p99_ms socket_errors non2xx cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms wrk_cpu_us_per_request machine_cpu_us_per_request worker_split):"; sed "s/^nginx /$PEER_LABEL /; s/^/  /" "$T_TMP/wrk"
+echo "parallel runs (server wall_s complete Gb/s machine_cpu_s_per_GiB):"; sed "s/^nginx /$PEER_LABEL /; s/^/  /" "$T_TMP/par"
