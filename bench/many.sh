@@ -26,13 +26,21 @@
 # TCP_NOPUSH=false runs debitd with libmicrohttpd's own send order (server/nopush.h).
 # PEER=debitd puts a second debitd (the same build and configuration, another port) in
 # nginx's place: a run of identical servers, whose ratios show this machine's noise (how far
-# from 1 a ratio of equals lands, per round and in the medians) to read the nginx ratios by.
+# from 1 a ratio of equals lands, per round and in the medians) to read the nginx ratios by;
+# with PEER_BUILD=DIR the second debitd is DIR/debitd (another build: a before/after of a
+# change under the same load, the same ratios).
 #   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 TCP_CC= TCP_NOPUSH=true PEER=nginx bench/many.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
 PEER=${PEER:-nginx}
+PEER_DEBITD=${PEER_BUILD:+$PEER_BUILD/debitd}
 case $PEER in nginx) PEER_LABEL=nginx; need_cmd nginx ;; debitd) PEER_LABEL=debitd#2 ;;
   *) echo "PEER must be nginx or debitd, not \"$PEER\""; exit 2 ;; esac
+if [ -n "$PEER_DEBITD" ]; then
+  [ "$PEER" = debitd ] || { echo "PEER_BUILD needs PEER=debitd"; exit 2; }
+  [ -x "$PEER_DEBITD" ] || { echo "PEER_BUILD: no $PEER_DEBITD"; exit 2; }
+  PEER_LABEL=debitd@$PEER_BUILD
+fi
 need_cmd curl wrk sha256sum jq
 WORKERS=${WORKERS:-$(nproc)}
 CONNS=${CONNS:-1000}
@@ -86,7 +94,7 @@ if [ "$PEER" = nginx ]; then
   bench_nginx "$root" "$port_n" /ram/4KiB.dat
 else
   sed "s/port = $port_d;/port = $port_n;/" "$T_TMP/d.conf" >"$T_TMP/d2.conf"
-  t_bg debitd2 "$DEBITD" -c "$T_TMP/d2.conf"
+  t_bg debitd2 "${PEER_DEBITD:-$DEBITD}" -c "$T_TMP/d2.conf"
   NGINX_PID=$T_LAST_PID # the peer's slot ("nginx" in this script's records)
   wait_http "http://127.0.0.1:$port_n/ram/4KiB.dat" 300 "" "$NGINX_PID" || { echo "the second debitd did not start:"; cat "$T_TMP/debitd2.log"; exit 1; }
   debitd_content_ready "http://127.0.0.1:$port_n" || { echo "the second debitd: content not ready in 30 s"; exit 1; }
@@ -244,5 +252,5 @@ for s in debitd nginx; do
   echo "$PAR x 64 MiB $(label "$s") at once, each sha256 = the file's: $good/$PAR"
 done
 echo "debitd's refusals and closes (/status counters.refusals): $(curl -s "http://127.0.0.1:$port_d/status" | jq -c '.counters.refusals // {}')"
-echo "wrk runs (server file req_s p99_ms socket_errors non2xx cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms wrk_cpu_us_per_request machine_cpu_us_per_request worker_split):"; sed "s/^nginx /$PEER_LABEL /; s/^/  /" "$T_TMP/wrk"
-echo "parallel runs (server wall_s complete Gb/s machine_cpu_s_per_GiB):"; sed "s/^nginx /$PEER_LABEL /; s/^/  /" "$T_TMP/par"
+echo "wrk runs (server file req_s p99_ms socket_errors non2xx cpu_us_per_request connect/read/write/timeout sleeps_per_1000_requests p50_ms p90_ms wrk_cpu_us_per_request machine_cpu_us_per_request worker_split):"; sed "s|^nginx |$PEER_LABEL |; s|^|  |" "$T_TMP/wrk"
+echo "parallel runs (server wall_s complete Gb/s machine_cpu_s_per_GiB):"; sed "s|^nginx |$PEER_LABEL |; s|^|  |" "$T_TMP/par"

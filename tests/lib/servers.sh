@@ -100,11 +100,14 @@ debitd_up() {
 # ($DEBITD_BASE; reached from network namespace NETNS if given) has its region complete
 # (/status content.state "ready"), so that what a test checks is the zero-copy path and no
 # generator thread competes with it for the CPUs; debitd answers before that, with
-# generated bodies (tests/e2e/server_startup.sh tests those).
+# generated bodies (tests/e2e/server_startup.sh tests those). A debitd from before
+# 2026-12-02 (no content.state: ready once it listens) counts as ready, so that benchmarks
+# can still compare against such a build (DEBIT_BUILD=).
 debitd_content_ready() {
   local pre=()
   [ -n "${2:-}" ] && pre=(ip netns exec "$2")
-  wait_for 300 "${pre[@]}" sh -c "curl -s -g --max-time 2 '${1:-$DEBITD_BASE}/status' | grep -q '\"state\": *\"ready\"'"
+  wait_for 300 "${pre[@]}" sh -c "curl -s -g --max-time 2 '${1:-$DEBITD_BASE}/status' |
+    jq -e '.content | ((has(\"state\") | not) or .state == \"ready\")'"
 }
 
 # www_new: a tmpfs web root (/dev/shm, removed at exit) with incompressible files
