@@ -76,3 +76,17 @@ NGX
   NGINX_PID=$T_LAST_PID
   wait_http "http://127.0.0.1:$2$3" 100 "" "$NGINX_PID" || { echo "nginx did not start:"; cat "$T_TMP/nginx.log"; exit 1; }
 }
+
+# epoll_sizes PID: how many descriptors each epoll set of process PID watches, "A/B/..." in
+# descriptor order (/proc/PID/fdinfo: one tfd line each). The benchmarks call it while they
+# measure, so it costs a few processes whatever PID's number of descriptors: a readlink per
+# descriptor (over 1,000 forks mid-run) once took CPU from one server's rounds only
+# (docs/performance.md, "The benchmark's own load").
+epoll_sizes() {
+  local fd out=() IFS
+  for fd in $(ls -l "/proc/$1/fd" 2>/dev/null | awk '/anon_inode:\[eventpoll\]/ {print $9}' | sort -n); do
+    out+=("$(grep -c '^tfd:' "/proc/$1/fdinfo/$fd" 2>/dev/null)")
+  done
+  IFS=/
+  echo "${out[*]}"
+}

@@ -140,16 +140,13 @@ sleeps_of() {
 # of each are the worker's own (listening socket, channel). Neither server balances them
 # (each worker accepts what arrives while it waits): a worker holding more connections serves
 # each less often, so a round's p99 is to be read against its split.
-# It runs while wrk does, so it costs a few processes, not one per descriptor: a readlink
-# per descriptor (over 1,000 forks mid-run) took CPU from debitd's rounds only and made
-# them look slower (docs/performance.md, "The benchmark's own load").
+# It runs while wrk does: a few processes (bench/lib.bash epoll_sizes for debitd).
 worker_split() {
-  local fd n out=() p pid=$DEBITD_PID
+  local out=() p pid=$DEBITD_PID
   [ "$1" = nginx ] && [ "$PEER" = debitd ] && pid=$NGINX_PID
   if [ "$1" = debitd ] || [ "$PEER" = debitd ]; then
-    for fd in $(ls -l /proc/"$pid"/fd 2>/dev/null | awk '/anon_inode:\[eventpoll\]/ {print $9}'); do
-      n=$(grep -c '^tfd:' "/proc/$pid/fdinfo/$fd" 2>/dev/null) && out+=("$n")
-    done
+    epoll_sizes "$pid"
+    return
   else
     for p in $(pgrep -P "$NGINX_PID"); do out+=("$(ls -l "/proc/$p/fd" 2>/dev/null | grep -c socket)"); done
   fi

@@ -150,6 +150,13 @@ static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64
     return resp;
 }
 
+const char *http_large_send_path(const struct server *s)
+{
+    if (!content_ready(s->content))
+        return "generated";
+    return MHD_is_feature_supported(MHD_FEATURE_SENDFILE) == MHD_YES ? "sendfile" : "pread";
+}
+
 const char *http_file_send_path(const struct server *s, uint64_t size)
 {
     if (size == 0)
@@ -160,7 +167,7 @@ const char *http_file_send_path(const struct server *s, uint64_t size)
         return "iovec";
     if (size <= SMALL_BODY)
         return "buffer";
-    return MHD_is_feature_supported(MHD_FEATURE_SENDFILE) == MHD_YES ? "sendfile" : "pread";
+    return http_large_send_path(s);
 }
 
 /* What decides a small response beside H (http_conn_reuse_get): the body's address in

@@ -255,13 +255,8 @@ json_t *http_listener_json(struct listener *l)
     json_object_set_new(o, "x_debit_tcp", json_string(hdr));
     /* HTTPS: the certificate in use; libmicrohttpd encrypts in user space, so no sendfile */
     json_object_set_new(o, "tls", l->tls ? tls_listener_json(l->tls) : json_null());
-    /* the path of a large file body within the region from now on: "generated" (a copy)
-     * until the region is complete, and the fallback copy where libmicrohttpd lacks sendfile */
-    const char *path = l->tls                                                   ? "tls"
-                       : !content_ready(s->content)                             ? "generated"
-                       : MHD_is_feature_supported(MHD_FEATURE_SENDFILE) == MHD_YES ? "sendfile"
-                                                                                   : "pread";
-    json_object_set_new(o, "send_path", json_string(path));
+    /* the path of a large file body within the region now (generated until it is complete) */
+    json_object_set_new(o, "send_path", json_string(l->tls ? "tls" : http_large_send_path(s)));
     /* the offload state of the interface this listener serves through */
     char ifname[IF_NAMESIZE + 1] = "";
     if (s->cfg->offload.interface)

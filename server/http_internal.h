@@ -202,5 +202,8 @@ void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size
  * it: "buffer" (empty or up to 64 KiB, with the headers), "iovec" (repeating the region),
  * "sendfile", or "pread" (a libmicrohttpd without sendfile). A static string. */
 const char *http_file_send_path(const struct server *s, uint64_t size);
+/* How a large body within the region leaves on a plain-HTTP listener now: "generated" until
+ * the region is complete, then "sendfile", or "pread" without it. A static string. */
+const char *http_large_send_path(const struct server *s);
 
 #endif

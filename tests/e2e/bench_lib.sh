@@ -46,4 +46,29 @@ tick=$((1000 / $(getconf CLK_TCK)))
 check_cmp "children_cpu_ms = bash's times for the same child (within 2 ticks, $tick ms each)" \
   "$(( dc > dt ? dc - dt : dt - dc ))" "<=" $((2 * tick))
 check_cmp "machine_cpu_ms counted at least the child's CPU (all CPUs, ticks)" "$dm" ">=" $((dt - 2 * tick * $(nproc)))
+# epoll_sizes: the entries of each epoll set of a process, with a few processes whatever its
+# number of descriptors (it runs while a benchmark measures). A stand-in holds two epoll
+# sets of 7 and 3 pipe ends and 600 other descriptors; the last PID the kernel handed out
+# (/proc/loadavg) tells how many processes the call started (a readlink per descriptor
+# would start over 600).
+need_cmd python3
+python3 - "$T_TMP/ep.ready" <<'PY' &
+import os, select, sys, time
+keep = [os.pipe() for _ in range(300)]          # 600 descriptors
+a, b = select.epoll(), select.epoll()
+for r, _ in keep[:7]: a.register(r, select.EPOLLIN)
+for r, _ in keep[7:10]: b.register(r, select.EPOLLIN)
+open(sys.argv[1], "w").close()
+time.sleep(20)
+PY
+EP_PID=$!; t_track "$EP_PID"
+wait_for 100 test -e "$T_TMP/ep.ready" || t_fail "the epoll stand-in started"
+pid0=$(awk '{print $5}' /proc/loadavg)
+sizes=$(epoll_sizes "$EP_PID")
+pid1=$(awk '{print $5}' /proc/loadavg)
+check_eq "epoll_sizes: each set's entries, in descriptor order" "7/3" "$sizes"
+check_cmp "epoll_sizes started a few processes for 600 descriptors ($((pid1 - pid0)))" "$((pid1 - pid0))" "<" 50
+check_eq "epoll_sizes of a process without epoll sets: empty" "" "$(epoll_sizes $$)"
+kill "$EP_PID" 2>/dev/null; wait "$EP_PID" 2>/dev/null
+
 t_done

@@ -107,7 +107,7 @@ debitd_content_ready() {
   local pre=()
   [ -n "${2:-}" ] && pre=(ip netns exec "$2")
   wait_for 300 "${pre[@]}" sh -c "curl -s -g --max-time 2 '${1:-$DEBITD_BASE}/status' |
-    jq -e '.content | ((has(\"state\") | not) or .state == \"ready\")'"
+    jq -e '(.content // {}) | ((has(\"state\") | not) or .state == \"ready\")'"
 }
 
 # www_new: a tmpfs web root (/dev/shm, removed at exit) with incompressible files
