@@ -13,8 +13,9 @@
 #    loopback part of a server's sending is done in the client's system calls, more so for
 #    one server than the other (bench/lib.bash machine_cpu_ms): the machine's figure is the
 #    one that compares the work of a request. And, per round, how the connections were split
-#    between the workers halfway through (worker_split): neither server balances them, so
-#    a round's p99 is to be read against the share of its most loaded worker.
+#    between the workers halfway through (worker_split): debitd spreads them evenly
+#    (server/acceptor.h), nginx's workers take what arrives while each waits, so a round's
+#    p99 is to be read against the share of its most loaded worker.
 # 2. PAR parallel downloads (default 100) of a 64 MiB file by one curl --parallel, REPS rounds
 #    interleaved: every download 200 with 64 MiB; aggregate throughput (all bytes / wall
 #    time), ratio debitd/nginx (goal >= 1), and the machine's CPU per GiB moved. Then,
@@ -137,9 +138,10 @@ sleeps_of() {
 # worker_split SERVER: how the open connections are split between the server's workers now,
 # "A/B/...": for debitd the descriptors in each libmicrohttpd worker's epoll set
 # (/proc/PID/fdinfo: one tfd line each), for nginx the sockets of each worker process; a few
-# of each are the worker's own (listening socket, channel). Neither server balances them
-# (each worker accepts what arrives while it waits): a worker holding more connections serves
-# each less often, so a round's p99 is to be read against its split.
+# of each are the worker's own (listening socket, channel). debitd's acceptor spreads them
+# by descriptor (even; before 2026-12-03 each worker accepted what arrived while it waited,
+# as nginx's do): a worker holding more connections serves each less often, so a round's
+# p99 is to be read against its split.
 # It runs while wrk does: a few processes (bench/lib.bash epoll_sizes for debitd).
 worker_split() {
   local out=() p pid=$DEBITD_PID

@@ -17,17 +17,14 @@ void server_quiesce(struct server *s)
     s->draining = 1;
     for (size_t i = 0; i < s->n_listeners; i++) {
         struct listener *l = &s->listeners[i];
-        if (!l->mhd)
+        if (!l->acceptor)
             continue;
-        MHD_socket fd = MHD_quiesce_daemon(l->mhd);
-        if (fd == MHD_INVALID_SOCKET)
-            continue;
-        /* MHD's threads may still hold the descriptor until MHD_stop_daemon, so it is
-         * closed only then (server_stop closes l->fd). Shutting a listening socket down
-         * makes the kernel refuse new connections now and reset the ones waiting in the
-         * backlog, instead of completing handshakes nobody will ever accept. */
-        shutdown(fd, SHUT_RDWR);
-        l->fd = fd;
+        acceptor_stop(l->acceptor);
+        /* Shutting a listening socket down makes the kernel refuse new connections now and
+         * reset the ones waiting in the backlog, instead of completing handshakes nobody
+         * will ever accept; server_stop closes it. */
+        if (l->fd >= 0)
+            shutdown(l->fd, SHUT_RDWR);
     }
 }
 

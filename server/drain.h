@@ -9,7 +9,7 @@
 
 #include "server.h"
 
-/* Stop accepting on every listener (MHD_quiesce_daemon, then shutdown of the listening
+/* Stop accepting on every listener (acceptor_stop, then shutdown of the listening
  * socket so that new connections are refused rather than left in the backlog), and mark
  * the server draining: every answer from now on carries Connection: close. Idempotent. */
 void server_quiesce(struct server *s);

@@ -361,6 +361,7 @@ static void connection(struct listener *l, struct MHD_Connection *conn, void **s
         const struct sockaddr *sa = ad ? ad->client_addr : NULL;
         socklen_t len = !sa ? 0 : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
         ip_limit_release(l->per_ip, sa, len); /* admitted by server.c's accept_policy */
+        acceptor_closed(l->acceptor);         /* every connection of l->mhd came from it */
         l->srv->active--;
     }
 }

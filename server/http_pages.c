@@ -184,6 +184,16 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
          * kept-alive connection with only a new transfer ID (http_conn.c) */
         json_object_set_new(lj, "response_reuse", json_pack("{s:I, s:I}", "built", (json_int_t)li->responses_built,
                                                             "reused", (json_int_t)li->responses_reused));
+        /* the acceptor (acceptor.h): connections spread over `workers` by descriptor */
+        struct acceptor_stats as;
+        acceptor_stats(li->acceptor, &as);
+        json_t *aj = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "workers", (json_int_t)s->threads, "limit",
+                               (json_int_t)c->max_connections, "open", (json_int_t)as.open, "accepted",
+                               (json_int_t)as.accepted, "refused", (json_int_t)as.refused, "paused_at_limit",
+                               (json_int_t)as.at_limit, "errors", (json_int_t)as.errors);
+        if (!c->details) /* a limit, hidden with the others (below) */
+            json_object_del(aj, "limit");
+        json_object_set_new(lj, "accept", aj);
         json_array_append_new(listeners, lj);
     }
     json_t *files = json_array();

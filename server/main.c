@@ -54,9 +54,10 @@ static void usage(FILE *out)
             "configuration error (including an address that cannot be bound).\n");
 }
 
-/* libmicrohttpd aborts the process on what it takes for an internal error (MHD_PANIC),
- * and one of them is a known race of MHD_quiesce_daemon with an epoll worker (an
- * EPOLL_CTL_DEL answered ENOENT; still in 1.0.1) that a graceful stop can meet. The process
+/* libmicrohttpd aborts the process on what it takes for an internal error (MHD_PANIC);
+ * one was a known race of MHD_quiesce_daemon with an epoll worker (an EPOLL_CTL_DEL
+ * answered ENOENT; still in 1.0.1), which debitd no longer calls (its acceptor stops
+ * accepting instead, acceptor.h), and a graceful stop may still meet others. The process
  * cannot go on after a panic, but it can put the offloads back first: then exit 0 if it
  * was stopping anyway (the stop the operator asked for happened), 1 otherwise. */
 static struct {

@@ -314,7 +314,7 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
 {
     const struct config *cfg = s->cfg;
     unsigned threads = config_threads_effective(cfg);
-    /* libmicrohttpd gives each worker connections/threads: never fewer than one */
+    /* more workers than connections could never all be used */
     if (cfg->max_connections && threads > cfg->max_connections)
         threads = cfg->max_connections;
     s->threads = threads;
@@ -338,10 +338,11 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
         char werr[160];
         if (tcp_wmem_max(&l->tcp_wmem_max, werr, sizeof werr) < 0)
             l->tcp_wmem_max = 0;
-        /* suspend/resume: a .sha256 request waits for the hashing thread (digest.h); ITC:
-         * what MHD_quiesce_daemon needs with internal threads (a graceful stop) */
+        /* suspend/resume: a .sha256 request waits for the hashing thread (digest.h); no
+         * listening socket and ITC: the acceptor (acceptor.h) accepts, and libmicrohttpd's
+         * worker learns of a connection it hands over through its inter-thread channel */
         unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-                         MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
+                         MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET;
         if (l->cfg->sa.ss_family == AF_INET6)
             flags |= MHD_USE_IPv6;
         struct MHD_OptionItem opts[16];
@@ -350,11 +351,16 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
             flags |= tls_mhd_flags();
             tls_mhd_options(l->tls, opts, &n);
         }
-        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, l->fd, NULL};
         if (threads > 1)
             opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, threads, NULL};
-        if (cfg->max_connections)
-            opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL};
+        /* The acceptor keeps limits.connections for the listener. libmicrohttpd splits its
+         * own limit evenly between the workers, and a worker at its share would close a
+         * connection handed to it (leaking its per_ip slot: no close notification): so each
+         * worker may hold the whole limit, which the acceptor never lets them pass. */
+        unsigned mhd_limit = !cfg->max_connections || cfg->max_connections > UINT_MAX / threads
+                                 ? UINT_MAX
+                                 : cfg->max_connections * threads;
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, mhd_limit, NULL};
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout, NULL};
         /* Without this MHD may fall back from sendfile to pread+send, a copy per byte,
          * where it cannot suppress SIGPIPE per call; main() ignores SIGPIPE. */
@@ -376,7 +382,9 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
             err_set(err, errlen, "listen %s: libmicrohttpd refused to start (see the messages above)", l->name);
             return SERVER_START_CONFIG;
         }
-        l->fd = -1; /* MHD owns it now and closes it on stop */
+        l->acceptor = acceptor_new(l->fd, l->mhd, cfg->max_connections, l->name, err, errlen);
+        if (!l->acceptor)
+            return SERVER_START_RUNTIME;
         log_info("listening on %s (%u worker thread%s)", l->name, threads, threads > 1 ? "s" : "");
     }
     return SERVER_START_OK;
@@ -394,6 +402,8 @@ void server_stop(struct server *s)
     else
         digest_stop(s->digest);
     for (size_t i = 0; i < s->n_listeners; i++) {
+        /* first: it must not hand a connection to a daemon being stopped */
+        acceptor_stop(s->listeners[i].acceptor);
         if (s->listeners[i].mhd) {
             MHD_stop_daemon(s->listeners[i].mhd);
             s->listeners[i].mhd = NULL;
@@ -414,6 +424,7 @@ void server_free(struct server *s)
     if (s->backing_fd >= 0) /* bound, never started */
         close(s->backing_fd);
     for (size_t i = 0; s->listeners && i < s->n_listeners; i++) {
+        acceptor_free(s->listeners[i].acceptor); /* after server_stop: closes counted it */
         ip_limit_free(s->listeners[i].per_ip);
         tls_listener_free(s->listeners[i].tls);
     }

@@ -17,6 +17,7 @@
 #include "digest.h"
 #include "reload.h"
 #include "snapshot.h"
+#include "acceptor.h"
 #include "ip_limit.h"
 #include "metrics.h"
 #include "tls.h"
@@ -27,8 +28,9 @@ struct listener {
     struct server *srv;
     const struct listen_cfg *cfg;
     char name[64]; /* "[::]:8080", "127.0.0.1:8080" */
-    int fd;        /* listening socket, owned until handed to MHD */
+    int fd;        /* listening socket (owned; closed by server_stop) */
     struct MHD_Daemon *mhd;
+    struct acceptor *acceptor; /* accepts on fd and hands each connection to mhd */
     struct ip_limit *per_ip; /* limits.per_ip: open connections per peer address */
     struct tls_listener *tls; /* listen[].tls: HTTPS (tls.h); NULL = plain HTTP */
     _Atomic unsigned tcp_warned;

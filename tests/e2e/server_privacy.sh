@@ -68,10 +68,12 @@ for mode in true false; do
   [ $mode = false ] || srv_stop
 done
 k=$(uname -r)
-check_eq "details = true: /status has pid, kernel, limits, listener interface" "true true true true" \
-  "$(jq -r '"\(has("pid")) \(has("kernel")) \(has("limits")) \(.listeners[0] | has("interface"))"' "$T_TMP/status-true.json")"
-check_eq "details = false: /status has no pid, kernel, limits, listener interface" "false false false false" \
-  "$(jq -r '"\(has("pid")) \(has("kernel")) \(has("limits")) \(.listeners[0] | has("interface"))"' "$T_TMP/status-false.json")"
+check_eq "details = true: /status has pid, kernel, limits, listener interface, the acceptor's limit" "true true true true true" \
+  "$(jq -r '"\(has("pid")) \(has("kernel")) \(has("limits")) \(.listeners[0] | has("interface")) \(.listeners[0].accept | has("limit"))"' "$T_TMP/status-true.json")"
+check_eq "details = false: /status has no pid, kernel, limits, listener interface, acceptor's limit" "false false false false false" \
+  "$(jq -r '"\(has("pid")) \(has("kernel")) \(has("limits")) \(.listeners[0] | has("interface")) \(.listeners[0].accept | has("limit"))"' "$T_TMP/status-false.json")"
+check_eq "details = false: the acceptor's counters stay" "true true" \
+  "$(jq -r '"\(.listeners[0].accept | has("accepted")) \(.listeners[0].accept | has("paused_at_limit"))"' "$T_TMP/status-false.json")"
 check_eq "details = false: /status names neither the kernel release nor the pid anywhere" "0 0" \
   "$(grep -cF "$k" "$T_TMP/status-false.json") $(grep -cw "\"pid\"\|$DEBITD_PID" "$T_TMP/status-false.json")"
 check_eq "details = false: /status still has the offload state and TCP profile, counters, files" "true true true true" \
