@@ -156,16 +156,25 @@ static void test_table(void **state)
         settle(seen.a, first_open, first_open, &st);
         assert_int_equal(st.open, first_open);
         if (!c->limit || c->open <= c->limit) {
-            /* every one accepted, spread over the workers: at most one apart */
+            /* every one accepted, spread over the workers: at most one apart. A worker
+             * notifies a connection when it takes it from its queue, after the hand-over
+             * that `open` counts: wait (at most 5 s) for all of them */
             unsigned lo = MAX_CONNS, hi = 0, n = 0;
-            pthread_mutex_lock(&seen.lock);
-            for (unsigned w = 0; w < c->workers; w++) {
-                unsigned v = seen.per_worker[w];
-                lo = v < lo ? v : lo;
-                hi = v > hi ? v : hi;
-                n += v;
+            for (int tries = 0; tries < 500 && n != c->open; tries++) {
+                if (tries) {
+                    struct timespec ts = {0, 10 * 1000 * 1000};
+                    nanosleep(&ts, NULL);
+                }
+                lo = MAX_CONNS, hi = 0, n = 0;
+                pthread_mutex_lock(&seen.lock);
+                for (unsigned w = 0; w < c->workers; w++) {
+                    unsigned v = seen.per_worker[w];
+                    lo = v < lo ? v : lo;
+                    hi = v > hi ? v : hi;
+                    n += v;
+                }
+                pthread_mutex_unlock(&seen.lock);
             }
-            pthread_mutex_unlock(&seen.lock);
             print_message("case %zu: %u connections over %u workers: %u..%u each\n", k, n, c->workers, lo, hi);
             assert_int_equal(n, c->open);
             assert_true(hi - lo <= 1);
