@@ -36,7 +36,7 @@ struct conn_entry {
 /* A response kept for the connection's next request, with one reference of its own. */
 struct conn_reuse {
     struct MHD_Response *resp;
-    char id[TRANSFER_ID_LEN]; /* its X-Debit-Transfer, "" when it has none */
+    char *id_at; /* libmicrohttpd's copy of its X-Debit-Transfer value, NULL when it has none */
     size_t sig_len, cap;
     char sig[]; /* http_file_head_sig and the body, cap bytes */
 };
@@ -172,7 +172,7 @@ static struct conn_entry *entry_of(const struct MHD_Connection *conn, int sock)
 }
 
 struct MHD_Response *http_conn_reuse_get(struct MHD_Connection *conn, int sock, const char *sig, size_t len,
-                                         const char **old_id)
+                                         char **id_at)
 {
     struct conn_entry *e = entry_of(conn, sock);
     if (!e || !e->reuse || !e->reuse->resp)
@@ -182,12 +182,12 @@ struct MHD_Response *http_conn_reuse_get(struct MHD_Connection *conn, int sock, 
         reuse_drop(e); /* something changed (a reload, the offload state, another file) */
         return NULL;
     }
-    *old_id = u->id;
+    *id_at = u->id_at;
     return u->resp;
 }
 
 int http_conn_reuse_put(struct MHD_Connection *conn, int sock, struct MHD_Response *resp, const char *sig,
-                        size_t len, const char *id)
+                        size_t len, char *id_at)
 {
     struct conn_entry *e = entry_of(conn, sock);
     if (!e)
@@ -206,7 +206,7 @@ int http_conn_reuse_put(struct MHD_Connection *conn, int sock, struct MHD_Respon
     }
     memcpy(u->sig, sig, len);
     u->sig_len = len;
-    sys_strcpy(u->id, sizeof u->id, id ? id : "");
+    u->id_at = id_at;
     return 0;
 }
 

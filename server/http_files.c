@@ -170,6 +170,36 @@ const char *http_file_send_path(const struct server *s, uint64_t size)
     return http_large_send_path(s);
 }
 
+/* A response sent again gets this request's X-Debit-Transfer NEW_ID ("" for none); AT is
+ * where libmicrohttpd keeps its old value (NULL when it had none). Returns where the new
+ * value is kept (NULL: none). IDs have one length, so the new one is written over the old
+ * in place: deleting the header and adding it again walked the header list (a cache miss
+ * per header, 1,000 connections each with its own response) and made three frees and
+ * three allocations, 3.5-4.3 % of a 4 KiB request's samples; looking the value up each
+ * time still cost half of that (docs/performance.md), hence AT, found once when the
+ * response is built. Writing there is sound because libmicrohttpd keeps a header's value
+ * as its own copy (strdup in add_response_entry, 0.9.75 to 1.0), with its length beside
+ * it, and copies it into the connection's buffer only when the response is queued, which
+ * is after this; nobody else holds the response (http_conn_reuse_get) and nothing else
+ * deletes its headers. tests/e2e/server_reuse.sh checks the bytes on the wire against
+ * fresh responses, every ID distinct and its record found. */
+static char *reuse_id(struct MHD_Response *resp, char *at, const char *new_id)
+{
+    if (at && strlen(new_id) == TRANSFER_ID_HEX && strlen(at) == TRANSFER_ID_HEX) {
+        memcpy(at, new_id, TRANSFER_ID_HEX);
+        return at;
+    }
+    if (at) {
+        char old[TRANSFER_ID_LEN]; /* the deletion frees AT */
+        sys_strcpy(old, sizeof old, at);
+        MHD_del_response_header(resp, WIRE_HDR_TRANSFER, old);
+    }
+    if (!new_id[0])
+        return NULL;
+    MHD_add_response_header(resp, WIRE_HDR_TRANSFER, new_id);
+    return (char *)MHD_get_response_header(resp, WIRE_HDR_TRANSFER);
+}
+
 /* What decides a small response beside H (http_conn_reuse_get): the body's address in
  * the region (a new region is a new response), its length and RG's Content-Range (NULL:
  * a 200), with H's values, in SIG; its length, 0 if SIGLEN is too short. */
@@ -279,18 +309,16 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
                                 : map && off + len <= region ? map + off : NULL;
     char sig[1400];
     size_t siglen = 0;
-    const char *old_id = NULL;
+    char *id_at = NULL; /* where libmicrohttpd keeps RESP's X-Debit-Transfer value (reuse_id) */
     struct MHD_Response *resp = NULL;
     if (len <= SMALL_BODY && body && !s->draining) {
         siglen = small_signature(&h, body, len, status == 206 ? &rg : NULL, f->size, sig, sizeof sig);
         if (siglen)
-            resp = http_conn_reuse_get(conn, r->sock, sig, siglen, &old_id);
+            resp = http_conn_reuse_get(conn, r->sock, sig, siglen, &id_at);
     }
     int reused = resp != NULL;
     if (reused) {
-        send_path = l->tls ? "tls" : "buffer";
-        if (old_id[0])
-            MHD_del_response_header(resp, WIRE_HDR_TRANSFER, old_id);
+        send_path = l->tls ? "tls" : "buffer"; /* its old X-Debit-Transfer: below (reuse_id) */
         l->responses_reused++;
     } else {
         /* HTTPS: libmicrohttpd encrypts in user space, never with sendfile; from a buffer it
@@ -359,15 +387,21 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         ts.ev = &ev; /* copied into the record */
         r->seq = transfers_begin(s->transfers, &ts, id);
         if (r->seq) {
-            MHD_add_response_header(resp, WIRE_HDR_TRANSFER, id);
+            if (!reused) {
+                MHD_add_response_header(resp, WIRE_HDR_TRANSFER, id);
+                if (siglen) /* a response that may be sent again: found once, here */
+                    id_at = (char *)MHD_get_response_header(resp, WIRE_HDR_TRANSFER);
+            }
             if (len >= EVIDENCE_MIN_BYTES)
                 evidence_begin(&r->mark, s->cpu);
         } else {
             id[0] = 0;
         }
     }
+    if (reused)
+        id_at = reuse_id(resp, id_at, id);
     /* kept for the next request (the table then holds our reference), or released */
-    if (siglen && http_conn_reuse_put(conn, r->sock, resp, sig, siglen, id) == 0)
+    if (siglen && http_conn_reuse_put(conn, r->sock, resp, sig, siglen, id_at) == 0)
         return http_reply_kept(l, conn, status, resp);
     if (reused) /* still the table's (a put of the same response cannot fail) */
         return http_reply_kept(l, conn, status, resp);

@@ -183,16 +183,18 @@ void http_conn_note_end(struct MHD_Connection *conn, int sock, const struct tcp_
  * kept-alive connection asks for the same file again (docs/performance.md). */
 /* The response CONN's previous file request on SOCK kept (http_conn_reuse_put) when its
  * signature equals SIG (LEN bytes): it carries exactly the headers and body this request's
- * would, but for X-Debit-Transfer (*OLD_ID, "" when none), and nobody else holds it (its
- * request is over). Owned by the table: not to be destroyed. NULL when there is none or it
- * differs (then it is dropped). Worker thread only. */
+ * would, but for X-Debit-Transfer, whose value libmicrohttpd keeps at *ID_AT (NULL when the
+ * response has none), and nobody else holds it (its request is over). Owned by the table:
+ * not to be destroyed. NULL when there is none or it differs (then it is dropped). Worker
+ * thread only. */
 struct MHD_Response *http_conn_reuse_get(struct MHD_Connection *conn, int sock, const char *sig, size_t len,
-                                         const char **old_id);
-/* Keep RESP, with signature SIG and X-Debit-Transfer ID (NULL: none), for CONN's next
- * request: 0 when the table took over the caller's reference (or already had RESP, from
- * http_conn_reuse_get), -1 when there is no table or no memory (the caller keeps it). */
+                                         char **id_at);
+/* Keep RESP, with signature SIG and its X-Debit-Transfer value at ID_AT (libmicrohttpd's
+ * copy, from MHD_get_response_header; NULL: none), for CONN's next request: 0 when the
+ * table took over the caller's reference (or already had RESP, from http_conn_reuse_get),
+ * -1 when there is no table or no memory (the caller keeps it). */
 int http_conn_reuse_put(struct MHD_Connection *conn, int sock, struct MHD_Response *resp, const char *sig,
-                        size_t len, const char *id);
+                        size_t len, char *id_at);
 /* The listener's live configuration as /status shows it (new object). */
 json_t *http_listener_json(struct listener *l);
 

@@ -65,6 +65,44 @@ static void test_life_cycle(void **state)
     transfers_free(NULL);
 }
 
+/* The three labels (path, remote, listener) are kept in one block per record: each comes
+ * back as given, NULL as "", and a slot taken again frees the old block (ASan's leak check,
+ * make check-asan, fails the run otherwise). */
+static void test_labels(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path, *remote, *listener;
+        const char *want_path, *want_remote, *want_listener;
+    } cases[] = {
+        {"/ram/4KiB.dat", "127.0.0.2:40000", "127.0.0.1:8080", "/ram/4KiB.dat", "127.0.0.2:40000", "127.0.0.1:8080"},
+        {NULL, "[fd00::2]:1", "[::]:80", "", "[fd00::2]:1", "[::]:80"},
+        {"/a", NULL, NULL, "/a", "", ""},
+        {"", "", "", "", "", ""},
+        {NULL, NULL, NULL, "", "", ""},
+    };
+    struct transfers *t = transfers_new(2); /* 2 slots: the later cases evict the earlier */
+    assert_non_null(t);
+    char first[TRANSFER_ID_LEN] = "";
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char id[TRANSFER_ID_LEN];
+        struct transfer_start s = {cases[i].path, cases[i].remote, cases[i].listener, 0, 10, 200, -1, NULL, "iovec",
+                                   NULL, 0};
+        assert_true(transfers_begin(t, &s, id) > 0);
+        if (!i)
+            memcpy(first, id, sizeof first);
+        json_t *j = transfers_get(t, id, NULL);
+        assert_non_null(j);
+        assert_string_equal(str(j, "path"), cases[i].want_path);
+        assert_string_equal(str(j, "remote"), cases[i].want_remote);
+        assert_string_equal(str(j, "listener"), cases[i].want_listener);
+        json_decref(j);
+    }
+    assert_int_equal(transfers_count(t), 5);
+    assert_null(transfers_get(t, first, NULL)); /* evicted: its block freed */
+    transfers_free(t);
+}
+
 /* transfers_finish: the same record as transfers_end (state, bytes, the last TCP_INFO),
  * without building its JSON; an evicted entry is ignored. */
 static void test_complete_without_json(void **state)
@@ -382,6 +420,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_life_cycle),
         cmocka_unit_test(test_complete_without_json),
+        cmocka_unit_test(test_labels),
         cmocka_unit_test(test_unknown_and_evicted),
         cmocka_unit_test(test_track_samples),
         cmocka_unit_test(test_sample_sockets),
