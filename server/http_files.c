@@ -178,10 +178,10 @@ const char *http_file_send_path(const struct server *s, uint64_t size)
  * three allocations, 3.5-4.3 % of a 4 KiB request's samples; looking the value up each
  * time still cost half of that (docs/performance.md), hence AT, found once when the
  * response is built. Writing there is sound because libmicrohttpd keeps a header's value
- * as its own copy (strdup in add_response_entry, 0.9.75 to 1.0), with its length beside
- * it, and copies it into the connection's buffer only when the response is queued, which
- * is after this; nobody else holds the response (http_conn_reuse_get) and nothing else
- * deletes its headers. tests/e2e/server_reuse.sh checks the bytes on the wire against
+ * as its own copy (allocated in add_response_entry, 0.9.75 to 1.0.1), with its length
+ * beside it, and copies it into the connection's buffer only when the response is
+ * queued, which is after this; nobody else holds the response (http_conn_reuse_get) and
+ * nothing else deletes its headers. tests/e2e/server_reuse.sh checks the bytes on the wire against
  * fresh responses, every ID distinct and its record found. */
 static char *reuse_id(struct MHD_Response *resp, char *at, const char *new_id)
 {

@@ -128,7 +128,7 @@ static void labels_new(struct labels *l, const char *path, const char *remote, c
         total += (len[i] = strlen(src[i])) + 1;
     char *block = malloc(total);
     char *dst[3] = {NULL, NULL, NULL};
-    for (int i = 0, off = 0; block && i < 3; off += (int)len[i] + 1, i++)
+    for (size_t i = 0, off = 0; block && i < 3; off += len[i] + 1, i++)
         dst[i] = memcpy(block + off, src[i], len[i] + 1);
     *l = (struct labels){dst[0], dst[1], dst[2]};
 }
