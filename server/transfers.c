@@ -15,7 +15,6 @@ struct entry {
     uint64_t seq; /* 0 = empty slot */
     unsigned char key[TRANSFER_ID_HEX / 2]; /* the ID's 128 bits */
     char id[TRANSFER_ID_LEN];
-    uint32_t next;   /* next entry (index + 1) in the same hash bucket, 0 = last */
     int have_owner;
     struct peer owner;
     char state[12];
@@ -34,7 +33,12 @@ struct entry {
 };
 
 /* IDs are random, so a record is found by hashing its ID: buckets of entry indexes (+ 1,
- * 0 = empty) chained through entry.next. The bucket is the ID's first 64 bits, already
+ * 0 = empty) chained through transfers.chain, an array of its own: a record is about
+ * 900 bytes, and a chain walked through the records (to unhook the slot's old one at
+ * every begin) took a cache miss per record passed, half of transfers_begin's own samples
+ * (docs/performance.md); 4 bytes per slot stay in cache. Each stripe's part of the array
+ * is its own cache lines (chain_of), as the stripes are: workers beginning consecutive
+ * transfers write different stripes, never one line. The bucket is the ID's first 64 bits, already
  * uniform: requests choose which IDs to look up, never which IDs exist.
  *
  * Every response takes the ring twice (begin, end) from whichever worker serves it. One
@@ -58,12 +62,20 @@ struct transfers {
     unsigned keep;
     uint64_t next; /* the next sequence number; atomic */
     struct entry *ring;
+    uint32_t *chain; /* per slot: the next slot (index + 1) in its bucket, 0 = last (chain_of) */
+    size_t per_stripe; /* chain entries per stripe, a whole number of cache lines */
     struct stripe stripe[TRANSFERS_STRIPES];
 };
 
 static struct stripe *stripe_of_slot(struct transfers *t, uint64_t slot)
 {
     return &t->stripe[slot % TRANSFERS_STRIPES];
+}
+
+/* Slot SLOT's link in its bucket's chain: the stripe's slots side by side. */
+static uint32_t *chain_of(struct transfers *t, uint64_t slot)
+{
+    return &t->chain[(slot % TRANSFERS_STRIPES) * t->per_stripe + slot / TRANSFERS_STRIPES];
 }
 
 struct transfers *transfers_new(unsigned keep)
@@ -78,7 +90,13 @@ struct transfers *transfers_new(unsigned keep)
     while (nb * TRANSFERS_STRIPES < t->keep)
         nb *= 2;
     t->ring = calloc(t->keep, sizeof *t->ring);
-    int ok = t->ring != NULL;
+    /* slots per stripe, rounded up to whole 64-byte lines of uint32_t */
+    t->per_stripe = ((t->keep + TRANSFERS_STRIPES - 1) / TRANSFERS_STRIPES + 15) / 16 * 16;
+    size_t chain_bytes = TRANSFERS_STRIPES * t->per_stripe * sizeof *t->chain;
+    t->chain = aligned_alloc(64, chain_bytes);
+    if (t->chain)
+        memset(t->chain, 0, chain_bytes);
+    int ok = t->ring != NULL && t->chain != NULL;
     for (unsigned i = 0; i < TRANSFERS_STRIPES; i++) {
         t->stripe[i].mask = nb - 1;
         t->stripe[i].bucket = ok ? calloc((size_t)nb, sizeof *t->stripe[i].bucket) : NULL;
@@ -104,9 +122,9 @@ static uint32_t *bucket_of(struct stripe *st, const unsigned char key[TRANSFER_I
 static void unlink_entry(struct transfers *t, struct stripe *st, struct entry *e)
 {
     uint32_t self = (uint32_t)(e - t->ring) + 1;
-    for (uint32_t *p = bucket_of(st, e->key); *p; p = &t->ring[*p - 1].next)
+    for (uint32_t *p = bucket_of(st, e->key); *p; p = chain_of(t, *p - 1))
         if (*p == self) {
-            *p = e->next;
+            *p = *chain_of(t, self - 1);
             return;
         }
 }
@@ -151,6 +169,7 @@ void transfers_free(struct transfers *t)
         pthread_mutex_destroy(&t->stripe[i].lock);
     }
     free(t->ring);
+    free(t->chain);
     free(t);
 }
 
@@ -257,7 +276,7 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
         old = (struct labels){e->path, e->remote, e->listener};
         *e = fresh;
         uint32_t *b = bucket_of(st, e->key);
-        e->next = *b;
+        *chain_of(t, slot) = *b;
         *b = (uint32_t)slot + 1;
         if (e->sock >= 0)
             st->sending++;
@@ -372,7 +391,7 @@ json_t *transfers_get(struct transfers *t, const char *id, const struct peer *re
         json_t *out = NULL;
         int found = 0;
         pthread_mutex_lock(&st->lock);
-        for (uint32_t i = *bucket_of(st, key); i; i = t->ring[i - 1].next) {
+        for (uint32_t i = *bucket_of(st, key); i; i = *chain_of(t, i - 1)) {
             const struct entry *e = &t->ring[i - 1];
             if (memcmp(e->key, key, sizeof key) != 0)
                 continue;

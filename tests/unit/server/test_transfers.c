@@ -374,6 +374,38 @@ static unsigned race_check(struct race *r, unsigned keep)
     return found;
 }
 
+/* A ring filled several times over: the most recent KEEP are found, every older one is
+ * gone. With more slots than buckets per stripe, IDs share buckets, so evictions unhook
+ * records from the middle and ends of chains (transfers.c, chain_of); ring sizes around the
+ * stripe count and its multiples check the chain's layout by stripe. */
+static void test_evict_full_ring(void **state)
+{
+    (void)state;
+    static const unsigned keeps[] = {1, 2, 63, 64, 65, 129, 1000, 2048, 3000};
+    enum { MAX = 3000, FILLS = 4 };
+    static char ids[FILLS * MAX][TRANSFER_ID_LEN];
+    for (size_t k = 0; k < sizeof keeps / sizeof keeps[0]; k++) {
+        unsigned keep = keeps[k], n = FILLS * keep;
+        struct transfers *t = transfers_new(keep);
+        assert_non_null(t);
+        struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, "iovec", NULL, 0};
+        for (unsigned i = 0; i < n; i++)
+            assert_int_equal(transfers_begin(t, &s, ids[i]), i + 1);
+        unsigned found_old = 0, found_new = 0;
+        for (unsigned i = 0; i < n; i++) {
+            json_t *j = transfers_get(t, ids[i], NULL);
+            if (j && i < n - keep)
+                found_old++;
+            else if (j)
+                found_new++;
+            json_decref(j);
+        }
+        if (found_old || found_new != keep)
+            fail_msg("keep %u: %u evicted IDs found, %u of the last %u", keep, found_old, found_new, keep);
+        transfers_free(t);
+    }
+}
+
 static void test_concurrent(void **state)
 {
     (void)state;
@@ -426,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_sample_sockets),
         cmocka_unit_test(test_owner),
         cmocka_unit_test(test_ids_random),
+        cmocka_unit_test(test_evict_full_ring),
         cmocka_unit_test(test_concurrent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
