@@ -30,6 +30,11 @@ wait_http "$BASE/status" 300 "" "$DEBITD_PID" || { t_fail "debitd started" "$(ta
 debitd_content_ready "$BASE" || { t_fail "debitd's region complete within 30 s" "$(tail -3 "$T_TMP/debitd.log")"; t_done; }
 
 rss() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$DEBITD_PID/status"; }
+# trimmed FROM LIMIT: anonymous RSS has come back to less than LIMIT kB above FROM. The
+# watchdog gives freed pools back at its first tick after a drop (server/watchdog.c,
+# every 100 ms): /status may count the connections closed before that, so the RSS is read
+# once the trim has had its tick, bounded (wait_for 30: 3 s), never between the two.
+trimmed() { [ $(($(rss RssAnon) - $1)) -lt "$2" ]; }
 active() { curl -s --max-time 2 "$BASE/status" | jq '.counters.active_connections'; }
 fresh() { curl -s -o /dev/null --interface 127.0.0.1 -r 0-1023 --max-time 3 -w '%{http_code} %{time_total}\n' "$BASE/ram/1GiB.dat"; }
 fresh >/dev/null   # warm: the first request maps the content
@@ -149,6 +154,7 @@ check_cmp "not later than 6.5 s ($ka_t s)" "$ka_t" "<" 6.5
 # back to idle: the closed connections are gone
 wait_for 100 eval '[ "$(active)" -le 1 ]'
 check_eq "all slow connections gone afterwards (active = the /status request)" 1 "$(active)"
+wait_for 30 trimmed "$anon_before" 16384
 rss_after=$(rss VmRSS) anon_after=$(rss RssAnon)
 
 # RSS flat after the attack, and a second attack adds nothing (debitd gives the freed
@@ -157,6 +163,7 @@ t_bg slowloris2 timeout 20 python3 "$DEBIT_TOP/tests/e2e/slowloris.py" 127.0.0.1
 wait "$T_LAST_PID"
 check_cmp "second attack: closed at the deadline again" "$(jq '[.lived[] | select(. >= 5 and . < 6.5)] | length' "$T_TMP/slow2.json")" ">=" 2000
 wait_for 100 eval '[ "$(active)" -le 1 ]'
+wait_for 30 trimmed "$anon_after" 8192
 rss_again=$(rss VmRSS) anon_again=$(rss RssAnon)
 t_diag "debitd RSS before / after the attack / after a second one: VmRSS $rss_before / $rss_after / $rss_again kB," \
   "RssAnon $anon_before / $anon_after / $anon_again kB"
