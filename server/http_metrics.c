@@ -1,6 +1,7 @@
 /* http_metrics: GET /metrics: the allow list (metrics.allow), then the counters of
  * metrics.c with what the rest of the server knows now (connections, uploads, refusals,
- * each listener's TCP profile and interface offloads, read as /status reads them). */
+ * each listener's TCP profile, acceptor counters and interface offloads, read as /status
+ * reads them). */
 #include "http_internal.h"
 
 #include <stdio.h>
@@ -67,16 +68,20 @@ static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
     struct metrics_tcp *tcp = calloc(nl + 1, sizeof *tcp);
     struct tcp_text *tt = calloc(nl + 1, sizeof *tt);
     struct metrics_offload *off = calloc(MAX_OFFLOAD_SAMPLES, sizeof *off);
+    struct metrics_accept *acc = calloc(nl + 1, sizeof *acc);
     char *body = NULL;
     size_t len = 0;
     FILE *out = NULL;
     int ok = 0;
-    if (!lnames || !fnames || !lj || !tcp || !tt || !off)
+    if (!lnames || !fnames || !lj || !tcp || !tt || !off || !acc)
         goto done;
     for (size_t i = 0; i < nl; i++) {
         lnames[i] = s->listeners[i].name;
         lj[i] = http_listener_json(&s->listeners[i]);
         tcp_view(&s->listeners[i], &tcp[i], &tt[i]);
+        struct acceptor_stats as; /* as /status listeners[].accept */
+        acceptor_stats(s->listeners[i].acceptor, &as);
+        acc[i] = (struct metrics_accept){lnames[i], as.accepted, as.refused, as.at_limit, as.errors, as.open};
     }
     for (size_t i = 0; i < c->n_files; i++)
         fnames[i] = c->files[i].path;
@@ -92,7 +97,7 @@ static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
         .connections = s->connections, .active = s->active, .uploads = s->uploads,
         .upload_bytes = s->upload_bytes, .refusal_names = rnames, .refusals = refusals,
         .n_refusals = REFUSAL_N, .offload = off, .n_offload = offload_view(lj, nl, off, MAX_OFFLOAD_SAMPLES),
-        .tcp = tcp, .n_tcp = nl, .config_generation = s->reload.generation, .reloads_ok = s->reload.ok,
+        .tcp = tcp, .n_tcp = nl, .accept = acc, .n_accept = nl, .config_generation = s->reload.generation, .reloads_ok = s->reload.ok,
         .reloads_refused = s->reload.refused,
     };
     struct cpu_budget_view cv;
@@ -114,6 +119,7 @@ done:
     free(tcp);
     free(tt);
     free(off);
+    free(acc);
     if (!ok) {
         free(body);
         return http_reply_text(l, conn, 500, NULL, NULL);

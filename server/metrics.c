@@ -177,6 +177,32 @@ int metrics_render(const struct metrics *m, const struct metrics_view *v, FILE *
                5, 1);
     }
 
+    /* the acceptor's view, per listener: what was accepted, and why connections waited */
+    family(out, "debitd_accepted_connections_total", "counter",
+           "Connections a listener accepted, by result: handed to a worker, or refused by the accept policy "
+           "(limits.per_ip).");
+    for (size_t i = 0; i < v->n_accept; i++) {
+        const struct metrics_accept *a = &v->accept[i];
+        sample(out, "debitd_accepted_connections_total", (const char *const[]){"listener", a->listener, "result", "handed"},
+               2, a->handed);
+        sample(out, "debitd_accepted_connections_total",
+               (const char *const[]){"listener", a->listener, "result", "refused"}, 2, a->refused);
+    }
+    family(out, "debitd_listener_connections", "gauge", "Connections of a listener open now (handed, not yet closed).");
+    for (size_t i = 0; i < v->n_accept; i++)
+        sample(out, "debitd_listener_connections", (const char *const[]){"listener", v->accept[i].listener}, 1,
+               v->accept[i].open);
+    family(out, "debitd_accept_paused_total", "counter",
+           "Times a listener stopped accepting with limits.connections open (new ones wait in the backlog).");
+    for (size_t i = 0; i < v->n_accept; i++)
+        sample(out, "debitd_accept_paused_total", (const char *const[]){"listener", v->accept[i].listener}, 1,
+               v->accept[i].paused);
+    family(out, "debitd_accept_errors_total", "counter",
+           "accept() failures of a listener other than nothing to accept (EMFILE, ENFILE, ENOBUFS, ...).");
+    for (size_t i = 0; i < v->n_accept; i++)
+        sample(out, "debitd_accept_errors_total", (const char *const[]){"listener", v->accept[i].listener}, 1,
+               v->accept[i].errors);
+
     family(out, "debitd_cpu_quota_ratio", "gauge",
            "CPU quota of debitd's cgroup in CPUs (0.05 = 5% of one CPU); no sample without a quota.");
     if (v->cpu_quota_ratio > 0)

@@ -36,6 +36,12 @@ struct metrics_tcp { /* debitd_tcp_profile_info{listener,cc,pacing,sndbuf,notsen
     const char *listener, *cc, *pacing, *sndbuf, *notsent_lowat;
 };
 
+struct metrics_accept { /* a listener's acceptor (acceptor.h), debitd_accept* families */
+    const char *listener;
+    uint64_t handed, refused, paused, errors;
+    unsigned open;
+};
+
 /* What is rendered beside the counters of struct metrics. Arrays may be empty. */
 struct metrics_view {
     const char *version;
@@ -54,6 +60,8 @@ struct metrics_view {
     size_t n_offload;
     const struct metrics_tcp *tcp;
     size_t n_tcp;
+    const struct metrics_accept *accept;
+    size_t n_accept;
     uint64_t config_generation, reloads_ok, reloads_refused; /* reload.h */
     /* debitd's cgroup CPU budget (cpu_budget.h): quota_ratio <= 0 = no quota (no sample);
      * the throttling counters only when cpu.stat was read (have_cpu_stat) */

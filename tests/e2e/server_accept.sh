@@ -35,6 +35,12 @@ PY
 release() { stop_pid "$HOLD_PID" KILL; }
 accept_json() { curl -s --max-time 5 "$BASE/status" | jq -c '.listeners[0].accept'; }
 accept_key() { curl -s --max-time 5 "$BASE/status" | jq -r ".listeners[0].accept.$1"; }
+# metric NAME [ADDR]: /metrics's sample NAME (with its labels) for listener 127.0.0.1:PORT,
+# read from ADDR (default 127.0.0.1)
+metric() {
+  curl -s --max-time 5 --interface "${2:-127.0.0.1}" "$BASE/metrics" |
+    awk -v k="$1" '$1 == k {print $2; f=1} END {if (!f) print "absent"}'
+}
 # per worker: its epoll set's descriptors now minus at start (its own: the channel)
 worker_conns() {
   local now=($(epoll_sizes "$DEBITD_PID" | tr / ' ')) i out=()
@@ -98,11 +104,15 @@ t_diag "limit 4: $a"
 check_eq "limit 4: /status accept.limit" 4 "$(jq .limit <<<"$a")"
 check_cmp "limit 4: /status counts the pause at the limit" "$(jq .paused_at_limit <<<"$a")" ">=" 1
 check_eq "limit 4: none refused (they waited)" 0 "$(jq .refused <<<"$a")"
+L="listener=\"127.0.0.1:$PORT\""
+check_eq "limit 4: /metrics debitd_accept_paused_total = /status paused_at_limit" "$(jq .paused_at_limit <<<"$a")" \
+  "$(metric "debitd_accept_paused_total{$L}")"
+check_eq "limit 4: /metrics no refusal" 0 "$(metric "debitd_accepted_connections_total{$L,result=\"refused\"}")"
 srv_stop
 
 # --- per_ip refusals go through the acceptor: counted as refused, another address served
 srv_conf "$T_TMP/ip.conf" 'threads = 2;' 'files = ( { path = "/f.dat"; size = 1000; } );' \
-  'limits = { per_ip = 2; idle_timeout = 30; };'
+  'limits = { per_ip = 2; idle_timeout = 30; };' 'metrics = { allow = ( "127.0.0.2" ); };'
 srv_start "$T_TMP/ip.conf"
 hold 2 "$PORT"
 wait_for 100 eval '[ "$(curl -s --interface 127.0.0.2 "$BASE/status" | jq .listeners[0].accept.open)" = 3 ]'
@@ -110,6 +120,12 @@ check_eq "per_ip 2: a third connection from 127.0.0.1 gets no answer" 000 \
   "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$BASE/f.dat")"
 check_eq "per_ip 2: /status (from 127.0.0.2) counts it refused" 1 \
   "$(curl -s --interface 127.0.0.2 "$BASE/status" | jq .listeners[0].accept.refused)"
+L="listener=\"127.0.0.1:$PORT\""
+check_eq "per_ip 2: /metrics (from 127.0.0.2) counts it: result=\"refused\" 1" 1 \
+  "$(metric "debitd_accepted_connections_total{$L,result=\"refused\"}" 127.0.0.2)"
+# open: the 2 held and the scrape's own
+check_eq "per_ip 2: /metrics debitd_listener_connections: the 2 held and the scrape's" 3 \
+  "$(metric "debitd_listener_connections{$L}" 127.0.0.2)"
 release
 srv_stop
 
@@ -130,7 +146,10 @@ release
 wait_for 100 eval '[ "$(curl -s -o /dev/null -w "%{http_code}" --max-time 2 "$BASE/f.dat")" = 200 ]'
 check_eq "out of descriptors: served again once the held connections close" 200 \
   "$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$BASE/f.dat")"
-check_cmp "out of descriptors: /status counts the failed accepts" "$(accept_key errors)" ">=" 1
+errs=$(accept_key errors)
+check_cmp "out of descriptors: /status counts the failed accepts" "$errs" ">=" 1
+check_eq "out of descriptors: /metrics debitd_accept_errors_total = /status errors" "$errs" \
+  "$(metric "debitd_accept_errors_total{listener=\"127.0.0.1:$PORT\"}")"
 check_eq "out of descriptors: said once, not once per retry (every 100 ms)" 1 \
   "$(grep -c 'accept: Too many open files' "$T_TMP/debitd.log")"
 srv_stop

@@ -51,6 +51,15 @@ check_match "TCP profile of listener 2 (pacing as X-Debit-Tcp spells it)" \
 check_match "offload state of lo" '^debitd_offload_enabled\{interface="lo",feature="tso"\} [01]$' \
   "$(grep '^debitd_offload_enabled{interface="lo",feature="tso"}' "$T_TMP/m")"
 check_match "refusals by reason" '^debitd_refusals_total\{reason="[a-z_]+"\} 0$' "$(grep -m1 '^debitd_refusals_total' "$T_TMP/m")"
+# the acceptors: listener 2 had one connection before the scrape, listener 1 the rest
+check_eq "accepted on listener 2: the one connection, handed" 1 \
+  "$(val "debitd_accepted_connections_total{listener=\"$L2\",result=\"handed\"}")"
+check_eq "accepted on listener 1 = /status accept.accepted at the scrape" \
+  "$(( $(jq .listeners[0].accept.accepted <<<"$st") - 1 ))" \
+  "$(val "debitd_accepted_connections_total{listener=\"$L1\",result=\"handed\"}")"
+check_eq "none refused, no pause, no accept error on listener 1" "0 0 0" \
+  "$(val "debitd_accepted_connections_total{listener=\"$L1\",result=\"refused\"}") $(val "debitd_accept_paused_total{listener=\"$L1\"}") $(val "debitd_accept_errors_total{listener=\"$L1\"}")"
+check_cmp "listener 1's open connections (the scrape's own)" "$(val "debitd_listener_connections{listener=\"$L1\"}")" ">=" 1
 check_match "active connections (the scrape's own)" '^[1-9]' "$(val debitd_active_connections)"
 if command -v promtool >/dev/null; then
   out=$(promtool check metrics <"$T_TMP/m" 2>&1); rc=$?

@@ -49,11 +49,12 @@ static void test_render(void **state)
     const uint64_t refusals[] = {3, 0};
     const struct metrics_offload off[] = {{"lo", "tso", 1}, {"lo", "gro", 0}};
     const struct metrics_tcp tcp[] = {{"127.0.0.1:80", "bbr", "100Mbit", "auto", "off"}};
+    const struct metrics_accept acc[] = {{"127.0.0.1:80", 40, 3, 2, 1, 5}, {"[::]:8080", 7, 0, 0, 0, 0}};
     struct metrics_view v = {
         .version = "1.2.3", .listeners = listeners, .n_listeners = 2, .files = files, .n_files = 2,
         .uptime_s = 12.5, .connections = 9, .active = 2, .uploads = 1, .upload_bytes = 4096,
         .refusal_names = rnames, .refusals = refusals, .n_refusals = 2, .offload = off, .n_offload = 2,
-        .tcp = tcp, .n_tcp = 1,
+        .tcp = tcp, .n_tcp = 1, .accept = acc, .n_accept = 2,
     };
     char *t = render(m, &v);
     assert_true(strncmp(t, "# HELP debitd_build_info ", 25) == 0);
@@ -89,6 +90,19 @@ static void test_render(void **state)
         "debitd_offload_enabled{interface=\"lo\",feature=\"tso\"} 1",
         "debitd_offload_enabled{interface=\"lo\",feature=\"gro\"} 0",
         "debitd_tcp_profile_info{listener=\"127.0.0.1:80\",cc=\"bbr\",pacing=\"100Mbit\",sndbuf=\"auto\",notsent_lowat=\"off\"} 1",
+        "# TYPE debitd_accepted_connections_total counter",
+        "debitd_accepted_connections_total{listener=\"127.0.0.1:80\",result=\"handed\"} 40",
+        "debitd_accepted_connections_total{listener=\"127.0.0.1:80\",result=\"refused\"} 3",
+        "debitd_accepted_connections_total{listener=\"[::]:8080\",result=\"handed\"} 7",
+        "debitd_accepted_connections_total{listener=\"[::]:8080\",result=\"refused\"} 0",
+        "# TYPE debitd_listener_connections gauge",
+        "debitd_listener_connections{listener=\"127.0.0.1:80\"} 5",
+        "debitd_listener_connections{listener=\"[::]:8080\"} 0",
+        "# TYPE debitd_accept_paused_total counter",
+        "debitd_accept_paused_total{listener=\"127.0.0.1:80\"} 2",
+        "# TYPE debitd_accept_errors_total counter",
+        "debitd_accept_errors_total{listener=\"127.0.0.1:80\"} 1",
+        "debitd_accept_errors_total{listener=\"[::]:8080\"} 0",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
         has(t, lines[i]);
@@ -99,6 +113,7 @@ static void test_render(void **state)
     /* a view with fewer rows than the counters (a configuration that changed): no overrun */
     v.n_files = 1;
     v.n_listeners = 1;
+    v.n_accept = 1;
     t = render(m, &v);
     assert_null(strstr(t, "[::]:8080"));
     assert_null(strstr(t, "uo\\\\te"));
