@@ -125,13 +125,16 @@ static void *acceptor_main(void *arg)
                     break;
                 continue;
             }
+            /* counted before the hand-over, as `open`: a worker may answer the connection's
+             * first request (a /status or /metrics that counts itself) before
+             * MHD_add_connection returns here */
             a->open++;
+            a->accepted++;
             /* closes c itself on failure: the accept policy refused it (per_ip), or no worker
              * had room (not reached: each may hold the whole limit, acceptor.h) */
-            if (MHD_add_connection(a->mhd, c, (struct sockaddr *)&ss, sl) == MHD_YES) {
-                a->accepted++;
-            } else {
+            if (MHD_add_connection(a->mhd, c, (struct sockaddr *)&ss, sl) != MHD_YES) {
                 a->open--;
+                a->accepted--;
                 a->refused++;
             }
         }
