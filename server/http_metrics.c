@@ -97,8 +97,8 @@ static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
         .connections = s->connections, .active = s->active, .uploads = s->uploads,
         .upload_bytes = s->upload_bytes, .refusal_names = rnames, .refusals = refusals,
         .n_refusals = REFUSAL_N, .offload = off, .n_offload = offload_view(lj, nl, off, MAX_OFFLOAD_SAMPLES),
-        .tcp = tcp, .n_tcp = nl, .accept = acc, .n_accept = nl, .config_generation = s->reload.generation, .reloads_ok = s->reload.ok,
-        .reloads_refused = s->reload.refused,
+        .tcp = tcp, .n_tcp = nl, .accept = acc, .n_accept = nl, .config_generation = s->reload.generation,
+        .reloads_ok = s->reload.ok, .reloads_refused = s->reload.refused,
     };
     struct cpu_budget_view cv;
     cpu_budget_read(s->cpu, 1, &cv);

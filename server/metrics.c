@@ -183,8 +183,8 @@ int metrics_render(const struct metrics *m, const struct metrics_view *v, FILE *
            "(limits.per_ip).");
     for (size_t i = 0; i < v->n_accept; i++) {
         const struct metrics_accept *a = &v->accept[i];
-        sample(out, "debitd_accepted_connections_total", (const char *const[]){"listener", a->listener, "result", "handed"},
-               2, a->handed);
+        sample(out, "debitd_accepted_connections_total",
+               (const char *const[]){"listener", a->listener, "result", "handed"}, 2, a->handed);
         sample(out, "debitd_accepted_connections_total",
                (const char *const[]){"listener", a->listener, "result", "refused"}, 2, a->refused);
     }

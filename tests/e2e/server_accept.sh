@@ -123,7 +123,9 @@ check_eq "per_ip 2: /status (from 127.0.0.2) counts it refused" 1 \
 L="listener=\"127.0.0.1:$PORT\""
 check_eq "per_ip 2: /metrics (from 127.0.0.2) counts it: result=\"refused\" 1" 1 \
   "$(metric "debitd_accepted_connections_total{$L,result=\"refused\"}" 127.0.0.2)"
-# open: the 2 held and the scrape's own
+# open: the 2 held and the scrape's own (once the /status requests' connections have
+# closed on the server's side too)
+wait_for 50 eval '[ "$(metric "debitd_listener_connections{$L}" 127.0.0.2)" = 3 ]'
 check_eq "per_ip 2: /metrics debitd_listener_connections: the 2 held and the scrape's" 3 \
   "$(metric "debitd_listener_connections{$L}" 127.0.0.2)"
 release
