@@ -133,6 +133,11 @@ check_eq "killed server: first run failed as short body or receive error" "false
   "$(jqr '[.runs[] | select(.server=="slow") | .ok] | first | tostring' "$T_TMP/kill.json")"
 check_match "killed server: kind" '^(short_body|recv)$' "$(jqr '[.runs[] | select(.server=="slow")][0].error_kind' "$T_TMP/kill.json")"
 check_cmp "killed server: some bytes before the kill" "$(jqr '[.runs[] | select(.server=="slow")][0].bytes' "$T_TMP/kill.json")" '>' 0
-check_eq "after the kill: refused, and the other server's runs still ok" "connect good:2/0" \
-  "$(jqr '"\([.runs[] | select(.server=="slow")][1].error_kind) good:\(.summary[1].runs_ok)/\(.summary[1].runs_failed)"' "$T_TMP/kill.json")"
+# The second run to the killed server fails: refused once the kernel has closed its
+# listening socket. Its teardown runs while debit goes on: in one CI run (of e563d77)
+# that run failed as recv instead, most likely connected to the dying listener just
+# before it closed, then reset.
+check_match "after the kill: the next run to it fails (refused, or reset by the dying listener), the other server's runs still ok" \
+  '^false (connect|recv) good:2/0$' \
+  "$(jqr '([.runs[] | select(.server=="slow")][1] | "\(.ok) \(.error_kind)") + " good:\(.summary[1].runs_ok)/\(.summary[1].runs_failed)"' "$T_TMP/kill.json")"
 t_done
