@@ -100,6 +100,7 @@ int config_add_listener(struct config *c, const char *address, uint64_t port, ch
     l.port = (uint16_t)port;
     tcp_profile_defaults(&l.tcp);
     l.tcp_nopush = 1; /* as Debian's nginx.conf (tcp_nopush on with sendfile) */
+    l.conn_memory = CONFIG_CONN_MEMORY_DEFAULT;
     c->listen[c->n_listen++] = l;
     return 0;
 }
@@ -122,6 +123,14 @@ int config_set_listener_tls(struct listen_cfg *l, const char *cert, const char *
     }
     free(l->tls.cert), free(l->tls.key), free(l->tls.priorities);
     l->tls.cert = c2, l->tls.key = k2, l->tls.priorities = p2;
+    return 0;
+}
+
+int config_set_listener_memory(struct listen_cfg *l, uint64_t bytes, char *err, size_t errlen)
+{
+    if (bytes < CONFIG_CONN_MEMORY_MIN || bytes > CONFIG_CONN_MEMORY_MAX)
+        return err_set(err, errlen, "%llu bytes is out of range (8KiB to 1MiB)", (unsigned long long)bytes);
+    l->conn_memory = bytes;
     return 0;
 }
 

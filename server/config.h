@@ -21,6 +21,12 @@
 #define CONFIG_MAX_LISTENERS 64
 #define CONFIG_MAX_FILES 1024
 #define CONFIG_MAX_FILE_SIZE (1ULL << 44) /* 16 TiB: beyond that a typo is likelier */
+/* listen[].connection_memory: libmicrohttpd's own default (32 KiB); under 8 KiB a request
+ * with a few ordinary headers would not leave room for debitd's answer; beyond 1 MiB each
+ * request would zero more than any upload's read gains (docs/server.md, "Connection memory") */
+#define CONFIG_CONN_MEMORY_DEFAULT (32ULL << 10)
+#define CONFIG_CONN_MEMORY_MIN (8ULL << 10)
+#define CONFIG_CONN_MEMORY_MAX (1ULL << 20)
 
 struct listen_cfg {
     char *address;              /* as written ("::", "127.0.0.1") */
@@ -29,6 +35,10 @@ struct listen_cfg {
     socklen_t salen;
     struct tcp_profile tcp;     /* applied on every accepted socket */
     int tcp_nopush;             /* file bodies (sendfile, iovec) leave with their headers (nopush.h); default 1 */
+    /* libmicrohttpd's memory pool per connection, bytes: it holds a request's header block
+     * and the answer's, half of it is an upload's read buffer, and libmicrohttpd zeroes all
+     * of it after every request (docs/server.md, "Connection memory") */
+    uint64_t conn_memory;
     /* tls = { cert; key; priorities; } (tls.h): cert NULL = plain HTTP. Paths as written;
      * priorities NULL = TLS_DEFAULT_PRIORITIES. */
     struct {
@@ -129,6 +139,11 @@ int config_add_listener_spec(struct config *c, const char *spec, char *err, size
  * which setting is wrong ("cert", "key" or "priorities"). */
 int config_set_listener_tls(struct listen_cfg *l, const char *cert, const char *key, const char *priorities,
                             const char **field, char *err, size_t errlen);
+/* listen[].connection_memory: BYTES of libmicrohttpd's memory pool per connection of L,
+ * CONFIG_CONN_MEMORY_MIN to CONFIG_CONN_MEMORY_MAX. It bounds a request's header block
+ * (http_guard.c refuses what would leave no room for an answer) and sets an upload's read
+ * size; libmicrohttpd zeroes all of it after every request. */
+int config_set_listener_memory(struct listen_cfg *l, uint64_t bytes, char *err, size_t errlen);
 /* Add file PATH of SIZE bytes; a bad path or one colliding with another file, its
  * .sha256, the upload path or a reserved page fails. */
 int config_add_file(struct config *c, const char *path, uint64_t size, char *err, size_t errlen);

@@ -66,14 +66,18 @@ static int has_size(const struct config *c, uint64_t size)
 }
 
 /* What a running debitd cannot change: the libmicrohttpd daemons' options (listeners,
- * threads, connection limit, idle timeout), the transfer ring, the identity and filter
- * taken at start, and the interface whose original offload state is kept for the exit. */
+ * threads, connection limit, idle timeout, connection memory), the transfer ring, the
+ * identity and filter taken at start, and the interface whose original offload state is
+ * kept for the exit. */
 static const char *restart_needed(const struct config *o, const struct config *n)
 {
     if (!listeners_eq(o, n))
         return "listen";
     if (!tls_modes_eq(o, n))
         return "listen.tls";
+    for (size_t i = 0; i < n->n_listen; i++) /* the same listeners, by listeners_eq */
+        if (o->listen[i].conn_memory != n->listen[i].conn_memory)
+            return "listen.connection_memory";
     if (o->threads != n->threads)
         return "threads";
     if (o->max_connections != n->max_connections)

@@ -50,7 +50,7 @@ static int parse_listen(struct config *c, const config_setting_t *list, char *er
 {
     if (!need_type(list, CONFIG_TYPE_LIST, "a list of groups: ( { address = \"::\"; port = 8080; } )", err, errlen))
         return -1;
-    static const char *const keys[] = {"address", "port", "tcp", "tcp_nopush", "tls", NULL};
+    static const char *const keys[] = {"address", "port", "tcp", "tcp_nopush", "connection_memory", "tls", NULL};
     config_clear_listeners(c);
     int n = config_setting_length(list);
     if (n == 0)
@@ -76,7 +76,13 @@ static int parse_listen(struct config *c, const config_setting_t *list, char *er
                                  errlen) < 0 ||
             cfg_get_bool(g, "tcp_nopush", &c->listen[c->n_listen - 1].tcp_nopush, err, errlen) < 0)
             return -1;
-        if (parse_listen_tls(&c->listen[c->n_listen - 1], config_setting_get_member(g, "tls"), err, errlen) < 0)
+        struct listen_cfg *lc = &c->listen[c->n_listen - 1];
+        uint64_t mem = lc->conn_memory;
+        if ((r = cfg_get_size(g, "connection_memory", &mem, err, errlen)) < 0)
+            return -1;
+        if (r && config_set_listener_memory(lc, mem, err, errlen) < 0)
+            return cfg_error_prefix(err, errlen, config_setting_get_member(g, "connection_memory"));
+        if (parse_listen_tls(lc, config_setting_get_member(g, "tls"), err, errlen) < 0)
             return -1;
     }
     return 0;
@@ -454,8 +460,9 @@ void config_print(const struct config *c, FILE *out)
     fprintf(out, "listen = (\n");
     for (size_t i = 0; i < c->n_listen; i++) {
         const struct tcp_profile *t = &c->listen[i].tcp;
-        fprintf(out, "  { address = \"%s\"; port = %u; tcp_nopush = %s;", c->listen[i].address, c->listen[i].port,
-                c->listen[i].tcp_nopush ? "true" : "false");
+        fprintf(out, "  { address = \"%s\"; port = %u; tcp_nopush = %s; connection_memory = %s;", c->listen[i].address,
+                c->listen[i].port, c->listen[i].tcp_nopush ? "true" : "false",
+                fmt_size(c->listen[i].conn_memory, b1, sizeof b1));
         if (!tcp_profile_is_default(t)) {
             fprintf(out, " tcp = {");
             if (t->congestion[0])

@@ -27,6 +27,8 @@ struct req *http_req_new(void)
     return r;
 }
 
+static void guard_query(struct req *r, const char *uri, uint64_t pool);
+
 void *http_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
 {
     struct listener *l = cls;
@@ -38,11 +40,16 @@ void *http_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
         r->raw_target = (uintptr_t)uri;
         r->raw_target_len = uri ? strlen(uri) : 0;
     }
-    server_read_lock(l->srv); /* a reload may change http.strict (reload.h) */
+    server_read_lock(l->srv); /* a reload may change http.strict and swap l->cfg (reload.h) */
     int strict = l->srv->cfg->http_strict;
+    uint64_t pool = l->cfg->conn_memory;
     server_read_unlock(l->srv);
-    if (!r || !strict)
+    if (!r)
         return r; /* NULL: http_access allocates (and fails) as before */
+    if (uri)
+        guard_query(r, uri, pool);
+    if (!strict || r->target_status)
+        return r;
     if (uri && http_strict_check_target(uri, strlen(uri), r->target_why, sizeof r->target_why) != HTTP_STRICT_OK)
         r->target_status = 400;
     return r;
@@ -136,6 +143,74 @@ static enum MHD_Result refuse(struct listener *l, struct MHD_Connection *conn, u
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     return http_reply(l, conn, status, resp);
+}
+
+/* libmicrohttpd 0.9.75 keeps a request's header block in the connection's memory pool
+ * (listen[].connection_memory) with a 56-byte record (64 with the pool's alignment) per
+ * header, cookie and query argument, and builds the answer's header block from what is
+ * left. It answers 431 itself only when the request does not fit; one that fits with less
+ * room left than an answer needs had its connection closed without any (measured: for a
+ * 4 KiB file, header blocks 31,920-32,419 bytes of a 32 KiB pool; 32,260-32,419 for a 404).
+ * Refused here instead, with room to spare: the record rounded up, and room for the
+ * largest answer debitd gives to a request of that size (a file's headers are about 600
+ * bytes; a redirect's Location is bounded). What is left is a band at the pool's very end
+ * where not even a refusal fits (docs/server.md, "Connection memory"). */
+#define GUARD_FIELD_COST 64
+#define GUARD_ANSWER_ROOM 2048
+
+/* The pieces libmicrohttpd's argument parser makes of the query of TARGET, each a record
+ * (internal.c MHD_parse_arguments_: one per '&'-separated piece, a trailing empty one not). */
+static size_t query_pieces(const char *target)
+{
+    const char *q = strchr(target, '?');
+    if (!q || !q[1])
+        return 0;
+    size_t n = 1;
+    for (const char *p = q + 1; *p; p++)
+        if (*p == '&' && p[1])
+            n++;
+    return n;
+}
+
+/* libmicrohttpd before 1.0 ignores a failure to store a query argument in the pool
+ * (connection.c parse_initial_message_line drops MHD_parse_arguments_'s result): its own
+ * 431 is queued, then overwritten as the request line goes on being processed, and the
+ * connection hangs without an answer until limits.header_timeout closes it (measured: a
+ * target with 500 arguments, 3,450 bytes, in a 32 KiB pool). 1.0 answers it. So a target
+ * whose arguments cannot fit with room for an answer is marked for a 414 here, and, before
+ * 1.0, its query is cut at the '?' in the read buffer where libmicrohttpd is about to parse
+ * it (the URI log callback runs just before), so that the parser stores none. */
+static void guard_query(struct req *r, const char *uri, uint64_t pool)
+{
+    size_t pieces = query_pieces(uri), len = strlen(uri);
+    if (!pieces || len + (uint64_t)pieces * GUARD_FIELD_COST + GUARD_ANSWER_ROOM <= pool)
+        return;
+    r->target_status = 414;
+    snprintf(r->target_why, sizeof r->target_why, "%zu query arguments do not fit in a %llu-byte connection pool",
+             pieces, (unsigned long long)pool);
+    if (strncmp(MHD_get_version(), "0.", 2) == 0)
+        ((char *)strchr(uri, '?'))[1] = '\0';
+}
+
+int http_guard_room(struct listener *l, struct MHD_Connection *conn, struct req *r, enum MHD_Result *out)
+{
+    if (r->target_status == 414) {
+        *out = refuse(l, conn, 414, r->target_why);
+        return 1;
+    }
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    if (!ci)
+        return 0;
+    int n = MHD_get_connection_values(conn, MHD_HEADER_KIND | MHD_COOKIE_KIND | MHD_GET_ARGUMENT_KIND, NULL, NULL);
+    uint64_t need = (uint64_t)ci->header_size + (uint64_t)(n > 0 ? n : 0) * GUARD_FIELD_COST + GUARD_ANSWER_ROOM;
+    uint64_t pool = l->cfg->conn_memory;
+    if (need <= pool)
+        return 0;
+    char why[128];
+    snprintf(why, sizeof why, "a %zu-byte header block with %d fields leaves no room for an answer in %llu bytes",
+             ci->header_size, n, (unsigned long long)pool);
+    *out = refuse(l, conn, 431, why);
+    return 1;
 }
 
 int http_guard(struct listener *l, struct MHD_Connection *conn, struct req *r, const char *version,

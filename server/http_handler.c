@@ -219,7 +219,7 @@ static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, co
         l->srv->requests++;
         http_log_begin(r, conn, url, method, version);
         enum MHD_Result refused;
-        if (http_guard(l, conn, r, version, &refused))
+        if (http_guard_room(l, conn, r, &refused) || http_guard(l, conn, r, version, &refused))
             return refused;
         /* Answer on the next call: MHD closes the connection after a response queued in the
          * first one (it cannot know whether a body follows). Only the upload sink answers at

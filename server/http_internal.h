@@ -43,8 +43,9 @@ struct req {
     struct digest_waiter dw;
     /* http_guard.c: set when the request line arrives, before the headers */
     int begun;              /* http_access has seen the request */
-    unsigned target_status; /* 400 if the raw target failed http_strict_check_target */
-    char target_why[80];
+    unsigned target_status; /* 400 if the raw target failed http_strict_check_target; 414 if
+                             * its query has more arguments than the pool can hold */
+    char target_why[112];
     uintptr_t raw_target;   /* where the raw target lay in libmicrohttpd's read buffer, */
     size_t raw_target_len;  /* and its length up to the first NUL (http_guard.c) */
     /* http_log.c: the access-log line's fields, copied when the request arrives */
@@ -117,6 +118,13 @@ int http_quota_refused(struct listener *l, struct MHD_Connection *conn, struct r
 void http_quota_settle(struct listener *l, struct req *r, uint64_t sent);
 /* A new request context (zeroed, no socket), or NULL. */
 struct req *http_req_new(void);
+/* On the first call of a request: when its query had more arguments than the connection's
+ * pool (listen[].connection_memory) could hold (found by http_uri_log: 414), or its header
+ * block, with a record per field, leaves less room in the pool than an answer needs (431),
+ * queue that refusal with Connection: close, store the MHD result in *OUT and return 1;
+ * else return 0. Whatever http.strict says: libmicrohttpd would otherwise close the
+ * connection, or leave it hanging, without an answer. */
+int http_guard_room(struct listener *l, struct MHD_Connection *conn, struct req *r, enum MHD_Result *out);
 /* Strict HTTP (http_guard.c, docs/http-strictness.md): on the first call of a request whose
  * target or headers fail http_strict.h's checks, queue a 400/501 with Connection: close,
  * store the MHD result in *OUT and return 1; return 0 for a request that passes. */

@@ -370,6 +370,8 @@ enum server_start_err server_start(struct server *s, char *err, size_t errlen)
          * block is sent twice); http_guard.c refuses both with a proper 400, and the rest
          * libmicrohttpd does not check (docs/http-strictness.md). */
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_STRICT_FOR_CLIENT, 0, NULL};
+        /* the pool that holds a request's header block and the answer's (http_guard.c) */
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)l->cfg->conn_memory, NULL};
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
         l->mhd = MHD_start_daemon(flags, 0, accept_policy, l, http_access, l,
                                   MHD_OPTION_EXTERNAL_LOGGER, http_mhd_log, l,

@@ -100,7 +100,7 @@ check_match "-t prints the offload group" 'offload = \{ interface = "lo"; tso = 
 "$DEBITD" -t -c "$T_TMP/tcp.eff" >"$T_TMP/tcp.eff2" 2>/dev/null; rc=$?
 check_eq "TCP profile, offload, 64-bit seed and size survive the round trip" "0 $(tail -n +2 "$T_TMP/tcp.eff")" "$rc $(tail -n +2 "$T_TMP/tcp.eff2")"
 eff=$("$DEBITD" -t -c "$DEBIT_TOP/etc/debitd.conf" --listen 127.0.0.1:9 --listen '[::1]:10' --log-level debug 2>/dev/null)
-check_match "--listen replaces the listeners" '\{ address = "127\.0\.0\.1"; port = 9; tcp_nopush = true; \},.*\{ address = "::1"; port = 10; tcp_nopush = true; \}' "$(tr '\n' ' ' <<<"$eff")"
+check_match "--listen replaces the listeners" '\{ address = "127\.0\.0\.1"; port = 9; tcp_nopush = true; connection_memory = "32KiB"; \},.*\{ address = "::1"; port = 10; tcp_nopush = true; connection_memory = "32KiB"; \}' "$(tr '\n' ' ' <<<"$eff")"
 check_match "--log-level overrides log.level" 'level = "debug"' "$eff"
 "$DEBITD" -t --listen 127.0.0.1:99999 >"$T_TMP/out" 2>&1; rc=$?
 check_eq "--listen bad port: exit 2" 2 "$rc"

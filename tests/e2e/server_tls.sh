@@ -58,7 +58,7 @@ tls_conf "$T_TMP/d.conf" "{ cert = \"$C/a.crt\"; key = \"$C/a.key\"; }"
 "$DEBITD" -t -c "$T_TMP/d.conf" >"$T_TMP/t.out" 2>&1
 check_eq "-t of a good TLS listener: exit 0" 0 $?
 check_match "-t prints the tls group with the default priorities" \
-  "port = $TPORT; tcp_nopush = true; tls = \{ cert = \"$C/a.crt\"; key = \"$C/a.key\"; priorities = \"NORMAL:-VERS-ALL:\+VERS-TLS1.3:\+VERS-TLS1.2\"; \};" \
+  "port = $TPORT; tcp_nopush = true; connection_memory = \"32KiB\"; tls = \{ cert = \"$C/a.crt\"; key = \"$C/a.key\"; priorities = \"NORMAL:-VERS-ALL:\+VERS-TLS1.3:\+VERS-TLS1.2\"; \};" \
   "$(cat "$T_TMP/t.out")"
 
 srv_start "$T_TMP/d.conf"

@@ -49,7 +49,12 @@ static void test_bad(void **state)
                        "limits, log, transfers, privacy, offload, http, user, group, seccomp, metrics)"},
         {"listen = ( { address = \"::\"; port = 65536; } );", "1: listen[0].port: 65536 is out of range [1, 65535]"},
         {"listen = ();", "1: listen: at least one listener is needed"},
-        {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp, tcp_nopush, tls)"},
+        {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp, tcp_nopush, connection_memory, tls)"},
+        {"listen = ( { port = 80; connection_memory = \"4KiB\"; } );",
+         "1: listen[0].connection_memory: 4096 bytes is out of range (8KiB to 1MiB)"},
+        {"listen = ( { port = 80; },\n{ port = 81; connection_memory = \"2MiB\"; } );",
+         "2: listen[1].connection_memory: 2097152 bytes is out of range (8KiB to 1MiB)"},
+        {"listen = ( { port = 80; connection_memory = \"8Kbit\"; } );", "1: listen[0].connection_memory: \"8Kbit\": unknown unit (example: \"1GiB\")"},
         {"listen = ( { port = 80; },\n{ port = 81; tcp_nopush = \"off\"; } );", "2: listen[1].tcp_nopush: expected true or false"},
         {"listen = ( { port = 443; tls = \"on\"; } );", "1: listen[0].tls: expected a group { cert = \"FILE\"; key = \"FILE\"; }"},
         {"listen = ( { port = 443; tls = { key = \"k\"; }; } );", "1: listen[0].tls: cert is missing (a TLS listener needs cert and key)"},
@@ -142,7 +147,8 @@ static void test_good(void **state)
     struct config c;
     char err[1024];
     assert_int_equal(config_defaults(&c, err, sizeof err), 0);
-    assert_int_equal(write_conf("listen = ( { address = \"0.0.0.0\"; port = 80; }, { address = \"::1\"; port = 81; tcp_nopush = false; } );\n"
+    assert_int_equal(write_conf("listen = ( { address = \"0.0.0.0\"; port = 80; }, { address = \"::1\"; port = 81; tcp_nopush = false;\n"
+                                "  connection_memory = \"8KiB\"; } );\n"
                                 "threads = 3; seed = 12; ram = \"4MiB\";\n"
                                 "files = ( { path = \"/x/a.dat\"; size = \"10MiB\"; }, { path = \"/b\"; size = 5; } );\n"
                                 "upload = { max_size = \"1kB\"; };\n"
@@ -162,6 +168,8 @@ static void test_good(void **state)
     assert_int_equal(c.listen[1].port, 81);
     assert_int_equal(c.listen[0].tcp_nopush, 1); /* the default, as nginx's tcp_nopush on with sendfile */
     assert_int_equal(c.listen[1].tcp_nopush, 0);
+    assert_int_equal(c.listen[0].conn_memory, 32 << 10); /* libmicrohttpd's own default */
+    assert_int_equal(c.listen[1].conn_memory, 8 << 10);
     assert_int_equal(c.threads, 3);
     assert_int_equal(config_threads_effective(&c), 3);
     assert_int_equal(c.seed, 12);
