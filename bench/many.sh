@@ -25,12 +25,17 @@
 # take the default) and puts it back; the congestion control in force is printed either
 # way, with debitd's X-Debit-Tcp: the 1 MiB figures depend on it (docs/performance.md).
 # TCP_NOPUSH=false runs debitd with libmicrohttpd's own send order (server/nopush.h).
+# CONN_MEMORY=SIZE sets debitd's listen[].connection_memory (libmicrohttpd's pool per
+# connection, zeroed after every request: smaller is cheaper for small requests, dearer for
+# uploads, bench/upload.sh); unset, debitd's default (32KiB). With PEER=debitd,
+# PEER_CONN_MEMORY=SIZE gives the second debitd another pool: the same build, two pool
+# sizes, under the same load.
 # PEER=debitd puts a second debitd (the same build and configuration, another port) in
 # nginx's place: a run of identical servers, whose ratios show this machine's noise (how far
 # from 1 a ratio of equals lands, per round and in the medians) to read the nginx ratios by;
 # with PEER_BUILD=DIR the second debitd is DIR/debitd (another build: a before/after of a
 # change under the same load, the same ratios).
-#   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 TCP_CC= TCP_NOPUSH=true PEER=nginx bench/many.sh
+#   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 TCP_CC= TCP_NOPUSH=true CONN_MEMORY= PEER=nginx bench/many.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
 PEER=${PEER:-nginx}
@@ -42,6 +47,7 @@ if [ -n "$PEER_DEBITD" ]; then
   [ -x "$PEER_DEBITD" ] || { echo "PEER_BUILD: no $PEER_DEBITD"; exit 2; }
   PEER_LABEL=debitd@$PEER_BUILD
 fi
+[ -z "${PEER_CONN_MEMORY:-}" ] || [ "$PEER" = debitd ] || { echo "PEER_CONN_MEMORY needs PEER=debitd"; exit 2; }
 need_cmd curl wrk sha256sum jq
 WORKERS=${WORKERS:-$(nproc)}
 CONNS=${CONNS:-1000}
@@ -63,12 +69,12 @@ if [ -n "${TCP_CC:-}" ] && [ "$TCP_CC" != "$CC_ORIG" ]; then
 fi
 ulimit -n "$(ulimit -Hn)" 2>/dev/null # wrk holds CONNS sockets
 [ "$(ulimit -n)" -gt $((CONNS + 100)) ] || { echo "ulimit -n $(ulimit -n) is too low for $CONNS connections"; exit 1; }
-echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); workers $WORKERS, wrk -c$CONNS -d$DURATION -t$(nproc), $PAR x 64 MiB, $REPS rounds; $(nginx -v 2>&1); tcp_congestion_control $(cat "$CC_FILE")${CC_SET:-}; debitd tcp_nopush $TCP_NOPUSH; peer $PEER_LABEL"
+echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ); workers $WORKERS, wrk -c$CONNS -d$DURATION -t$(nproc), $PAR x 64 MiB, $REPS rounds; $(nginx -v 2>&1); tcp_congestion_control $(cat "$CC_FILE")${CC_SET:-}; debitd tcp_nopush $TCP_NOPUSH, connection_memory ${CONN_MEMORY:-32KiB (default)}; peer $PEER_LABEL${PEER_CONN_MEMORY:+ with connection_memory $PEER_CONN_MEMORY}"
 
 port_d=$(free_port); port_n=$(free_port)
 while [ "$port_n" = "$port_d" ]; do port_n=$(free_port); done
 cat >"$T_TMP/d.conf" <<CONF
-listen = ( { address = "127.0.0.1"; port = $port_d; tcp_nopush = $TCP_NOPUSH; } );
+listen = ( { address = "127.0.0.1"; port = $port_d; tcp_nopush = $TCP_NOPUSH;${CONN_MEMORY:+ connection_memory = \"$CONN_MEMORY\";} } );
 threads = $WORKERS;
 files = ( { path = "/ram/4KiB.dat"; size = "4KiB"; }, { path = "/ram/1MiB.dat"; size = "1MiB"; },
           { path = "/ram/64MiB.dat"; size = "64MiB"; } );
@@ -95,11 +101,18 @@ if [ "$PEER" = nginx ]; then
   bench_nginx "$root" "$port_n" /ram/4KiB.dat
 else
   sed "s/port = $port_d;/port = $port_n;/" "$T_TMP/d.conf" >"$T_TMP/d2.conf"
+  if [ -n "${PEER_CONN_MEMORY:-}" ]; then # the second debitd's pool: replace or add the setting
+    sed -i -E "1s/ connection_memory = \"[^\"]*\";//; 1s/tcp_nopush = ([a-z]+);/tcp_nopush = \1; connection_memory = \"$PEER_CONN_MEMORY\";/" "$T_TMP/d2.conf"
+  fi
   t_bg debitd2 "${PEER_DEBITD:-$DEBITD}" -c "$T_TMP/d2.conf"
   NGINX_PID=$T_LAST_PID # the peer's slot ("nginx" in this script's records)
   wait_http "http://127.0.0.1:$port_n/ram/4KiB.dat" 300 "" "$NGINX_PID" || { echo "the second debitd did not start:"; cat "$T_TMP/debitd2.log"; exit 1; }
   debitd_content_ready "http://127.0.0.1:$port_n" || { echo "the second debitd: content not ready in 30 s"; exit 1; }
 fi
+# the pools in force, as each debitd reports them (not as asked)
+pools="debitd $(curl -s "http://127.0.0.1:$port_d/status" | jq -r '.listeners[0].connection_memory') bytes"
+[ "$PEER" = debitd ] && pools="$pools, $PEER_LABEL $(curl -s "http://127.0.0.1:$port_n/status" | jq -r '.listeners[0].connection_memory // "?"') bytes"
+echo "connection_memory: $pools"
 for f in 4KiB 1MiB 64MiB; do
   a=$(curl -s "http://127.0.0.1:$port_d/ram/$f.dat" | sha256sum); b=$(curl -s "http://127.0.0.1:$port_n/ram/$f.dat" | sha256sum)
   [ "$a" = "$b" ] || { echo "servers differ on $f: debitd $a, $PEER_LABEL $b"; exit 1; }

@@ -152,7 +152,7 @@ static enum MHD_Result refuse(struct listener *l, struct MHD_Connection *conn, u
  * room left than an answer needs had its connection closed without any (measured: for a
  * 4 KiB file, header blocks 31,920-32,419 bytes of a 32 KiB pool; 32,260-32,419 for a 404).
  * Refused here instead, with room to spare: the record rounded up, and room for the
- * largest answer debitd gives to a request of that size (a file's headers are about 600
+ * largest answer debitd gives to a request of that size (a file's headers are about 500
  * bytes; a redirect's Location is bounded). What is left is a band at the pool's very end
  * where not even a refusal fits (docs/server.md, "Connection memory"). */
 #define GUARD_FIELD_COST 64

@@ -253,8 +253,10 @@ json_t *http_listener_json(struct listener *l)
     char hdr[160];
     tcp_profile_format(&shown, hdr, sizeof hdr);
     json_object_set_new(o, "x_debit_tcp", json_string(hdr));
-    /* libmicrohttpd's pool per connection: the header block's bound, an upload's read size */
-    json_object_set_new(o, "connection_memory", json_integer((json_int_t)l->cfg->conn_memory));
+    /* libmicrohttpd's pool per connection: the header block's bound, an upload's read
+     * size; a limit, hidden with the others (privacy.details) */
+    if (s->cfg->details)
+        json_object_set_new(o, "connection_memory", json_integer((json_int_t)l->cfg->conn_memory));
     /* HTTPS: the certificate in use; libmicrohttpd encrypts in user space, so no sendfile */
     json_object_set_new(o, "tls", l->tls ? tls_listener_json(l->tls) : json_null());
     /* the path of a large file body within the region now (generated until it is complete) */

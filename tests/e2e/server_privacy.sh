@@ -68,10 +68,10 @@ for mode in true false; do
   [ $mode = false ] || srv_stop
 done
 k=$(uname -r)
-check_eq "details = true: /status has pid, kernel, limits, listener interface, the acceptor's limit" "true true true true true" \
-  "$(jq -r '"\(has("pid")) \(has("kernel")) \(has("limits")) \(.listeners[0] | has("interface")) \(.listeners[0].accept | has("limit"))"' "$T_TMP/status-true.json")"
-check_eq "details = false: /status has no pid, kernel, limits, listener interface, acceptor's limit" "false false false false false" \
-  "$(jq -r '"\(has("pid")) \(has("kernel")) \(has("limits")) \(.listeners[0] | has("interface")) \(.listeners[0].accept | has("limit"))"' "$T_TMP/status-false.json")"
+check_eq "details = true: /status has pid, kernel, limits, listener interface, the acceptor's limit, connection_memory" "true true true true true true" \
+  "$(jq -r '"\(has("pid")) \(has("kernel")) \(has("limits")) \(.listeners[0] | has("interface")) \(.listeners[0].accept | has("limit")) \(.listeners[0] | has("connection_memory"))"' "$T_TMP/status-true.json")"
+check_eq "details = false: /status has no pid, kernel, limits, listener interface, acceptor's limit, connection_memory" "false false false false false false" \
+  "$(jq -r '"\(has("pid")) \(has("kernel")) \(has("limits")) \(.listeners[0] | has("interface")) \(.listeners[0].accept | has("limit")) \(.listeners[0] | has("connection_memory"))"' "$T_TMP/status-false.json")"
 check_eq "details = false: the acceptor's counters stay" "true true" \
   "$(jq -r '"\(.listeners[0].accept | has("accepted")) \(.listeners[0].accept | has("paused_at_limit"))"' "$T_TMP/status-false.json")"
 check_eq "details = false: /status names neither the kernel release nor the pid anywhere" "0 0" \
