@@ -149,8 +149,9 @@ static enum MHD_Result refuse(struct listener *l, struct MHD_Connection *conn, u
  * (listen[].connection_memory) with a 56-byte record (64 with the pool's alignment) per
  * header, cookie and query argument, and builds the answer's header block from what is
  * left. It answers 431 itself only when the request does not fit; one that fits with less
- * room left than an answer needs had its connection closed without any (measured: for a
- * 4 KiB file, header blocks 31,920-32,419 bytes of a 32 KiB pool; 32,260-32,419 for a 404).
+ * room left than an answer needs had its connection closed without any (measured: one
+ * long header, blocks of 32,056-32,552 bytes in a 32 KiB pool for a 4 KiB file,
+ * 32,392-32,552 for a 404).
  * Refused here instead, with room to spare: the record rounded up, and room for the
  * largest answer debitd gives to a request of that size (a file's headers are about 500
  * bytes; a redirect's Location is bounded). What is left is a band at the pool's very end
