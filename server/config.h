@@ -21,9 +21,11 @@
 #define CONFIG_MAX_LISTENERS 64
 #define CONFIG_MAX_FILES 1024
 #define CONFIG_MAX_FILE_SIZE (1ULL << 44) /* 16 TiB: beyond that a typo is likelier */
-/* listen[].connection_memory: libmicrohttpd's own default (32 KiB); under 8 KiB a request
- * with a few ordinary headers would not leave room for debitd's answer; beyond 1 MiB each
- * request would zero more than any upload's read gains (docs/server.md, "Connection memory") */
+/* listen[].connection_memory: libmicrohttpd's own default (32 KiB); under 8 KiB, with 2 KiB
+ * kept for the answer (http_guard.c), a browser's 1-2 KiB of headers would come close to a
+ * 431; at 1 MiB every
+ * request zeroes a megabyte, and the default limits.connections (10,000) hold 10 GiB
+ * (docs/server.md, "Connection memory") */
 #define CONFIG_CONN_MEMORY_DEFAULT (32ULL << 10)
 #define CONFIG_CONN_MEMORY_MIN (8ULL << 10)
 #define CONFIG_CONN_MEMORY_MAX (1ULL << 20)
