@@ -128,8 +128,9 @@ $(BUILD)/lib%.a:
 	$(AR) rcs $@ $^
 
 # server/nopush.c defines setsockopt() so that libmicrohttpd's cork and no-delay calls reach
-# it (tcp_nopush): exported explicitly, not only because a linked library happens to use it.
-EXPORT_NOPUSH := -Wl,--export-dynamic-symbol=setsockopt
+# it (tcp_nopush), server/sendstep.c sendfile64() (its sendfile steps): exported explicitly,
+# not only because a linked library happens to use them.
+EXPORT_NOPUSH := -Wl,--export-dynamic-symbol=setsockopt -Wl,--export-dynamic-symbol=sendfile64
 
 $(BUILD)/debitd: $(BUILD)/server/main.o $(LIBSERVER) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(EXPORT_NOPUSH) -o $@ $^ $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) -lm

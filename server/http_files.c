@@ -16,6 +16,7 @@
 #include "log.h"
 #include "nopush.h"
 #include "range.h"
+#include "sendstep.h"
 #include "sys.h"
 #include "wire.h"
 
@@ -147,6 +148,8 @@ static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64
     struct MHD_Response *resp = MHD_create_response_from_fd_at_offset64(len, fd, off);
     if (!resp)
         close(fd);
+    else /* where its body ends, for its sendfile steps (sendstep.h) */
+        sendstep_note(fd, off + len);
     return resp;
 }
 
@@ -361,9 +364,11 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
             } else if (!l->nopush_warned++)
                 log_warn("%s: tcp_nopush: %s", l->name, nerr);
         }
-        if (strcmp(send_path, "sendfile") == 0)
+        if (strcmp(send_path, "sendfile") == 0) {
             l->zero_copy_transfers++;
-        else
+            sendstep_begin(); /* one more body in flight on this worker (sendstep.h) */
+            r->stepped = 1;
+        } else
             l->copy_transfers++;
         r->body_len = len;
         r->file = (size_t)(f - s->cfg->files);

@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "nopush.h"
+#include "sendstep.h"
 #include "sys.h"
 #include "tcp_info.h"
 #include "tcp_profile.h"
@@ -279,6 +280,10 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
         if (nopush_end(r->sock, nerr, sizeof nerr) < 0)
             log_debug("%s: tcp_nopush: %s", l->name, nerr);
         r->nopush = 0;
+    }
+    if (r->stepped) { /* on the worker that began it (sendstep.h) */
+        sendstep_end();
+        r->stepped = 0;
     }
     if (r->in_flight)
         l->srv->in_flight--;

@@ -29,6 +29,7 @@ struct req {
     uint64_t acked0;    /* tcpi_bytes_acked when the response started */
     int sock;           /* the connection's socket */
     int nopush;         /* the socket is corked until the request completes (nopush.h) */
+    int stepped;        /* a sendfile body counted in flight on this worker (sendstep.h) */
     struct quota_receipt quota; /* what the response was charged (refunded in part if it ends early) */
     int in_flight;              /* counted in server.in_flight (a download or upload under way) */
     size_t file;        /* index in snap's cfg->files, for the metrics */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "nopush.h"
+#include "sendstep.h"
 #include "units.h"
 #include "wire.h"
 
@@ -239,6 +240,13 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         "upload_bytes", (json_int_t)s->upload_bytes, "responses_2xx", (json_int_t)s->status_2xx,
         "responses_4xx", (json_int_t)s->status_4xx, "responses_5xx", (json_int_t)s->status_5xx,
         "quota_refused", (json_int_t)s->quota_refused);
+    /* sendfile calls of file bodies, and those sendstep.h widened for a worker with few
+     * bodies in flight (process-wide: the steps do not know their listener) */
+    uint64_t sf_calls, sf_widened;
+    sendstep_stats(&sf_calls, &sf_widened);
+    json_t *counters = json_object_get(j, "counters");
+    json_object_set_new(counters, "sendfile_calls", json_integer((json_int_t)sf_calls));
+    json_object_set_new(counters, "sendfile_widened", json_integer((json_int_t)sf_widened));
     /* Connections closed or refused since start, by reason (the refusal log's totals). */
     json_t *refusals = json_object();
     for (int r = 0; r < REFUSAL_N; r++)

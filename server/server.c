@@ -19,6 +19,7 @@
 #include "http.h"
 #include "log.h"
 #include "nopush.h"
+#include "sendstep.h"
 #include "sys.h"
 #include "tcp_profile.h"
 #include "units.h"
@@ -283,6 +284,10 @@ enum server_start_err server_bind(struct server *s, char *err, size_t errlen)
             log_warn("listen %s: tcp_nopush: setsockopt() is not interposed in this build: the headers of file "
                      "responses go out alone (libmicrohttpd's order)", l->name);
     }
+    /* likewise the sendfile steps (sendstep.h), before the filter */
+    if (!sendstep_interposed())
+        log_warn("sendfile64() is not interposed in this build: file bodies go in libmicrohttpd's 128 KiB steps "
+                 "only");
     /* the content's private huge tmpfs needs CAP_SYS_ADMIN, which the privilege drop after
      * this function takes away: open its file now, fill it in server_start */
     s->backing_fd = content_backing_open(config_region_size(cfg), s->backing_why, sizeof s->backing_why);
