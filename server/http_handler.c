@@ -160,7 +160,9 @@ static enum MHD_Result route(struct listener *l, struct MHD_Connection *conn, co
     char slash[1100];
     int folder_noslash = 0;
     if (!f && !sha && !status_page && !transfer && !folder && ulen + 2 < sizeof slash) {
-        snprintf(slash, sizeof slash, "%s/", url);
+        memcpy(slash, url, ulen); /* "URL/": the length is checked above, where GCC -O1 cannot see it */
+        slash[ulen] = '/';
+        slash[ulen + 1] = 0;
         folder_noslash = is_folder(c, slash);
     }
     if (!f && !sha && !status_page && !transfer && !folder && !folder_noslash)
