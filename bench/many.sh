@@ -34,7 +34,9 @@
 # nginx's place: a run of identical servers, whose ratios show this machine's noise (how far
 # from 1 a ratio of equals lands, per round and in the medians) to read the nginx ratios by;
 # with PEER_BUILD=DIR the second debitd is DIR/debitd (another build: a before/after of a
-# change under the same load, the same ratios).
+# change under the same load, the same ratios). On 1 MiB the first slot ran 0.89-0.94 x the
+# second in five of six such runs on 2026-12-05, whichever build or pool it held: swap the
+# two to tell a change from the slot (docs/performance.md, "Close to the limit").
 #   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 TCP_CC= TCP_NOPUSH=true CONN_MEMORY= PEER=nginx bench/many.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
