@@ -53,20 +53,31 @@ pc_libs   = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 #   client/measure/  common                       (the run loop, libcurl, results)
 #   client/output/   common, client/measure       (summary, tables, JSON, plots)
 #   client/          all of the above             (options, scenario files, main)
-#   server/          common
+#   server/content/  common                       (the RAM region, digests, ranges, conditionals, paths)
+#   server/guard/    common                       (deadlines, strict parsing, per-address limits, quotas, ACLs, refusal log)
+#   server/observe/  common                       (transfer records, evidence, metrics, access log, CPU budget)
+#   server/run/      common, content, guard, observe  (config, server state and life cycle, reload, privileges, TLS)
+#   server/http/     all of the server layers     (libmicrohttpd callbacks, routes, replies, its quirks)
+#   server/          all of the above             (main.c only)
 #   lab/delayline/   common
 INC_common         := -Icommon
 INC_netctl         := -Icommon -Inetctl
 INC_client/measure := -Icommon -Iclient/measure
 INC_client/output  := -Icommon -Iclient/measure -Iclient/output
 INC_client         := -Icommon -Inetctl -Iclient/measure -Iclient/output -Iclient
-INC_server         := -Icommon -Iserver
+SERVER_LAYERS      := content guard observe run http
+INC_server/content := -Icommon -Iserver/content
+INC_server/guard   := -Icommon -Iserver/guard
+INC_server/observe := -Icommon -Iserver/observe
+INC_server/run     := -Icommon -Iserver/content -Iserver/guard -Iserver/observe -Iserver/run
+INC_server/http    := $(INC_server/run) -Iserver/http
+INC_server         := $(INC_server/http)
 INC_lab/delayline  := -Icommon -Ilab/delayline
-INC_fuzz           := -Ifuzz -Icommon -Iserver -Inetctl -Iclient/measure -Iclient/output -Iclient
-INC_TESTS          := -Itests/unit -Icommon -Iserver -Inetctl -Iclient/measure -Iclient/output -Iclient -Ilab/delayline
+INC_fuzz           := -Ifuzz -Icommon $(INC_server) -Inetctl -Iclient/measure -Iclient/output -Iclient
+INC_TESTS          := -Itests/unit -Icommon $(INC_server) -Inetctl -Iclient/measure -Iclient/output -Iclient -Ilab/delayline
 
 COMMON_SRC := $(sort $(wildcard common/*.c))
-SERVER_SRC := $(sort $(wildcard server/*.c))
+SERVER_SRC := $(sort $(wildcard server/*.c $(patsubst %,server/%/*.c,$(SERVER_LAYERS))))
 NETCTL_SRC := $(sort $(wildcard netctl/*.c))
 CLIENT_SRC := $(sort $(wildcard client/*.c client/measure/*.c client/output/*.c))
 DELAY_SRC  := $(sort $(wildcard lab/delayline/*.c))
@@ -103,6 +114,7 @@ PC_client/measure := $(PKGS_COMMON) libcurl libssl
 PC_client/output  := $(PKGS_COMMON) libcurl
 PC_client         := $(PKGS_COMMON) $(PKGS_CLIENT) $(PKGS_NETCTL)
 PC_server         := $(PKGS_COMMON) $(PKGS_SERVER)
+$(foreach l,$(SERVER_LAYERS),$(eval PC_server/$(l) := $(PC_server)))
 PC_lab/delayline  := $(PKGS_COMMON) $(PKGS_DELAY)
 PC_fuzz           := $(PKGS_ALL)
 
@@ -127,8 +139,8 @@ $(BUILD)/lib%.a:
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# server/nopush.c defines setsockopt() so that libmicrohttpd's cork and no-delay calls reach
-# it (tcp_nopush), server/sendstep.c sendfile64() (its sendfile steps): exported explicitly,
+# server/http/nopush.c defines setsockopt() so that libmicrohttpd's cork and no-delay calls reach
+# it (tcp_nopush), server/http/sendstep.c sendfile64() (its sendfile steps): exported explicitly,
 # not only because a linked library happens to use them.
 EXPORT_NOPUSH := -Wl,--export-dynamic-symbol=setsockopt -Wl,--export-dynamic-symbol=sendfile64
 

@@ -14,7 +14,7 @@
 #    one server than the other (bench/lib.bash machine_cpu_ms): the machine's figure is the
 #    one that compares the work of a request. And, per round, how the connections were split
 #    between the workers halfway through (worker_split): debitd spreads them evenly
-#    (server/acceptor.h), nginx's workers take what arrives while each waits, so a round's
+#    (server/run/acceptor.h), nginx's workers take what arrives while each waits, so a round's
 #    p99 is to be read against the share of its most loaded worker.
 # 2. PAR parallel downloads (default 100) of a 64 MiB file by one curl --parallel, REPS rounds
 #    interleaved: every download 200 with 64 MiB; aggregate throughput (all bytes / wall
@@ -24,7 +24,7 @@
 # TCP_CC=NAME (root) sets net.ipv4.tcp_congestion_control for the run (both servers' sockets
 # take the default) and puts it back; the congestion control in force is printed either
 # way, with debitd's X-Debit-Tcp: the 1 MiB figures depend on it (docs/performance.md).
-# TCP_NOPUSH=false runs debitd with libmicrohttpd's own send order (server/nopush.h).
+# TCP_NOPUSH=false runs debitd with libmicrohttpd's own send order (server/http/nopush.h).
 # CONN_MEMORY=SIZE sets debitd's listen[].connection_memory (libmicrohttpd's pool per
 # connection, zeroed after every request: smaller is cheaper for small requests, dearer for
 # uploads, bench/upload.sh); unset, debitd's default (32KiB). With PEER=debitd,

@@ -2,7 +2,7 @@
  * by one setter per setting. The command line (opts.c) and a scenario file (scenario.c)
  * call the same setters, in the order defaults -> file -> command line, so the last one
  * applied wins and nothing needs to know which source spelled what (as debitd's
- * server/config.c + config_file.c + main.c).
+ * server/run/config.c + config_file.c + main.c).
  *
  * Every setter takes the value as text (an argv string, or a scenario file's value
  * printed as text), checks it fully (a value that passes is one the run can use), and

@@ -3,7 +3,7 @@
  * so both ends of a transfer speak one vocabulary (docs/tcp_info.md lists every field).
  * The client reads it as libcurl closes a download's socket (client/measure/cb_sock.c:
  * the receiver's view: rtt, min_rtt, rcv_rtt, rcv_mss, rcv_space, bytes_received); debitd
- * reads it when a transfer completes (server/http_headers.c: the sender's view: cwnd,
+ * reads it when a transfer completes (server/http/http_headers.c: the sender's view: cwnd,
  * delivery rate, total_retrans, busy / rwnd-limited / sndbuf-limited times).
  *
  * Works with any kernel: fields the running kernel does not fill (older than the one that

@@ -1,5 +1,5 @@
-/* libFuzzer harness for debitd's config loader (server/config_file.c over the defaults of
- * server/config.c, as `debitd -c FILE` runs it): the input is the file, given to the very
+/* libFuzzer harness for debitd's config loader (server/run/config_file.c over the defaults of
+ * server/run/config.c, as `debitd -c FILE` runs it): the input is the file, given to the very
  * same config_load_file through a memfd path (fuzzlib.h), so no behaviour is changed for
  * the sake of the seam. A loaded config is printed as `debitd -t` does, and freed.
  * Invariant: a failure always says why. */

@@ -1,4 +1,4 @@
-/* libFuzzer harness for server/http_strict.c (the strict-HTTP request checks).
+/* libFuzzer harness for server/guard/http_strict.c (the strict-HTTP request checks).
  *
  * Input: byte 0 picks the HTTP version (bit 0: HTTP/1.1) and the error buffer's size (the
  * other bits, 0-127: truncation is exercised too); then the request target up to the first

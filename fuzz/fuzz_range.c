@@ -1,7 +1,7 @@
-/* libFuzzer harness for server/range.c: HTTP Range and If-Range of a request, as a client
+/* libFuzzer harness for server/content/range.c: HTTP Range and If-Range of a request, as a client
  * sends them. Input: 8 bytes of resource size (little endian), then the Range header value;
  * the If-Range checks take the same text against an ETag and a date cut from it, and so do
- * the preconditions (server/conditional.c: the HTTP-date parser, the entity-tag lists).
+ * the preconditions (server/content/conditional.c: the HTTP-date parser, the entity-tag lists).
  * Invariant: a single range is inside the resource, first <= last. */
 #include <stdint.h>
 #include <string.h>

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "drain.h"
 #include "err.h"
+#include "http.h"
 #include "log.h"
 #include "notify.h"
 #include "offload_ctl.h"
@@ -227,6 +228,7 @@ int main(int argc, char **argv)
      * thread starts, so that every thread inherits the drop */
     enum server_start_err st = server_bind(srv, err, sizeof err);
     if (st == SERVER_START_OK) {
+        http_daemon_probe(srv);
         struct privdrop_plan plan;
         privdrop_plan_make(&cfg, geteuid(), off.session != NULL, privdrop_profiles_need_net_admin(&cfg), &plan);
         if (privdrop_apply(&plan, note, sizeof note, err, sizeof err) < 0) {
@@ -235,7 +237,7 @@ int main(int argc, char **argv)
             goto fail;
         }
         log_info("%s", note);
-        st = server_start(srv, err, sizeof err);
+        st = server_start(srv, http_daemon_start, err, sizeof err);
     }
     if (st != SERVER_START_OK) {
         rc = st == SERVER_START_CONFIG ? 2 : 1; /* bind errors are configuration errors: exit 2 */

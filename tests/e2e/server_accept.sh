@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# debitd's acceptor (server/acceptor.h): one thread accepts every connection and spreads
+# debitd's acceptor (server/run/acceptor.h): one thread accepts every connection and spreads
 # them evenly over the listener's workers (libmicrohttpd's epoll sets); at
 # limits.connections it pauses, the next connection waiting in the backlog until one
 # closes (then served, not refused); per_ip refusals are counted; /status

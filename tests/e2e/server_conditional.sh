@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Conditional requests for files (server/conditional.c, docs/server.md "Conditional
+# Conditional requests for files (server/content/conditional.c, docs/server.md "Conditional
 # requests"), on the protocol bytes: If-None-Match (the tag, W/, "*", a list) and
 # If-Modified-Since (the three HTTP-date formats) get 304 with the validators, Cache-Control
 # and the X-Debit-* headers but no body, no Content-Type and no transfer ID, and the next

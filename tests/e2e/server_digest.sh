@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# FILE.sha256 is hashed off the request threads (server/digest.c): with ONE worker thread
+# FILE.sha256 is hashed off the request threads (server/content/digest.c): with ONE worker thread
 # and two concurrent first requests for a 4 GiB file waiting, a third client still gets a
 # small file within 100 ms (and /status); both digests equal an independent SHA-256 of the
 # downloaded bytes; the result is cached; the connection is kept alive after a suspended

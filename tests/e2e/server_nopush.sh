@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# listen[].tcp_nopush (server/nopush.h, docs/server.md "tcp_nopush"): on a listener with it
+# listen[].tcp_nopush (server/http/nopush.h, docs/server.md "tcp_nopush"): on a listener with it
 # (the default), a sendfile (or iovec) response's headers leave in the same TCP segment as
 # the first body bytes, as nginx's `tcp_nopush on`; on one with `tcp_nopush = false`
 # libmicrohttpd pushes the headers alone. Checked on the wire (the segments leaving lo, captured with

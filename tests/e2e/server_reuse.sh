@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A kept-alive connection that asks for the same small file again gets the previous
-# request's response sent again, with only a new X-Debit-Transfer (server/http_conn.c,
+# request's response sent again, with only a new X-Debit-Transfer (server/http/http_conn.c,
 # docs/server.md "A small response sent again"). Over one raw connection (the bytes as sent): every
 # response carries exactly the headers a fresh one would (all but Date and the transfer
 # ID, compared with the same request on a new connection), a new transfer ID for each GET

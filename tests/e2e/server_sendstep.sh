@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sendfile steps (server/sendstep.h, docs/server.md "Send path"): a worker with one or two
+# Sendfile steps (server/http/sendstep.h, docs/server.md "Send path"): a worker with one or two
 # file bodies in flight sends them in steps of up to 2 MiB instead of libmicrohttpd's
 # 128 KiB, keeping libmicrohttpd's own last call; with more in flight it keeps 128 KiB.
 # Checked in the system calls (strace: the sizes asked of the kernel), in the bytes (sha256,

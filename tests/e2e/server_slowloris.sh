@@ -31,7 +31,7 @@ debitd_content_ready "$BASE" || { t_fail "debitd's region complete within 30 s" 
 
 rss() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$DEBITD_PID/status"; }
 # trimmed FROM LIMIT: anonymous RSS has come back to less than LIMIT kB above FROM. The
-# watchdog gives freed pools back at its first tick after a drop (server/watchdog.c,
+# watchdog gives freed pools back at its first tick after a drop (server/run/watchdog.c,
 # every 100 ms): /status may count the connections closed before that, so the RSS is read
 # once the trim has had its tick, bounded (wait_for 30: 3 s), never between the two.
 trimmed() { [ $(($(rss RssAnon) - $1)) -lt "$2" ]; }
@@ -158,7 +158,7 @@ wait_for 30 trimmed "$anon_before" 16384
 rss_after=$(rss VmRSS) anon_after=$(rss RssAnon)
 
 # RSS flat after the attack, and a second attack adds nothing (debitd gives the freed
-# per-connection pools back to the system after a large drop: server/watchdog.c)
+# per-connection pools back to the system after a large drop: server/run/watchdog.c)
 t_bg slowloris2 timeout 20 python3 "$DEBIT_TOP/tests/e2e/slowloris.py" 127.0.0.1 "$PORT" 7 "$T_TMP/slow2.json" "${specs[@]}"
 wait "$T_LAST_PID"
 check_cmp "second attack: closed at the deadline again" "$(jq '[.lived[] | select(. >= 5 and . < 6.5)] | length' "$T_TMP/slow2.json")" ">=" 2000

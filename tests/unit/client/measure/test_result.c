@@ -1,5 +1,5 @@
 /* Unit tests for client/measure/result.c's JSON: a run's "tcp" object and the server's
- * record of a transfer (server/http_headers.c) speak one vocabulary, because
+ * record of a transfer (server/http/http_headers.c) speak one vocabulary, because
  * tcp_info_to_json is the only producer of both (docs/tcp_info.md). */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,0 +1,143 @@
+/* Unit tests for server/guard/refusal_log.c: one summary line per interval with the counts by
+ * reason and the top addresses (largest first, each with its reasons, the rest summed),
+ * nothing on a quiet
+ * interval, totals that survive the flushes; libmicrohttpd's once-per-connection messages
+ * classified, any other message left to its own line; addresses as text. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+
+#include "refusal_log.h"
+
+static void test_summary(void **state)
+{
+    (void)state;
+    struct refusal_log rl;
+    char err[128], line[1024];
+    assert_int_equal(refusal_log_init(&rl, 10000, 0, err, sizeof err), 0);
+    assert_int_equal(refusal_log_flush(&rl, 20000, 0, line, sizeof line), 0); /* nothing yet */
+    /* 7 addresses: .2 x7, .3 x6, ... .8 x1; 3 per_ip refusals of .2 (with its address);
+     * and 4 limit refusals without an address (limits.connections) */
+    for (int a = 2; a <= 8; a++)
+        for (int i = 0; i < 9 - a; i++) {
+            char addr[32];
+            snprintf(addr, sizeof addr, "127.0.0.%d", a);
+            refusal_log_note(&rl, REFUSAL_HEADER_TIMEOUT, addr);
+        }
+    refusal_log_note(&rl, REFUSAL_BODY_RATE, "::1");
+    for (int i = 0; i < 3; i++)
+        refusal_log_note(&rl, REFUSAL_LIMIT, "127.0.0.2");
+    for (int i = 0; i < 4; i++)
+        refusal_log_note(&rl, REFUSAL_LIMIT, NULL);
+    refusal_log_note(&rl, REFUSAL_N, "x"); /* not a reason: ignored */
+    assert_int_equal(refusal_log_flush(&rl, 29999, 0, line, sizeof line), 0); /* interval not over */
+    assert_int_equal(refusal_log_flush(&rl, 30000, 0, line, sizeof line), 1);
+    assert_string_equal(line, "refused or closed in the last 10.0 s: header_timeout 28, body_min_rate 1, limit 7; "
+                              "top addresses: 127.0.0.2 10 (header_timeout 7, limit 3), 127.0.0.3 6 (header_timeout 6), "
+                              "127.0.0.4 5 (header_timeout 5), 127.0.0.5 4 (header_timeout 4), "
+                              "127.0.0.6 3 (header_timeout 3) (+3 addresses, 4)");
+    /* a new interval, from the flush */
+    assert_int_equal(refusal_log_flush(&rl, 50000, 0, line, sizeof line), 0);
+    refusal_log_note(&rl, REFUSAL_INCOMPLETE, NULL);
+    refusal_log_note(&rl, REFUSAL_LIMIT, "127.0.0.2"); /* its counts by reason start again */
+    assert_int_equal(refusal_log_flush(&rl, 55000, 1, line, sizeof line), 1); /* forced (at stop) */
+    assert_string_equal(line, "refused or closed in the last 5.0 s: limit 1, incomplete_request 1; "
+                              "top addresses: 127.0.0.2 1 (limit 1)");
+    assert_int_equal(refusal_log_total(&rl, REFUSAL_HEADER_TIMEOUT), 28);
+    assert_int_equal(refusal_log_total(&rl, REFUSAL_LIMIT), 8);
+    assert_int_equal(refusal_log_total(&rl, REFUSAL_INCOMPLETE), 1);
+    refusal_log_destroy(&rl);
+}
+
+static void test_many_addresses(void **state)
+{
+    (void)state;
+    struct refusal_log rl;
+    char err[128], line[1024];
+    assert_int_equal(refusal_log_init(&rl, 10000, 0, err, sizeof err), 0);
+    /* more distinct addresses than the table holds: the rest are counted, the line bounded */
+    for (int i = 0; i < REFUSAL_LOG_ADDRS + 36; i++) {
+        char addr[32];
+        snprintf(addr, sizeof addr, "198.18.%d.%d", i / 250, i % 250);
+        refusal_log_note(&rl, REFUSAL_HEADER_TIMEOUT, addr);
+        if (i == 5)
+            for (int k = 0; k < 10; k++)
+                refusal_log_note(&rl, REFUSAL_HEADER_TIMEOUT, addr);
+    }
+    assert_int_equal(refusal_log_flush(&rl, 10000, 0, line, sizeof line), 1);
+    assert_non_null(strstr(line, "header_timeout 110; top addresses: 198.18.0.5 11 (header_timeout 11), "));
+    assert_non_null(strstr(line, "(+59 or more addresses, 95)"));
+    /* a short buffer truncates, terminated */
+    refusal_log_note(&rl, REFUSAL_LIMIT, NULL);
+    assert_int_equal(refusal_log_flush(&rl, 20000, 0, line, 12), 1);
+    assert_string_equal(line, "refused or ");
+    refusal_log_destroy(&rl);
+}
+
+static void test_classify(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *msg;
+        enum refusal_reason want;
+    } rows[] = {
+        {"Server reached connection limit. Closing inbound connection.", REFUSAL_LIMIT},
+        {"Connection was closed by remote side with incomplete request.", REFUSAL_INCOMPLETE},
+        {"Socket has been disconnected when reading request.", REFUSAL_INCOMPLETE},
+        {"Connection socket is closed when reading request due to the error: ECONNRESET", REFUSAL_INCOMPLETE},
+        {"Error: received handshake message out of context.", REFUSAL_TLS},
+        {"Error processing request (HTTP response code is 505 ('<html>...</html>')). Closing connection.",
+         REFUSAL_MALFORMED},
+        {"Failed to parse `Content-Length' header. Closing connection.", REFUSAL_MALFORMED},
+        {"Too large value of 'Content-Length' header. Closing connection.", REFUSAL_MALFORMED},
+        {"Received HTTP/1.1 request without `Host' header.", REFUSAL_MALFORMED},
+        {"Not enough memory in pool to allocate header record!", REFUSAL_MALFORMED},
+        {"Application used invalid status code for 'upgrade' response!", REFUSAL_N},
+        {"Failed to bind to port 80: Address already in use", REFUSAL_N},
+        {"", REFUSAL_N},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (refusal_classify_mhd(rows[i].msg) != rows[i].want)
+            fail_msg("\"%s\": got %d, want %d", rows[i].msg, refusal_classify_mhd(rows[i].msg), rows[i].want);
+    assert_string_equal(refusal_reason_name(REFUSAL_BODY_RATE), "body_min_rate");
+    assert_string_equal(refusal_reason_name(REFUSAL_MALFORMED), "malformed_request");
+    assert_string_equal(refusal_reason_name(REFUSAL_N), "?");
+}
+
+static void test_addr_format(void **state)
+{
+    (void)state;
+    char buf[64];
+    struct sockaddr_in s4 = {.sin_family = AF_INET};
+    inet_pton(AF_INET, "127.0.0.13", &s4.sin_addr);
+    refusal_addr_format((struct sockaddr *)&s4, sizeof s4, buf, sizeof buf);
+    assert_string_equal(buf, "127.0.0.13");
+    struct sockaddr_in6 s6 = {.sin6_family = AF_INET6};
+    inet_pton(AF_INET6, "::ffff:198.18.0.2", &s6.sin6_addr); /* a dual-stack listener's IPv4 peer */
+    refusal_addr_format((struct sockaddr *)&s6, sizeof s6, buf, sizeof buf);
+    assert_string_equal(buf, "198.18.0.2");
+    inet_pton(AF_INET6, "fd00::2", &s6.sin6_addr);
+    refusal_addr_format((struct sockaddr *)&s6, sizeof s6, buf, sizeof buf);
+    assert_string_equal(buf, "fd00::2");
+    refusal_addr_format(NULL, 0, buf, sizeof buf);
+    assert_string_equal(buf, "?");
+    refusal_addr_format((struct sockaddr *)&s6, 4, buf, sizeof buf); /* too short */
+    assert_string_equal(buf, "?");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_many_addresses),
+        cmocka_unit_test(test_classify),
+        cmocka_unit_test(test_addr_format),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
