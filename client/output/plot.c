@@ -370,10 +370,17 @@ int plot_run_gnuplot(const char *script, const char *errfile)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    char *argv[] = {(char *)"gnuplot", (char *)script, NULL};
+    /* posix_spawnp's argv is char *const[]: writable copies, not casts of const strings */
+    char prog[] = "gnuplot", *arg = strdup(script);
+    if (!arg) {
+        posix_spawn_file_actions_destroy(&fa);
+        return -1;
+    }
+    char *argv[] = {prog, arg, NULL};
     pid_t pid;
     int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    free(arg);
     if (rc != 0)
         return -1;
     int st = 0;
