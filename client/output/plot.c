@@ -15,6 +15,7 @@
 
 #include "array.h"
 #include "err.h"
+#include "outfile.h"
 #include "labels.h"
 #include "plot_int.h"
 #include "sys.h"
@@ -405,17 +406,17 @@ int plot_write(const char *path, const struct result_set *rs, const struct summa
     FILE *fp = NULL;
     /* gnuplot renders into the temporary file beside the target that `pic` holds open;
      * committing it makes the picture appear whole (a reader never sees half of one). */
-    struct sys_atomic pic = {0};
+    struct outfile pic = {0};
     struct plot_axes a;
     plot_axes_init(&a, s);
     if (write_bars(bars, s, &a) != 0 || write_series(series, rs, s) != 0 || !(fp = fopen(script, "w"))) {
         err_set(err, errlen, "%s: %s", dir, strerror(errno));
         goto out;
     }
-    if (!sys_atomic_open(&pic, path, 0644, err, errlen))
+    if (!outfile_open(&pic, path, err, errlen))
         goto out;
     /* fclose whatever plot_script returned: the FILE must not leak on a write error. */
-    int wrc = plot_script(fp, path, pic.tmp, rs, s, bars, series);
+    int wrc = plot_script(fp, path, outfile_write_path(&pic), rs, s, bars, series);
     int e = errno;
     if (fclose(fp) != 0 && wrc == 0) {
         wrc = -1;
@@ -439,9 +440,9 @@ int plot_write(const char *path, const struct result_set *rs, const struct summa
         err_set(err, errlen, "gnuplot failed (status %d)%s%s", st, line[0] ? ": " : "", line);
         goto out;
     }
-    rc = sys_atomic_commit(&pic, err, errlen);
+    rc = outfile_commit(&pic, err, errlen);
 out:
-    sys_atomic_abort(&pic); /* nothing left to do after a commit */
+    outfile_abort(&pic); /* nothing left to do after a commit */
     if (fp)
         fclose(fp);
     unlink(bars);
