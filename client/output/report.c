@@ -67,6 +67,8 @@ static void fmt_p(const struct server_summary *g, char *buf, size_t len)
 {
     if (!g->has_comparison)
         snprintf(buf, len, "-");
+    else if (g->mw.p_min >= STATS_ALPHA) /* no outcome could be significant: p says nothing */
+        snprintf(buf, len, "n too small");
     else
         snprintf(buf, len, "%.3g (%s)", g->mw.p, g->mw.method == STATS_MW_EXACT ? "exact" : "normal");
 }
