@@ -443,55 +443,64 @@ static int front_end(int argc, char **argv, struct settings *s, struct scenario 
     return code;
 }
 
-int main(int argc, char **argv)
+/* Everything one invocation holds, so that main has a single cleanup (run_free). */
+struct debit_run {
+    struct settings *s;
+    struct scenario *scn;
+    struct run_ctx ctx;
+    int curl_ready;
+    struct netcfg *net;
+    struct result_set rs;
+    json_t *extra;     /* the report's extra members (scenario, client_settings) */
+    char **notes;      /* the report's notes, owned */
+    size_t nnotes;
+    enum plan_status prc; /* how the measurement ended, in the plan's terms */
+    int setting_failed;
+};
+
+static void run_free(struct debit_run *r)
 {
-    log_set_prog("debit");
+    json_decref(r->extra);
+    for (size_t i = 0; i < r->nnotes; i++)
+        free(r->notes[i]);
+    free(r->notes);
+    netcfg_free(r->net);
+    scenario_free(r->scn);
+    result_set_clear(&r->rs);
+    jsonl_close(r->ctx.journal);
+    settings_free(r->s);
+    if (r->curl_ready)
+        curl_global_cleanup();
+}
+
+/* What must hold before the first download: the plot and output can be written, libcurl
+ * starts, the journal opens, a random order has its seed. Returns -1 to go on, else the
+ * exit status (the message printed). */
+static int run_prepare(struct debit_run *r)
+{
+    struct settings *s = r->s;
     char err[1024] = "";
-    struct scenario *scn = NULL;
-    struct settings *s = settings_new();
-    int code = s ? front_end(argc, argv, s, &scn) : 1;
-    if (!s)
-        fprintf(stderr, "debit: out of memory\n");
-    if (code >= 0) {
-        scenario_free(scn);
-        settings_free(s);
-        return code;
-    }
     /* A plot that cannot be written must fail now, not after an hour of measurement. */
     if (s->plot && (plot_check(err, sizeof err) != 0 || report_check_output(s->plot, err, sizeof err) != 0)) {
         fprintf(stderr, "debit: --plot: %s\n", err);
-        scenario_free(scn);
-        settings_free(s);
         return 2;
     }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         fprintf(stderr, "debit: libcurl initialisation failed\n");
-        scenario_free(scn);
-        settings_free(s);
         return 1;
     }
+    r->curl_ready = 1;
     if (s->quiet)
         log_set_level(LOG_LEVEL_ERROR);
-
-    struct run_ctx ctx = {.quiet = s->quiet};
-    ctx.progress.out = stderr;
-    ctx.progress.enabled = s->progress == 1 || (s->progress == -1 && !s->quiet && isatty(STDERR_FILENO));
-    if (s->jsonl) {
-        ctx.journal = jsonl_open(s->jsonl, err, sizeof err);
-        if (!ctx.journal) {
-            fprintf(stderr, "debit: --jsonl: %s\n", err);
-            scenario_free(scn);
-            settings_free(s);
-            curl_global_cleanup();
-            return 2;
-        }
+    r->ctx.quiet = s->quiet;
+    r->ctx.progress.out = stderr;
+    r->ctx.progress.enabled = s->progress == 1 || (s->progress == -1 && !s->quiet && isatty(STDERR_FILENO));
+    if (s->jsonl && !(r->ctx.journal = jsonl_open(s->jsonl, err, sizeof err))) {
+        fprintf(stderr, "debit: --jsonl: %s\n", err);
+        return 2;
     }
     if (s->output && report_check_output(s->output, err, sizeof err) != 0) {
         fprintf(stderr, "debit: --output: %s\n", err);
-        jsonl_close(ctx.journal);
-        scenario_free(scn);
-        settings_free(s);
-        curl_global_cleanup();
         return 2;
     }
     if (s->order == PLAN_ORDER_RANDOM && !s->seed_given) {
@@ -502,7 +511,66 @@ int main(int argc, char **argv)
     if (s->order == PLAN_ORDER_RANDOM && !s->quiet)
         fprintf(stderr, "debit: random order, seed %llu (--seed %llu repeats it)\n", (unsigned long long)s->seed,
                 (unsigned long long)s->seed);
+    if (!(r->extra = json_object())) {
+        fprintf(stderr, "debit: out of memory\n");
+        return 1;
+    }
+    return -1;
+}
 
+/* A scenario file's cells, one plan each; their record goes into r->extra and r->notes. */
+static void run_scenario(struct debit_run *r, const struct plan_hooks *hooks)
+{
+    char err[1024] = "";
+    struct scenario *scn = r->scn;
+    struct scenario_cells *cells = scenario_cells_new();
+    struct scenario_hooks sh = {.plan = *hooks, .cell_start = on_cell_start, .note = on_note};
+    enum scenario_status st = cells ? scenario_run(scn, r->s, &r->rs, &sh, cells, err, sizeof err) : SCENARIO_ERR_NOMEM;
+    r->prc = st == SCENARIO_STOPPED ? PLAN_STOPPED : st == SCENARIO_ERR_NOMEM ? PLAN_FAILED : PLAN_DONE;
+    if (st == SCENARIO_ERR_SETTING) {
+        fprintf(stderr, "debit: --scenario: %s\n", err);
+        r->setting_failed = 1;
+    }
+    if (cells) {
+        json_t *lab = json_array();
+        for (size_t i = 0; lab && i < scn->nlab; i++)
+            json_array_append_new(lab, scenario_lab_to_json(&scn->lab[i]));
+        json_object_set_new(r->extra, "scenario", json_pack("{s:s, s:o*, s:o*}", "file", scn->path, "cells",
+                                                            scenario_cells_to_json(cells), "lab", lab));
+        r->notes = cell_notes(cells, &r->nnotes);
+    }
+    scenario_cells_free(cells);
+}
+
+/* --offload / --delay hold for every run: say so in the report, then put them back. */
+static void run_restore(struct debit_run *r)
+{
+    char err[1024] = "", desc[512] = "";
+    netcfg_describe(r->net, desc, sizeof desc);
+    if (desc[0]) {
+        char **n2 = realloc(r->notes, (r->nnotes + 1) * sizeof *r->notes);
+        if (n2) {
+            r->notes = n2;
+            if (asprintf(&r->notes[r->nnotes], "every run: %s", desc) >= 0)
+                r->nnotes++;
+        }
+    }
+    json_object_set_new(r->extra, "client_settings", netcfg_to_json(r->net));
+    if (netcfg_end(r->net, err, sizeof err) != 0) {
+        fprintf(stderr, "debit: could not restore client settings: %s\n", err);
+        r->setting_failed = 1;
+    } else if ((r->s->noffloads || r->s->delay_dev) && !r->s->quiet) {
+        fprintf(stderr, "debit: client settings restored\n");
+    }
+    netcfg_free(r->net);
+    r->net = NULL;
+}
+
+/* The downloads, with the client settings applied around them. Returns -1 when they
+ * ran (r->prc says how they ended), else the exit status. */
+static int run_measure(struct debit_run *r)
+{
+    struct settings *s = r->s;
     struct plan plan = {
         .servers = s->servers,
         .nservers = s->nservers,
@@ -517,138 +585,116 @@ int main(int argc, char **argv)
         .run_done = on_run_done,
         .progress = progress_draw,
         .interval = on_interval,
-        .ud = &ctx,
+        .ud = &r->ctx,
         .stop = &g_stop,
     };
-    struct result_set rs;
-    result_set_init(&rs);
     install_signals();
     /* SIGQUIT restores offloads from a handler; SIGINT/SIGTERM/SIGHUP come back here. */
     offload_session_handle_signals();
-    struct netcfg *net = netcfg_new();
-    if (!net || apply_settings(s, net) != 0) {
-        netcfg_free(net);
-        jsonl_close(ctx.journal);
-        scenario_free(scn);
-        settings_free(s);
-        curl_global_cleanup();
+    r->net = netcfg_new();
+    if (!r->net || apply_settings(s, r->net) != 0)
         return 2;
-    }
-    json_t *extra = json_object();
-    char **notes = NULL;
-    size_t nnotes = 0;
-    /* How the measurement ended, in the plan's terms (a scenario is a sequence of plans). */
-    enum plan_status prc;
-    int setting_failed = 0;
-    if (scn) {
-        struct scenario_cells *cells = scenario_cells_new();
-        struct scenario_hooks sh = {.plan = hooks, .cell_start = on_cell_start, .note = on_note};
-        enum scenario_status st = cells ? scenario_run(scn, s, &rs, &sh, cells, err, sizeof err) : SCENARIO_ERR_NOMEM;
-        prc = st == SCENARIO_STOPPED ? PLAN_STOPPED : st == SCENARIO_ERR_NOMEM ? PLAN_FAILED : PLAN_DONE;
-        if (st == SCENARIO_ERR_SETTING) {
-            fprintf(stderr, "debit: --scenario: %s\n", err);
-            setting_failed = 1;
-        }
-        if (cells) {
-            json_t *lab = json_array();
-            for (size_t i = 0; lab && i < scn->nlab; i++)
-                json_array_append_new(lab, scenario_lab_to_json(&scn->lab[i]));
-            json_object_set_new(extra, "scenario", json_pack("{s:s, s:o*, s:o*}", "file", scn->path, "cells",
-                                                             scenario_cells_to_json(cells), "lab", lab));
-            notes = cell_notes(cells, &nnotes);
-        }
-        scenario_cells_free(cells);
-    } else {
-        prc = plan_execute(&plan, &rs, &hooks);
-    }
-    progress_clear(&ctx.progress);
-    /* --offload / --delay hold for every run: say so (and which delay mechanism ran). */
-    char desc[512] = "";
-    netcfg_describe(net, desc, sizeof desc);
-    if (desc[0]) {
-        char **n2 = realloc(notes, (nnotes + 1) * sizeof *notes);
-        if (n2) {
-            notes = n2;
-            if (asprintf(&notes[nnotes], "every run: %s", desc) >= 0)
-                nnotes++;
-        }
-    }
-    json_object_set_new(extra, "client_settings", netcfg_to_json(net));
-    if (netcfg_end(net, err, sizeof err) != 0) {
-        fprintf(stderr, "debit: could not restore client settings: %s\n", err);
-        setting_failed = 1;
-    } else if ((s->noffloads || s->delay_dev) && !s->quiet) {
-        fprintf(stderr, "debit: client settings restored\n");
-    }
-    netcfg_free(net);
-    int interrupted = prc == PLAN_STOPPED;
-    if (interrupted && !s->quiet)
-        fprintf(stderr, "debit: interrupted: summary of the %zu finished run%s\n", rs.n, rs.n == 1 ? "" : "s");
+    if (r->scn)
+        run_scenario(r, &hooks);
+    else
+        r->prc = plan_execute(&plan, &r->rs, &hooks);
+    progress_clear(&r->ctx.progress);
+    run_restore(r);
+    if (r->prc == PLAN_STOPPED && !s->quiet)
+        fprintf(stderr, "debit: interrupted: summary of the %zu finished run%s\n", r->rs.n, r->rs.n == 1 ? "" : "s");
+    return -1;
+}
 
-    struct summary sum;
-    int rc = 0;
-    if (prc == PLAN_FAILED || summary_compute(&rs, scn ? NULL : s->servers, scn ? 0 : s->nservers, &sum) != 0) {
-        fprintf(stderr, "debit: out of memory\n");
-        rc = 1;
-    } else {
-        /* The lab's host settings per server, for the column titles. */
-        struct report_server_note *snotes = scn && scn->nlab ? calloc(scn->nlab, sizeof *snotes) : NULL;
-        for (size_t i = 0; snotes && i < scn->nlab; i++)
-            snotes[i] = (struct report_server_note){scn->lab[i].server, scn->lab[i].host};
-        struct report_meta meta = {
-            .order = plan_order_name(s->order),
-            .seed = s->seed,
-            .seed_used = s->order == PLAN_ORDER_RANDOM,
-            .runs = s->runs,
-            .interrupted = interrupted,
-            .extra = extra,
-            .notes = (const char *const *)notes,
-            .nnotes = nnotes,
-            .server_notes = snotes,
-            .nserver_notes = snotes ? scn->nlab : 0,
-        };
-        /* -w replaces the report on stdout (as a cron line); -o still gets it. A reader
-         * of stdout that went away (`| head -1`) is not a failed measurement: the exit
-         * status stays the runs' own, and nothing is said. */
-        if ((s->output || !s->write_out) &&
-            report_write_file(s->output ? s->output : "-", s->format, &rs, &sum, &meta, err, sizeof err) != 0 &&
-            (s->output || errno != EPIPE)) {
-            /* err says "stdout: ..." when the report went there: no option to name then */
-            fprintf(stderr, s->output ? "debit: --output: %s\n" : "debit: %s\n", err);
-            rc = 1;
-        }
-        if (s->write_out && write_out(s->write_out, &rs, &sum, &meta) != 0)
-            rc = 1;
-        if (s->output && !s->quiet)
-            report_write(stderr, scn ? REPORT_MARKDOWN : REPORT_TABLE, &rs, &sum, &meta);
-        char rtt_plot[PATH_MAX] = "";
-        if (s->plot && plot_rtt_path(s->plot, rtt_plot, sizeof rtt_plot) != 0)
-            snprintf(err, sizeof err, "%s: name too long for its -rtt picture", s->plot);
-        if (s->plot && (!rtt_plot[0] || plot_write(s->plot, &rs, &sum, err, sizeof err) != 0 ||
-                        plot_rtt_write(rtt_plot, &rs, &sum, err, sizeof err) != 0)) {
-            fprintf(stderr, "debit: --plot: %s\n", err);
-            rc = 1;
-        } else if (s->plot && !s->quiet) {
-            fprintf(stderr, "debit: plot written to %s (throughput against RTT: %s)\n", s->plot, rtt_plot);
-        }
-        for (size_t i = 0; i < rs.n; i++)
-            if (!rs.runs[i]->ok)
-                rc = 1;
-        if (ctx.journal_failed || setting_failed)
-            rc = 1;
-        summary_free(&sum);
-        free(snotes);
+/* --plot FILE and its -rtt sibling. 0, or -1 after printing. */
+static int run_plots(const struct debit_run *r, const struct summary *sum)
+{
+    const struct settings *s = r->s;
+    char err[1024] = "", rtt_plot[PATH_MAX] = "";
+    if (plot_rtt_path(s->plot, rtt_plot, sizeof rtt_plot) != 0)
+        snprintf(err, sizeof err, "%s: name too long for its -rtt picture", s->plot);
+    if (!rtt_plot[0] || plot_write(s->plot, &r->rs, sum, err, sizeof err) != 0 ||
+        plot_rtt_write(rtt_plot, &r->rs, sum, err, sizeof err) != 0) {
+        fprintf(stderr, "debit: --plot: %s\n", err);
+        return -1;
     }
-    json_decref(extra);
-    for (size_t i = 0; i < nnotes; i++)
-        free(notes[i]);
-    free(notes);
-    scenario_free(scn);
-    result_set_clear(&rs);
-    jsonl_close(ctx.journal);
-    settings_free(s);
-    curl_global_cleanup();
-    if (interrupted)
-        return 128 + (g_stop ? g_stop : SIGINT);
+    if (!s->quiet)
+        fprintf(stderr, "debit: plot written to %s (throughput against RTT: %s)\n", s->plot, rtt_plot);
+    return 0;
+}
+
+/* The report, -w, the plots, and the exit status the runs earn. */
+static int run_report(struct debit_run *r, const struct summary *sum)
+{
+    const struct settings *s = r->s;
+    const struct scenario *scn = r->scn;
+    char err[1024] = "";
+    int rc = 0;
+    /* The lab's host settings per server, for the column titles. */
+    struct report_server_note *snotes = scn && scn->nlab ? calloc(scn->nlab, sizeof *snotes) : NULL;
+    for (size_t i = 0; snotes && i < scn->nlab; i++)
+        snotes[i] = (struct report_server_note){scn->lab[i].server, scn->lab[i].host};
+    struct report_meta meta = {
+        .order = plan_order_name(s->order),
+        .seed = s->seed,
+        .seed_used = s->order == PLAN_ORDER_RANDOM,
+        .runs = s->runs,
+        .interrupted = r->prc == PLAN_STOPPED,
+        .extra = r->extra,
+        .notes = (const char *const *)r->notes,
+        .nnotes = r->nnotes,
+        .server_notes = snotes,
+        .nserver_notes = snotes ? scn->nlab : 0,
+    };
+    /* -w replaces the report on stdout (as a cron line); -o still gets it. A reader
+     * of stdout that went away (`| head -1`) is not a failed measurement: the exit
+     * status stays the runs' own, and nothing is said. */
+    if ((s->output || !s->write_out) &&
+        report_write_file(s->output ? s->output : "-", s->format, &r->rs, sum, &meta, err, sizeof err) != 0 &&
+        (s->output || errno != EPIPE)) {
+        /* err says "stdout: ..." when the report went there: no option to name then */
+        fprintf(stderr, s->output ? "debit: --output: %s\n" : "debit: %s\n", err);
+        rc = 1;
+    }
+    if (s->write_out && write_out(s->write_out, &r->rs, sum, &meta) != 0)
+        rc = 1;
+    if (s->output && !s->quiet)
+        report_write(stderr, scn ? REPORT_MARKDOWN : REPORT_TABLE, &r->rs, sum, &meta);
+    if (s->plot && run_plots(r, sum) != 0)
+        rc = 1;
+    for (size_t i = 0; i < r->rs.n; i++)
+        if (!r->rs.runs[i]->ok)
+            rc = 1;
+    if (r->ctx.journal_failed || r->setting_failed)
+        rc = 1;
+    free(snotes);
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+    log_set_prog("debit");
+    struct debit_run r = {.s = settings_new()};
+    result_set_init(&r.rs);
+    int code = 1;
+    if (!r.s) {
+        fprintf(stderr, "debit: out of memory\n");
+        goto out;
+    }
+    if ((code = front_end(argc, argv, r.s, &r.scn)) >= 0 || (code = run_prepare(&r)) >= 0 ||
+        (code = run_measure(&r)) >= 0)
+        goto out;
+    struct summary sum;
+    if (r.prc == PLAN_FAILED ||
+        summary_compute(&r.rs, r.scn ? NULL : r.s->servers, r.scn ? 0 : r.s->nservers, &sum) != 0) {
+        fprintf(stderr, "debit: out of memory\n");
+        code = 1;
+    } else {
+        code = run_report(&r, &sum);
+        summary_free(&sum);
+    }
+    if (r.prc == PLAN_STOPPED)
+        code = 128 + (g_stop ? g_stop : SIGINT);
+out:
+    run_free(&r);
+    return code;
 }

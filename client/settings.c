@@ -34,15 +34,15 @@ void settings_free(struct settings *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->nservers; i++) {
-        free((char *)s->servers[i].name);
-        free((char *)s->servers[i].url);
+        free(s->server_own[i].name);
+        free(s->server_own[i].url);
     }
     curl_slist_free_all(s->dl.resolve);
     curl_slist_free_all(s->dl.connect_to);
-    free((char *)s->dl.interface);
-    free((char *)s->dl.local_address);
-    free((char *)s->dl.user_agent);
-    free((char *)s->dl.cacert);
+    free(s->dl_own.interface);
+    free(s->dl_own.local_address);
+    free(s->dl_own.user_agent);
+    free(s->dl_own.cacert);
     curl_slist_free_all(s->dl.headers);
     free(s->output);
     free(s->jsonl);
@@ -207,8 +207,8 @@ static int name_defaults(struct settings *s, char *err, size_t errlen)
             free(p);
             return err_set(err, errlen, "out of memory");
         }
-        free((char *)s->servers[i].name);
-        s->servers[i].name = n;
+        free(s->server_own[i].name);
+        s->servers[i].name = s->server_own[i].name = n;
     }
     free(p);
     return 0;
@@ -253,6 +253,8 @@ int settings_add_server(struct settings *s, const char *value, char *err, size_t
         return err_set(err, errlen, "out of memory");
     }
     s->named[s->nservers] = named;
+    s->server_own[s->nservers].name = n;
+    s->server_own[s->nservers].url = l;
     s->servers[s->nservers++] = (struct plan_server){n, l, 0};
     return name_defaults(s, err, errlen);
 }
@@ -485,7 +487,10 @@ int settings_set_interface(struct settings *s, const char *value, char *err, siz
         return bad(err, errlen, value, "expected an interface name, an address or a host name");
     if (strncmp(value, "if!", 3) == 0 && settings_check_ifname(value + 3, err, errlen) != 0)
         return err_prefix(err, errlen, "'%s'", value);
-    return set_string((char **)&s->dl.interface, value, err, errlen);
+    if (set_string(&s->dl_own.interface, value, err, errlen) != 0)
+        return -1;
+    s->dl.interface = s->dl_own.interface;
+    return 0;
 }
 
 int settings_set_local_address(struct settings *s, const char *value, char *err, size_t errlen)
@@ -494,7 +499,10 @@ int settings_set_local_address(struct settings *s, const char *value, char *err,
         return err_set(err, errlen, "empty address");
     if (has_space(value) || strlen(value) > 255)
         return bad(err, errlen, value, "expected an address or a host name");
-    return set_string((char **)&s->dl.local_address, value, err, errlen);
+    if (set_string(&s->dl_own.local_address, value, err, errlen) != 0)
+        return -1;
+    s->dl.local_address = s->dl_own.local_address;
+    return 0;
 }
 
 int settings_set_user_agent(struct settings *s, const char *value, char *err, size_t errlen)
@@ -502,7 +510,10 @@ int settings_set_user_agent(struct settings *s, const char *value, char *err, si
     /* A line break would end the header and start another one. */
     if (strpbrk(value, "\r\n"))
         return bad(err, errlen, value, "must not contain a line break");
-    return set_string((char **)&s->dl.user_agent, value, err, errlen);
+    if (set_string(&s->dl_own.user_agent, value, err, errlen) != 0)
+        return -1;
+    s->dl.user_agent = s->dl_own.user_agent;
+    return 0;
 }
 
 int settings_set_insecure(struct settings *s, const char *value, char *err, size_t errlen)
@@ -517,7 +528,10 @@ int settings_set_cacert(struct settings *s, const char *value, char *err, size_t
     /* checked now: libcurl would only say "problem with the SSL CA cert" for each run */
     if (access(value, R_OK) != 0)
         return err_set(err, errlen, "'%s': %s", value, strerror(errno));
-    return set_string((char **)&s->dl.cacert, value, err, errlen);
+    if (set_string(&s->dl_own.cacert, value, err, errlen) != 0)
+        return -1;
+    s->dl.cacert = s->dl_own.cacert;
+    return 0;
 }
 
 int settings_add_header(struct settings *s, const char *value, char *err, size_t errlen)

@@ -31,9 +31,12 @@ struct settings_offload {
 };
 
 struct settings {
-    /* plan_server is the one {name, url} of the client: the plan borrows this array.
-     * Here name and url are owned (strdup), whatever plan.h's const says. */
+    /* plan_server is the one {name, url} of the client: the plan borrows this array, and
+     * its const strings borrow the owned ones of server_own (same index). */
     struct plan_server servers[SETTINGS_MAX_SERVERS];
+    struct {
+        char *name, *url;
+    } server_own[SETTINGS_MAX_SERVERS];
     size_t nservers;
     unsigned char named[SETTINGS_MAX_SERVERS]; /* NAME=URL given: never renamed */
     unsigned runs;
@@ -42,7 +45,10 @@ struct settings {
     int seed_given;
     int stall_rate_given; /* --stall-rate or the file's stall_rate: needs a --stall window */
     double pause_s;
-    struct dl_options dl; /* its lists and strings (interface, local_address, user_agent) are owned */
+    struct dl_options dl; /* its lists are owned; its strings borrow dl_own's */
+    struct {
+        char *interface, *local_address, *user_agent, *cacert;
+    } dl_own;
     enum report_format format;
     char *output;   /* -o FILE, NULL: stdout */
     char *jsonl;

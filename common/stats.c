@@ -130,10 +130,25 @@ static double mw_exact_cdf(size_t m, size_t n, double u)
     return below / total;
 }
 
+double stats_mw_min_p(size_t na, size_t nb)
+{
+    if (na == 0 || nb == 0)
+        return NAN;
+    /* C(na+nb, k) with k the smaller size, as a product of ratios (exact for small sizes,
+     * within double precision beyond) */
+    size_t k = na < nb ? na : nb, n = na + nb;
+    double c = 1;
+    for (size_t i = 1; i <= k; i++)
+        c = c * (double)(n - k + i) / (double)i;
+    double p = 2 / c;
+    return p > 1 ? 1 : p;
+}
+
 int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct stats_mw *out)
 {
     if (na == 0 || nb == 0)
         return -1;
+    out->p_min = stats_mw_min_p(na, nb);
     double u1 = 0;
     for (size_t i = 0; i < na; i++)
         for (size_t j = 0; j < nb; j++)

@@ -29,7 +29,17 @@ struct stats_mw {
     double u2;       /* the same for b; u1 + u2 == na * nb */
     double p;        /* two-sided p-value */
     enum stats_mw_method method;
+    double p_min;    /* the smallest two-sided p any data of these sizes can give (exact test) */
 };
+
+/* The smallest two-sided p-value the exact Mann-Whitney test can reach with samples of
+ * na and nb: 2 / C(na+nb, na), the two most extreme rank arrangements (capped at 1).
+ * At or above the significance level no outcome can be significant, so a p-value is
+ * no evidence either way: 3 + 3 runs give 0.1 (4 + 3: 0.057, 4 + 4: 0.029). NAN when a
+ * sample is empty. */
+double stats_mw_min_p(size_t na, size_t nb);
+/* The level below which debit calls a difference significant. */
+#define STATS_ALPHA 0.05
 
 /* Two-sided Mann-Whitney U test of a[0..na) against b[0..nb) (the same as scipy's
  * mannwhitneyu(a, b, alternative="two-sided", method="auto" with our exact limit)).

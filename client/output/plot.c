@@ -15,6 +15,7 @@
 
 #include "array.h"
 #include "err.h"
+#include "outfile.h"
 #include "labels.h"
 #include "plot_int.h"
 #include "sys.h"
@@ -370,10 +371,17 @@ int plot_run_gnuplot(const char *script, const char *errfile)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    char *argv[] = {(char *)"gnuplot", (char *)script, NULL};
+    /* posix_spawnp's argv is char *const[]: writable copies, not casts of const strings */
+    char prog[] = "gnuplot", *arg = strdup(script);
+    if (!arg) {
+        posix_spawn_file_actions_destroy(&fa);
+        return -1;
+    }
+    char *argv[] = {prog, arg, NULL};
     pid_t pid;
     int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    free(arg);
     if (rc != 0)
         return -1;
     int st = 0;
@@ -398,17 +406,17 @@ int plot_write(const char *path, const struct result_set *rs, const struct summa
     FILE *fp = NULL;
     /* gnuplot renders into the temporary file beside the target that `pic` holds open;
      * committing it makes the picture appear whole (a reader never sees half of one). */
-    struct sys_atomic pic = {0};
+    struct outfile pic = {0};
     struct plot_axes a;
     plot_axes_init(&a, s);
     if (write_bars(bars, s, &a) != 0 || write_series(series, rs, s) != 0 || !(fp = fopen(script, "w"))) {
         err_set(err, errlen, "%s: %s", dir, strerror(errno));
         goto out;
     }
-    if (!sys_atomic_open(&pic, path, 0644, err, errlen))
+    if (!outfile_open(&pic, path, err, errlen))
         goto out;
     /* fclose whatever plot_script returned: the FILE must not leak on a write error. */
-    int wrc = plot_script(fp, path, pic.tmp, rs, s, bars, series);
+    int wrc = plot_script(fp, path, outfile_write_path(&pic), rs, s, bars, series);
     int e = errno;
     if (fclose(fp) != 0 && wrc == 0) {
         wrc = -1;
@@ -432,9 +440,9 @@ int plot_write(const char *path, const struct result_set *rs, const struct summa
         err_set(err, errlen, "gnuplot failed (status %d)%s%s", st, line[0] ? ": " : "", line);
         goto out;
     }
-    rc = sys_atomic_commit(&pic, err, errlen);
+    rc = outfile_commit(&pic, err, errlen);
 out:
-    sys_atomic_abort(&pic); /* nothing left to do after a commit */
+    outfile_abort(&pic); /* nothing left to do after a commit */
     if (fp)
         fclose(fp);
     unlink(bars);

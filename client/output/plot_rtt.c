@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "outfile.h"
 #include "plot_int.h"
 #include "sys.h"
 #include "units.h"
@@ -162,13 +163,13 @@ int plot_rtt_write(const char *path, const struct result_set *rs, const struct s
     struct rtt_ranges rg;
     plot_axes_init(&a, s);
     rtt_ranges(s, &rg);
-    struct sys_atomic pic = {0};
+    struct outfile pic = {0};
     int rc = -1;
     FILE *fp = NULL;
     if (write_data(dat, rs, s, &a, &rg) != 0 || !(fp = fopen(script, "w"))) {
         err_set(err, errlen, "%s: %s", dir, strerror(errno));
-    } else if (sys_atomic_open(&pic, path, 0644, err, errlen)) {
-        int wrc = write_script(fp, path, pic.tmp, dat, &a, &rg);
+    } else if (outfile_open(&pic, path, err, errlen)) {
+        int wrc = write_script(fp, path, outfile_write_path(&pic), dat, &a, &rg);
         wrc |= fclose(fp);
         fp = NULL;
         int st = wrc == 0 ? plot_run_gnuplot(script, errfile) : -1;
@@ -177,9 +178,9 @@ int plot_rtt_write(const char *path, const struct result_set *rs, const struct s
         else if (st != 0)
             err_set(err, errlen, "gnuplot failed on %s (status %d)", path, st);
         else
-            rc = sys_atomic_commit(&pic, err, errlen);
+            rc = outfile_commit(&pic, err, errlen);
     }
-    sys_atomic_abort(&pic);
+    outfile_abort(&pic);
     if (fp)
         fclose(fp);
     unlink(dat);

@@ -10,6 +10,7 @@
 
 #include "array.h"
 #include "err.h"
+#include "outfile.h"
 #include "escape.h"
 #include "labels.h"
 #include "stats.h"
@@ -66,6 +67,8 @@ static void fmt_p(const struct server_summary *g, char *buf, size_t len)
 {
     if (!g->has_comparison)
         snprintf(buf, len, "-");
+    else if (g->mw.p_min >= STATS_ALPHA) /* no outcome could be significant: p says nothing */
+        snprintf(buf, len, "n too small");
     else
         snprintf(buf, len, "%.3g (%s)", g->mw.p, g->mw.method == STATS_MW_EXACT ? "exact" : "normal");
 }
@@ -419,10 +422,7 @@ int report_check_output(const char *path, char *err, size_t errlen)
     if (strcmp(path, "-") == 0)
         return 0;
     /* The kernel's wording ("Is a directory"), as for every other reason -o is refused. */
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return err_set(err, errlen, "%s: %s", path, strerror(EISDIR));
-    return sys_atomic_check(path, err, errlen);
+    return outfile_check(path, err, errlen);
 }
 
 int report_write_file(const char *path, enum report_format f, const struct result_set *rs,
@@ -437,14 +437,14 @@ int report_write_file(const char *path, enum report_format f, const struct resul
         }
         return 0;
     }
-    struct sys_atomic a;
-    FILE *fp = sys_atomic_open(&a, path, 0644, err, errlen);
+    struct outfile a;
+    FILE *fp = outfile_open(&a, path, err, errlen);
     if (!fp)
         return -1;
     if (report_write(fp, f, rs, s, m) != 0) {
         int e = errno ? errno : EIO;
-        sys_atomic_abort(&a);
+        outfile_abort(&a);
         return err_set(err, errlen, "%s: %s", path, strerror(e));
     }
-    return sys_atomic_commit(&a, err, errlen);
+    return outfile_commit(&a, err, errlen);
 }

@@ -293,6 +293,8 @@ json_t *summary_to_json(const struct summary *s)
             json_object_set_new(o, "mann_whitney_u", num(g->mw.u1));
             json_object_set_new(o, "p_value", num(g->mw.p));
             json_object_set_new(o, "p_method", json_string(stats_mw_method_name(g->mw.method)));
+            json_object_set_new(o, "p_min", num(g->mw.p_min));
+            json_object_set_new(o, "p_n_too_small", json_boolean(g->mw.p_min >= STATS_ALPHA));
         }
         json_array_append_new(a, o);
     }

@@ -220,6 +220,32 @@ static void test_check_flags_offload(void **state)
     settings_free(s);
 }
 
+/* --help comes from the same table as parsing: rows sharing a line, a synopsis too wide
+ * for the text column, continuation lines, and every section. */
+static void test_usage_layout(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    opts_usage(f);
+    fclose(f);
+    static const char *const want[] = {
+        "\nMeasurement:\n  -n, --runs N              downloads per server (default 5)\n",
+        "\n  -4, -6                    IPv4 or IPv6 only\n",
+        "\n      --progress, --no-progress  live progress line on stderr (default: if a TTY)\n",
+        "\n      --offload DEV:tso=on|off,gso=on|off[,gro=on|off]\n                            set client offloads",
+        "fail a download that receives less than --stall-rate\n                            over the last SECONDS",
+        "\nNetwork:\n", "\nOutput:\n", "\nExperiments:\n",
+        "\n  -h, --help                this help\n  -V, --version             version\n\nExit status:",
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+        if (!strstr(buf, want[i]))
+            fail_msg("--help lacks [%s]:\n%s", want[i], buf);
+    free(buf);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -228,6 +254,7 @@ int main(void)
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_defaults_help_version),
         cmocka_unit_test(test_check_flags_offload),
+        cmocka_unit_test(test_usage_layout),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();

@@ -86,6 +86,31 @@ static void test_mann_whitney(void **state)
 }
 
 /* More than STATS_MW_EXACT_MAX per sample, no ties: the normal approximation. */
+/* The smallest p the exact test can give: 2 / C(na+nb, na). 3 + 3 cannot reach 0.05
+ * whatever the data, and the test itself agrees (fully separated samples give it). */
+static void test_mw_min_p(void **state)
+{
+    (void)state;
+    static const struct {
+        size_t na, nb;
+        double p;
+    } rows[] = {
+        {1, 1, 1.0}, {2, 2, 2.0 / 6}, {3, 3, 0.1}, {4, 3, 2.0 / 35}, {3, 4, 2.0 / 35},
+        {4, 4, 2.0 / 70}, {5, 3, 2.0 / 56}, {5, 5, 2.0 / 252}, {10, 10, 2.0 / 184756},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        assert_float_equal(stats_mw_min_p(rows[i].na, rows[i].nb), rows[i].p, 1e-12);
+    assert_true(isnan(stats_mw_min_p(0, 3)));
+    struct stats_mw mw;
+    assert_int_equal(stats_mann_whitney((double[]){1, 2, 3}, 3, (double[]){4, 5, 6}, 3, &mw), 0);
+    assert_float_equal(mw.p, 0.1, 1e-12);
+    assert_float_equal(mw.p_min, 0.1, 1e-12);
+    assert_true(mw.p_min >= STATS_ALPHA);
+    assert_int_equal(stats_mann_whitney((double[]){1, 2, 3, 4}, 4, (double[]){5, 6, 7, 8}, 4, &mw), 0);
+    assert_float_equal(mw.p, mw.p_min, 1e-12);
+    assert_true(mw.p_min < STATS_ALPHA);
+}
+
 static void test_mann_whitney_large(void **state)
 {
     (void)state;
@@ -168,6 +193,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_median_min_max),
         cmocka_unit_test(test_mann_whitney),
+        cmocka_unit_test(test_mw_min_p),
         cmocka_unit_test(test_mann_whitney_large),
         cmocka_unit_test(test_bootstrap_ci),
         cmocka_unit_test(test_bootstrap_properties),

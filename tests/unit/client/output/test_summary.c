@@ -104,6 +104,39 @@ static void test_single_cell(void **state)
     result_set_clear(&rs);
 }
 
+/* 3 + 3 runs cannot reach p < 0.05 whatever they measure (smallest exact p: 0.1): the
+ * table says "n too small", the JSON keeps p_value and flags it; 4 + 4 prints p. */
+static void test_p_n_too_small(void **state)
+{
+    (void)state;
+    static const struct run_row rows[] = {
+        {NULL, NULL, "A", 1, 900}, {NULL, NULL, "B", 1, 100}, {NULL, NULL, "A", 1, 910}, {NULL, NULL, "B", 1, 110},
+        {NULL, NULL, "A", 1, 920}, {NULL, NULL, "B", 1, 120}, {NULL, NULL, "A", 1, 930}, {NULL, NULL, "B", 1, 130},
+    };
+    for (size_t n = 6; n <= 8; n += 2) {
+        struct result_set rs;
+        fill(&rs, rows, n);
+        struct summary s;
+        assert_int_equal(summary_compute(&rs, NULL, 0, &s), 0);
+        char *buf = render(REPORT_TABLE, &rs, &s, (unsigned)n / 2);
+        char *js = render(REPORT_JSON, &rs, &s, (unsigned)n / 2);
+        if (n == 6) {
+            assert_non_null(strstr(buf, "n too small"));
+            assert_null(strstr(buf, "(exact)"));
+            assert_non_null(strstr(js, "\"p_value\": 0.1"));
+            assert_non_null(strstr(js, "\"p_n_too_small\": true"));
+        } else {
+            assert_null(strstr(buf, "n too small"));
+            assert_non_null(strstr(buf, "0.0286 (exact)"));
+            assert_non_null(strstr(js, "\"p_n_too_small\": false"));
+        }
+        free(buf);
+        free(js);
+        summary_free(&s);
+        result_set_clear(&rs);
+    }
+}
+
 /* limited_by of a row: the verdict of most runs; a tie goes to the median run's verdict;
  * the prediction is the median of the runs'; every format carries it. */
 static void test_verdict_majority(void **state)
@@ -270,6 +303,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_cell),
+        cmocka_unit_test(test_p_n_too_small),
         cmocka_unit_test(test_verdict_majority),
         cmocka_unit_test(test_cells),
         cmocka_unit_test(test_progress_line),
