@@ -433,14 +433,7 @@ static enum MHD_Result sha256_answer(struct listener *l, struct MHD_Connection *
     /* the sha256sum format, so that `sha256sum -c` can check a download named like the file */
     const char *base = strrchr(f->path, '/') + 1;
     int n = snprintf(body, sizeof body, "%s  %s\n", hex, base);
-    struct MHD_Response *resp = MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
-    if (!resp)
-        return MHD_NO;
-    http_log_body((size_t)n);
-    http_headers_common(resp);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store, no-transform");
-    return http_reply(l, conn, 200, resp);
+    return http_reply_plain(l, conn, 200, body, (size_t)n, "no-store, no-transform", NULL, NULL);
 }
 
 /* The client left while it waited (nginx's 499). Returning MHD_NO would close the

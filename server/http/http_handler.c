@@ -1,5 +1,7 @@
-/* http_handler: the libmicrohttpd entry points: routing, connection and completion
- * notifications, and the small reply helpers every route uses. */
+/* http_handler: the libmicrohttpd entry points: routing (a table of paths, methods and
+ * handlers), connection and completion notifications. The top of server/http: the routes
+ * (http_files.c, http_pages.c, http_metrics.c, http_upload.c) are called from here and
+ * answer through http_reply.c, never back up. */
 #include "http.h"
 #include "http_internal.h"
 
@@ -17,100 +19,6 @@
 #include "tcp_profile.h"
 #include "urlpath.h"
 #include "wire.h"
-
-void http_headers_common(struct MHD_Response *resp)
-{
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_SERVER, "debitd/" DEBIT_VERSION);
-}
-
-enum MHD_Result http_reply_kept(struct listener *l, struct MHD_Connection *conn, unsigned status,
-                                struct MHD_Response *resp)
-{
-    struct server *s = l->srv;
-    if (s->draining) /* a graceful stop: no further request on this connection */
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-    metrics_status(s->metrics, status);
-    if (status < 300)
-        s->status_2xx++;
-    else if (status >= 400 && status < 500)
-        s->status_4xx++;
-    else if (status >= 500)
-        s->status_5xx++;
-    return MHD_queue_response(conn, status, resp);
-}
-
-enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsigned status,
-                           struct MHD_Response *resp)
-{
-    if (!resp)
-        return MHD_NO;
-    enum MHD_Result r = http_reply_kept(l, conn, status, resp);
-    MHD_destroy_response(resp);
-    return r;
-}
-
-static const char *reason(unsigned status)
-{
-    const char *p = MHD_get_reason_phrase_for(status);
-    return p && p[0] ? p : "Error";
-}
-
-enum MHD_Result http_reply_text(struct listener *l, struct MHD_Connection *conn, unsigned status,
-                                const char *name, const char *value)
-{
-    char body[128];
-    int n = snprintf(body, sizeof body, "%u %s\n", status, reason(status));
-    struct MHD_Response *resp = MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
-    if (!resp)
-        return MHD_NO;
-    http_log_body((size_t)n);
-    http_headers_common(resp);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    if (name)
-        MHD_add_response_header(resp, name, value);
-    return http_reply(l, conn, status, resp);
-}
-
-enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *conn, unsigned status, char *body,
-                                  size_t len, const char *type)
-{
-    struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(body);
-        return MHD_NO;
-    }
-    http_log_body(len);
-    http_headers_common(resp);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    return http_reply(l, conn, status, resp);
-}
-
-enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j)
-{
-    char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9)) : NULL;
-    json_decref(j);
-    if (!text)
-        return http_reply_text(l, conn, 500, NULL, NULL);
-    size_t n = strlen(text);
-    char *body = realloc(text, n + 2); /* a trailing newline, as curl users expect */
-    if (!body) {
-        free(text);
-        return MHD_NO;
-    }
-    body[n] = '\n';
-    struct MHD_Response *resp = MHD_create_response_from_buffer(n + 1, body, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(body);
-        return MHD_NO;
-    }
-    http_log_body(n + 1);
-    http_headers_common(resp);
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    return http_reply(l, conn, status, resp);
-}
 
 static const struct file_cfg *find_file(const struct config *c, const char *path, size_t len)
 {
@@ -132,64 +40,191 @@ static int is_folder(const struct config *c, const char *folder)
     return 0;
 }
 
-static int is_get_or_head(const char *method)
+enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_PUT = 8 };
+
+static const struct {
+    unsigned bit;
+    const char *name;
+} method_names[] = {
+    {M_GET, MHD_HTTP_METHOD_GET}, {M_HEAD, MHD_HTTP_METHOD_HEAD},
+    {M_POST, MHD_HTTP_METHOD_POST}, {M_PUT, MHD_HTTP_METHOD_PUT},
+};
+
+static unsigned method_bit(const char *method)
 {
-    return strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    for (size_t i = 0; i < sizeof method_names / sizeof method_names[0]; i++)
+        if (strcmp(method, method_names[i].name) == 0)
+            return method_names[i].bit;
+    return 0;
 }
 
-static enum MHD_Result route(struct listener *l, struct MHD_Connection *conn, const char *url,
-                             const char *method, struct req *r, const char *upload_data,
-                             size_t *upload_data_size)
+/* What a route's handler gets: the request, and what its match found. */
+struct route_call {
+    struct listener *l;
+    struct MHD_Connection *conn;
+    struct req *r;
+    const char *url;    /* the normalized path */
+    const char *method;
+    const char *upload_data;
+    size_t *upload_data_size;
+    const char *rest;            /* ROUTE_PREFIX: what follows the prefix */
+    const struct file_cfg *file; /* route_file, route_sha256: the file */
+    char slash[1100];            /* route_folder_slash: URL with a '/' added */
+};
+
+enum route_match {
+    ROUTE_EXACT,  /* the path is PATH */
+    ROUTE_PREFIX, /* the path starts with PATH */
+    ROUTE_CONFIG, /* the configuration decides (match) */
+};
+
+struct route {
+    const char *path; /* ROUTE_EXACT, ROUTE_PREFIX */
+    enum route_match kind;
+    int (*match)(const struct config *c, struct route_call *x); /* ROUTE_CONFIG: 1 = it is this route */
+    unsigned methods; /* M_*: any other method gets 405 with Allow */
+    enum MHD_Result (*handler)(struct route_call *x);
+};
+
+static int match_upload(const struct config *c, struct route_call *x)
 {
-    const struct config *c = l->srv->cfg;
-    if (c->upload_path && strcmp(url, c->upload_path) == 0) {
-        if (strcmp(method, MHD_HTTP_METHOD_POST) != 0 && strcmp(method, MHD_HTTP_METHOD_PUT) != 0)
-            return http_reply_text(l, conn, 405, MHD_HTTP_HEADER_ALLOW, "POST, PUT");
-        return http_upload(l, conn, r, upload_data, upload_data_size);
-    }
-    const struct file_cfg *f = find_file(c, url, strlen(url));
-    size_t ulen = strlen(url);
-    const struct file_cfg *sha = NULL;
-    if (!f && ulen > 7 && strcmp(url + ulen - 7, ".sha256") == 0)
-        sha = find_file(c, url, ulen - 7);
-    int status_page = strcmp(url, WIRE_STATUS_PATH) == 0;
-    if (strcmp(url, WIRE_METRICS_PATH) == 0)
-        return is_get_or_head(method) ? http_metrics(l, conn) : http_reply_text(l, conn, 405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    int transfer = strncmp(url, WIRE_TRANSFERS_PATH, strlen(WIRE_TRANSFERS_PATH)) == 0;
-    int folder = url[ulen - 1] == '/' && is_folder(c, url);
-    char slash[1100];
-    int folder_noslash = 0;
-    if (!f && !sha && !status_page && !transfer && !folder && ulen + 2 < sizeof slash) {
-        memcpy(slash, url, ulen); /* "URL/": the length is checked above, where GCC -O1 cannot see it */
-        slash[ulen] = '/';
-        slash[ulen + 1] = 0;
-        folder_noslash = is_folder(c, slash);
-    }
-    if (!f && !sha && !status_page && !transfer && !folder && !folder_noslash)
-        return http_reply_text(l, conn, 404, NULL, NULL);
-    if (!is_get_or_head(method))
-        return http_reply_text(l, conn, 405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    int head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
-    if (f)
-        return http_file(l, conn, r, f, head);
-    if (sha)
-        return http_file_sha256(l, conn, r, sha);
-    if (status_page)
-        return http_status(l, conn);
-    if (transfer)
-        return http_transfer(l, conn, url + strlen(WIRE_TRANSFERS_PATH));
-    if (folder)
-        return http_index(l, conn, url);
-    /* like a web server's directory: /files -> /files/, the query kept as sent (as nginx
-     * does), when it is printable ASCII: a Location header carries nothing else */
-    const char *q = r && r->log_target ? strchr(r->log_target, '?') : NULL;
+    return c->upload_path && strcmp(x->url, c->upload_path) == 0;
+}
+
+static int match_file(const struct config *c, struct route_call *x)
+{
+    return (x->file = find_file(c, x->url, strlen(x->url))) != NULL;
+}
+
+static int match_sha256(const struct config *c, struct route_call *x)
+{
+    size_t n = strlen(x->url);
+    return n > 7 && strcmp(x->url + n - 7, ".sha256") == 0 && (x->file = find_file(c, x->url, n - 7)) != NULL;
+}
+
+static int match_folder(const struct config *c, struct route_call *x)
+{
+    return x->url[strlen(x->url) - 1] == '/' && is_folder(c, x->url);
+}
+
+/* A folder named without its '/' (answered with a redirect to it). */
+static int match_folder_slash(const struct config *c, struct route_call *x)
+{
+    size_t n = strlen(x->url);
+    if (n + 2 > sizeof x->slash)
+        return 0;
+    memcpy(x->slash, x->url, n); /* "URL/": the length is checked above, where GCC -O1 cannot see it */
+    x->slash[n] = '/';
+    x->slash[n + 1] = 0;
+    return is_folder(c, x->slash);
+}
+
+static enum MHD_Result route_upload(struct route_call *x)
+{
+    return http_upload(x->l, x->conn, x->r, x->upload_data, x->upload_data_size);
+}
+
+static enum MHD_Result route_metrics(struct route_call *x)
+{
+    return http_metrics(x->l, x->conn);
+}
+
+static enum MHD_Result route_file(struct route_call *x)
+{
+    return http_file(x->l, x->conn, x->r, x->file, method_bit(x->method) == M_HEAD);
+}
+
+static enum MHD_Result route_sha256(struct route_call *x)
+{
+    return http_file_sha256(x->l, x->conn, x->r, x->file);
+}
+
+static enum MHD_Result route_status(struct route_call *x)
+{
+    return http_status(x->l, x->conn);
+}
+
+static enum MHD_Result route_transfer(struct route_call *x)
+{
+    return http_transfer(x->l, x->conn, x->rest);
+}
+
+static enum MHD_Result route_index(struct route_call *x)
+{
+    return http_index(x->l, x->conn, x->url);
+}
+
+/* like a web server's directory: /files -> /files/, the query kept as sent (as nginx
+ * does), when it is printable ASCII: a Location header carries nothing else */
+static enum MHD_Result route_folder_slash(struct route_call *x)
+{
+    const char *q = x->r && x->r->log_target ? strchr(x->r->log_target, '?') : NULL;
     for (const char *p = q; p && *p; p++)
         if (*p <= ' ' || *p > '~')
             q = NULL;
     char loc[2200];
-    if (q && (size_t)snprintf(loc, sizeof loc, "%s%s", slash, q) < sizeof loc)
-        return http_reply_text(l, conn, 301, MHD_HTTP_HEADER_LOCATION, loc);
-    return http_reply_text(l, conn, 301, MHD_HTTP_HEADER_LOCATION, slash);
+    if (q && (size_t)snprintf(loc, sizeof loc, "%s%s", x->slash, q) < sizeof loc)
+        return http_reply_text(x->l, x->conn, 301, MHD_HTTP_HEADER_LOCATION, loc);
+    return http_reply_text(x->l, x->conn, 301, MHD_HTTP_HEADER_LOCATION, x->slash);
+}
+
+/* The first entry that matches answers (a file named like a page is the file, but the
+ * upload sink and /metrics come before the files); no match is a 404. */
+static const struct route routes[] = {
+    {NULL, ROUTE_CONFIG, match_upload, M_POST | M_PUT, route_upload},
+    {WIRE_METRICS_PATH, ROUTE_EXACT, NULL, M_GET | M_HEAD, route_metrics},
+    {NULL, ROUTE_CONFIG, match_file, M_GET | M_HEAD, route_file},
+    {NULL, ROUTE_CONFIG, match_sha256, M_GET | M_HEAD, route_sha256},
+    {WIRE_STATUS_PATH, ROUTE_EXACT, NULL, M_GET | M_HEAD, route_status},
+    {WIRE_TRANSFERS_PATH, ROUTE_PREFIX, NULL, M_GET | M_HEAD, route_transfer},
+    {NULL, ROUTE_CONFIG, match_folder, M_GET | M_HEAD, route_index},
+    {NULL, ROUTE_CONFIG, match_folder_slash, M_GET | M_HEAD, route_folder_slash},
+};
+
+/* The route of X->url (filling X's match fields), or NULL. */
+static const struct route *route_find(const struct config *c, struct route_call *x)
+{
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        const struct route *rt = &routes[i];
+        size_t n = rt->path ? strlen(rt->path) : 0;
+        if ((rt->kind == ROUTE_EXACT && strcmp(x->url, rt->path) == 0) ||
+            (rt->kind == ROUTE_PREFIX && strncmp(x->url, rt->path, n) == 0) ||
+            (rt->kind == ROUTE_CONFIG && rt->match(c, x))) {
+            x->rest = x->url + n;
+            return rt;
+        }
+    }
+    return NULL;
+}
+
+/* "GET, HEAD": the Allow header of a route's methods. */
+static void allow_header(unsigned methods, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof method_names / sizeof method_names[0]; i++)
+        if (methods & method_names[i].bit)
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", method_names[i].name);
+}
+
+static enum MHD_Result route(struct route_call *x)
+{
+    const struct route *rt = route_find(x->l->srv->cfg, x);
+    if (!rt)
+        return http_reply_text(x->l, x->conn, 404, NULL, NULL);
+    if (!(rt->methods & method_bit(x->method))) {
+        char allow[64];
+        allow_header(rt->methods, allow, sizeof allow);
+        return http_reply_text(x->l, x->conn, 405, MHD_HTTP_HEADER_ALLOW, allow);
+    }
+    return rt->handler(x);
+}
+
+/* URL (normalized) is the upload sink and METHOD one it takes: answered on the first call. */
+static int is_upload(const struct config *c, const char *url, const char *method)
+{
+    struct route_call x = {.url = url, .method = method};
+    const struct route *rt = route_find(c, &x);
+    return rt && rt->handler == route_upload && (rt->methods & method_bit(method));
 }
 
 /* A download or an upload now under way is what a graceful stop waits for (until
@@ -228,9 +263,7 @@ static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, co
          * first one (it cannot know whether a body follows). Only the upload sink answers at
          * once, to refuse an announced body that is too large before it is sent. */
         char up[512]; /* the sink's path as route() will see it (an upload_path is shorter) */
-        if (c->upload_path && url && urlpath_normalize(url, up, sizeof up) == URLPATH_OK &&
-            strcmp(up, c->upload_path) == 0 &&
-            (strcmp(method, MHD_HTTP_METHOD_POST) == 0 || strcmp(method, MHD_HTTP_METHOD_PUT) == 0))
+        if (c->upload_path && url && urlpath_normalize(url, up, sizeof up) == URLPATH_OK && is_upload(c, up, method))
             return in_flight(l, r, http_upload(l, conn, r, upload_data, upload_data_size));
         return MHD_YES;
     }
@@ -247,7 +280,9 @@ static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, co
         return http_reply_text(l, conn, 414, NULL, NULL);
     if (ur != URLPATH_OK)
         return http_reply_text(l, conn, 400, NULL, NULL);
-    return in_flight(l, r, route(l, conn, path, method, r, upload_data, upload_data_size));
+    struct route_call x = {.l = l, .conn = conn, .r = r, .url = path, .method = method, .upload_data = upload_data,
+                           .upload_data_size = upload_data_size};
+    return in_flight(l, r, route(&x));
 }
 
 enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url, const char *method,

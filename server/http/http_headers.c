@@ -1,5 +1,5 @@
 /* http_headers: what debitd tells clients about how it serves: the headers of every file
- * response (one function adds them all) and the per-listener part of /status. Values are
+ * response (one function adds them all), and the interface that serves an address. Values are
  * read back from the live socket and interface (once per connection: http_conn.c), never
  * copied from the configuration. */
 #include "http_internal.h"
@@ -51,8 +51,7 @@ static void live_profile(const struct listener *l, int sock, struct tcp_profile 
     }
 }
 
-/* Name of the interface that holds address SS ("lo", "veth0"); "" if none (or unspecified). */
-static void interface_of(const struct sockaddr_storage *ss, char *ifname, size_t len)
+void http_address_interface(const struct sockaddr_storage *ss, char *ifname, size_t len)
 {
     ifname[0] = 0;
     struct in_addr v4 = {0};
@@ -97,7 +96,7 @@ static void local_interface(int sock, char *ifname, size_t len)
     socklen_t sl = sizeof ss;
     ifname[0] = 0;
     if (sock >= 0 && getsockname(sock, (struct sockaddr *)&ss, &sl) == 0)
-        interface_of(&ss, ifname, len);
+        http_address_interface(&ss, ifname, len);
 }
 
 /* "tso=off gso=off gro=on" of the interface that serves: the configured offload interface,
@@ -235,51 +234,4 @@ size_t http_file_head_sig(const struct file_head *h, const char *extra, char *bu
         if (sig_put(&p, end, parts[i]) < 0)
             return 0;
     return (size_t)(p - buf);
-}
-
-json_t *http_listener_json(struct listener *l)
-{
-    struct server *s = l->srv;
-    json_t *o = json_pack("{s:s, s:s, s:i, s:o}", "name", l->name, "address", l->cfg->address, "port",
-                          (int)l->cfg->port, "tcp", tcp_profile_to_json(&l->cfg->tcp));
-    char cc[TCP_PROFILE_CC_LEN], err[128];
-    /* The header names the algorithm the socket really uses; so does /status, where a
-     * listener without `congestion` gets the netns default. */
-    struct tcp_profile shown = l->cfg->tcp;
-    if (!l->cfg->tcp.congestion[0] && tcp_cc_default(cc, sizeof cc, err, sizeof err) == 0) {
-        json_object_set_new(json_object_get(o, "tcp"), "congestion_default", json_string(cc));
-        snprintf(shown.congestion, sizeof shown.congestion, "%s", cc);
-    }
-    char hdr[160];
-    tcp_profile_format(&shown, hdr, sizeof hdr);
-    json_object_set_new(o, "x_debit_tcp", json_string(hdr));
-    /* libmicrohttpd's pool per connection: the header block's bound, an upload's read
-     * size; a limit, hidden with the others (privacy.details) */
-    if (s->cfg->details)
-        json_object_set_new(o, "connection_memory", json_integer((json_int_t)l->cfg->conn_memory));
-    /* HTTPS: the certificate in use; libmicrohttpd encrypts in user space, so no sendfile */
-    json_object_set_new(o, "tls", l->tls ? tls_listener_json(l->tls) : json_null());
-    /* the path of a large file body within the region now (generated until it is complete) */
-    json_object_set_new(o, "send_path", json_string(l->tls ? "tls" : http_large_send_path(s)));
-    /* the offload state of the interface this listener serves through */
-    char ifname[IF_NAMESIZE + 1] = "";
-    if (s->cfg->offload.interface)
-        snprintf(ifname, sizeof ifname, "%s", s->cfg->offload.interface);
-    else /* a listener on one address serves through that address's interface */
-        interface_of(&l->cfg->sa, ifname, sizeof ifname);
-    if (s->cfg->details)
-        json_object_set_new(o, "interface", ifname[0] ? json_string(ifname) : json_null());
-    struct offload_state st;
-    enum offload_err e = ifname[0] ? offload_get(ifname, &st, err, sizeof err) : OFFLOAD_ERR_ARG;
-    if (e == OFFLOAD_OK) {
-        json_object_set_new(o, "offload", offload_to_json(&st));
-        offload_format(&st, hdr, sizeof hdr);
-        json_object_set_new(o, "x_debit_offload", json_string(hdr));
-    } else {
-        json_object_set_new(o, "offload", json_null());
-        /* why there is no state: the kind of error, the same for every request */
-        if (ifname[0])
-            json_object_set_new(o, "offload_error", json_string(offload_strerror(e)));
-    }
-    return o;
 }

@@ -11,6 +11,7 @@
 
 #include "peer.h"
 #include "quota.h"
+#include "http_reply.h"
 #include "server.h"
 
 enum req_kind {
@@ -55,24 +56,6 @@ struct req {
     uint64_t resp_bytes; /* body bytes of a small answer (http_log_body) */
 };
 
-/* Queue RESP with STATUS and release our reference; counts the status class. */
-enum MHD_Result http_reply(struct listener *l, struct MHD_Connection *conn, unsigned status,
-                           struct MHD_Response *resp);
-/* http_reply for a response whose reference the caller keeps (http_conn_reuse_put). */
-enum MHD_Result http_reply_kept(struct listener *l, struct MHD_Connection *conn, unsigned status,
-                                struct MHD_Response *resp);
-/* A short text/plain answer ("404 Not Found\n"), with Server and extra header NAME: VALUE
- * (NAME may be NULL). */
-enum MHD_Result http_reply_text(struct listener *l, struct MHD_Connection *conn, unsigned status,
-                                const char *name, const char *value);
-/* BODY (LEN bytes, malloc'd: stolen, freed even on failure) as Content-Type TYPE, with
- * Server and Cache-Control: no-store. */
-enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *conn, unsigned status, char *body,
-                                  size_t len, const char *type);
-/* A JSON answer (J is stolen), Cache-Control: no-store. */
-enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j);
-/* Server header, on every response. */
-void http_headers_common(struct MHD_Response *resp);
 /* What a file response's headers say but for its X-Debit-Transfer and Content-Range: type,
  * cache, ranges, validators, and the X-Debit-* headers that describe the serving
  * configuration, read for every request (http_file_head) and added in one place
@@ -204,8 +187,11 @@ struct MHD_Response *http_conn_reuse_get(struct MHD_Connection *conn, int sock, 
  * -1 when there is no table or no memory (the caller keeps it). */
 int http_conn_reuse_put(struct MHD_Connection *conn, int sock, struct MHD_Response *resp, const char *sig,
                         size_t len, char *id_at);
-/* The listener's live configuration as /status shows it (new object). */
+/* The listener's live configuration as /status shows it (new object; http_pages.c). */
 json_t *http_listener_json(struct listener *l);
+/* Name of the interface that holds address SS ("lo", "veth0") in IFNAME (LEN bytes); ""
+ * if none, or SS is unspecified (http_headers.c). */
+void http_address_interface(const struct sockaddr_storage *ss, char *ifname, size_t len);
 
 /* The strong ETag of a file (quoted), from seed, region and size: stable across restarts. */
 void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size_t len);

@@ -10,7 +10,10 @@
 #include <unistd.h>
 
 #include "nopush.h"
+#include "offload.h"
 #include "sendstep.h"
+#include "tcp_profile.h"
+#include "tls.h"
 #include "units.h"
 #include "wire.h"
 
@@ -157,6 +160,53 @@ static json_t *config_json(const struct server *s)
     return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o}", "source", s->cfg->source, "loaded", loaded, "generation",
                      (json_int_t)r->generation, "reloads_ok", (json_int_t)r->ok, "reloads_refused",
                      (json_int_t)r->refused, "last_reload", lr);
+}
+
+json_t *http_listener_json(struct listener *l)
+{
+    struct server *s = l->srv;
+    json_t *o = json_pack("{s:s, s:s, s:i, s:o}", "name", l->name, "address", l->cfg->address, "port",
+                          (int)l->cfg->port, "tcp", tcp_profile_to_json(&l->cfg->tcp));
+    char cc[TCP_PROFILE_CC_LEN], err[128];
+    /* The header names the algorithm the socket really uses; so does /status, where a
+     * listener without `congestion` gets the netns default. */
+    struct tcp_profile shown = l->cfg->tcp;
+    if (!l->cfg->tcp.congestion[0] && tcp_cc_default(cc, sizeof cc, err, sizeof err) == 0) {
+        json_object_set_new(json_object_get(o, "tcp"), "congestion_default", json_string(cc));
+        snprintf(shown.congestion, sizeof shown.congestion, "%s", cc);
+    }
+    char hdr[160];
+    tcp_profile_format(&shown, hdr, sizeof hdr);
+    json_object_set_new(o, "x_debit_tcp", json_string(hdr));
+    /* libmicrohttpd's pool per connection: the header block's bound, an upload's read
+     * size; a limit, hidden with the others (privacy.details) */
+    if (s->cfg->details)
+        json_object_set_new(o, "connection_memory", json_integer((json_int_t)l->cfg->conn_memory));
+    /* HTTPS: the certificate in use; libmicrohttpd encrypts in user space, so no sendfile */
+    json_object_set_new(o, "tls", l->tls ? tls_listener_json(l->tls) : json_null());
+    /* the path of a large file body within the region now (generated until it is complete) */
+    json_object_set_new(o, "send_path", json_string(l->tls ? "tls" : http_large_send_path(s)));
+    /* the offload state of the interface this listener serves through */
+    char ifname[IF_NAMESIZE + 1] = "";
+    if (s->cfg->offload.interface)
+        snprintf(ifname, sizeof ifname, "%s", s->cfg->offload.interface);
+    else /* a listener on one address serves through that address's interface */
+        http_address_interface(&l->cfg->sa, ifname, sizeof ifname);
+    if (s->cfg->details)
+        json_object_set_new(o, "interface", ifname[0] ? json_string(ifname) : json_null());
+    struct offload_state st;
+    enum offload_err e = ifname[0] ? offload_get(ifname, &st, err, sizeof err) : OFFLOAD_ERR_ARG;
+    if (e == OFFLOAD_OK) {
+        json_object_set_new(o, "offload", offload_to_json(&st));
+        offload_format(&st, hdr, sizeof hdr);
+        json_object_set_new(o, "x_debit_offload", json_string(hdr));
+    } else {
+        json_object_set_new(o, "offload", json_null());
+        /* why there is no state: the kind of error, the same for every request */
+        if (ifname[0])
+            json_object_set_new(o, "offload_error", json_string(offload_strerror(e)));
+    }
+    return o;
 }
 
 enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
