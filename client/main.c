@@ -199,6 +199,9 @@ static void print_connection(const struct dl_options *o)
         printf("\n");
     }
     print_list("header: ", o->headers);
+    if (o->headers)
+        printf("connection: header lines %s\n", o->location_trusted ? "sent on after a redirect to another host (--location-trusted)"
+                                                                    : "not sent after a redirect to another host");
 }
 
 static void print_plan(const struct settings *s, const struct scenario *scn)

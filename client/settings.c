@@ -521,6 +521,11 @@ int settings_set_insecure(struct settings *s, const char *value, char *err, size
     return parse_on_off(value, &s->dl.insecure, err, errlen);
 }
 
+int settings_set_location_trusted(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    return parse_on_off(value, &s->dl.location_trusted, err, errlen);
+}
+
 int settings_set_cacert(struct settings *s, const char *value, char *err, size_t errlen)
 {
     if (!*value)

@@ -114,6 +114,8 @@ int settings_set_interface(struct settings *s, const char *value, char *err, siz
 int settings_set_local_address(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_user_agent(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_insecure(struct settings *s, const char *value, char *err, size_t errlen);
+/* --location-trusted on|off: -H lines go on to another host after a redirect (as curl). */
+int settings_set_location_trusted(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_cacert(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_add_header(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_format(struct settings *s, const char *value, char *err, size_t errlen);

@@ -145,7 +145,7 @@ const char *xfer_setup(CURL *h, const char *url, struct xfer *x, struct xfer_scr
         SETOPT(h, CURLOPT_HTTPHEADER, st->headers);
         return bad;
     }
-    SETOPT(h, CURLOPT_FOLLOWLOCATION, 1L);
+    SETOPT(h, CURLOPT_FOLLOWLOCATION, o->no_follow ? 0L : 1L);
     SETOPT(h, CURLOPT_WRITEFUNCTION, cb_write);
     SETOPT(h, CURLOPT_WRITEDATA, x);
     if (x->range_len || o->max_bytes) {
@@ -328,6 +328,9 @@ void xfer_finish(CURL *c, struct xfer *x, CURLcode rc, const struct xfer_scratch
     long code = 0;
     if (curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code)
         x->status = code;
+    char *loc = NULL; /* set only when libcurl did not follow it (o->no_follow) */
+    if (code >= 300 && code < 400 && curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &loc) == CURLE_OK && loc)
+        r->redirect_url = strdup(loc);
     /* Cleanup closes the socket if libcurl still holds it: TCP_INFO is read there. */
     curl_easy_cleanup(c);
 

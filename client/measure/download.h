@@ -36,6 +36,8 @@ struct dl_options {
     int insecure;                /* -k/--insecure: no certificate or host name check (as curl -k) */
     const char *cacert;          /* --cacert FILE: trust these CAs (PEM) instead of the system's */
     struct curl_slist *headers;  /* -H/--header "Name: value" lines, as curl -H (owned by the caller) */
+    int location_trusted;        /* --location-trusted: -H goes on after a redirect to another host */
+    int no_follow;               /* internal (dl_perform's hops): libcurl follows no redirect */
     double bottleneck_bps;       /* --bottleneck: the path's rate for the verdict (verdict.h); 0: unknown */
 };
 
@@ -65,7 +67,10 @@ struct dl_hooks {
     volatile sig_atomic_t *stop;    /* when it becomes non-zero the download is aborted */
 };
 
-/* Download url once into r (identity fields are the caller's). Never fails: the outcome
+/* Download url once into r (identity fields are the caller's). A redirect is followed
+ * (o->max_redirects at most); the user's -H lines go only to the URL's own origin
+ * (scheme, host, port) unless o->location_trusted, so each hop to another origin is a
+ * request of our own (redirect.c); r->effective_url is where the run ended. Never fails: the outcome
  * is in r->ok / r->err / r->error. After a successful download from debitd (the response
  * carried X-Debit-Transfer) the server's record of it is fetched into r->server_record, or
  * the reason it could not be into r->server_record_error (server_record.h).

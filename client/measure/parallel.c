@@ -28,8 +28,10 @@ struct stream {
     struct run_result *res; /* the run itself when there is one stream */
 };
 
-/* --split without --max-bytes: the file's size, from an untimed HEAD on the same route. */
-static int probe_size(const char *url, const struct dl_options *o, uint64_t *size, char *err, size_t errlen)
+/* --split without --max-bytes: the file's size, from an untimed HEAD on the same route.
+ * With o->no_follow a 3xx is not followed: *redirect gets its Location (owned), *size 0. */
+static int probe_size(const char *url, const struct dl_options *o, uint64_t *size, char **redirect, char *err,
+                      size_t errlen)
 {
     CURL *h = curl_easy_init();
     if (!h)
@@ -38,7 +40,7 @@ static int probe_size(const char *url, const struct dl_options *o, uint64_t *siz
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, o->no_follow ? 0L : 1L);
     curl_easy_setopt(h, CURLOPT_MAXREDIRS, o->max_redirects);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, o->max_time_s > 0 ? (long)(o->max_time_s * 1000 + 0.5) : 10000L);
@@ -48,6 +50,14 @@ static int probe_size(const char *url, const struct dl_options *o, uint64_t *siz
     curl_off_t cl = -1;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
     curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl);
+    char *loc = NULL;
+    if (rc == CURLE_OK && code >= 300 && code < 400 && curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &loc) == CURLE_OK &&
+        loc) {
+        *redirect = strdup(loc);
+        curl_easy_cleanup(h);
+        *size = 0;
+        return *redirect ? 0 : (snprintf(err, errlen, "out of memory"), -1);
+    }
     curl_easy_cleanup(h);
     if (rc != CURLE_OK)
         return snprintf(err, errlen, "--split: HEAD %s: %s", url, errbuf[0] ? errbuf : curl_easy_strerror(rc)), -1;
@@ -289,7 +299,7 @@ static void run_multi(CURLM *m, struct stream *ss, unsigned n, const struct dl_o
     }
 }
 
-void dl_perform(const char *url, const struct dl_options *o, const struct dl_hooks *hk, struct run_result *r)
+void dl_perform_hop(const char *url, const struct dl_options *o, const struct dl_hooks *hk, struct run_result *r)
 {
     unsigned n = o->parallel ? o->parallel : 1;
     r->started_at = sys_wall_s();
@@ -302,10 +312,12 @@ void dl_perform(const char *url, const struct dl_options *o, const struct dl_hoo
     if (r->split) {
         char err[512];
         split_size = o->upload ? o->upload : o->max_bytes;
-        if (!split_size && probe_size(url, o, &split_size, err, sizeof err) != 0) {
+        if (!split_size && probe_size(url, o, &split_size, &r->redirect_url, err, sizeof err) != 0) {
             result_fail(r, RESULT_ERR_OTHER, "%s", err);
             return;
         }
+        if (r->redirect_url) /* the next hop (redirect.c) probes again */
+            return;
     }
     struct stream *ss = calloc(n, sizeof *ss);
     CURLM *m = curl_multi_init();
@@ -332,6 +344,8 @@ void dl_perform(const char *url, const struct dl_options *o, const struct dl_hoo
                 s->res->url = strdup(url);
             if (s->res) {
                 xfer_finish(s->h, &s->x, s->rc, &s->st, s->res);
+                if (n > 1 && i == 0 && s->res->redirect_url) /* every stream got the same 3xx */
+                    r->redirect_url = strdup(s->res->redirect_url);
                 double a, b;
                 xfer_window(&s->x, &a, &b);
                 w1 = b > w1 ? b : w1;

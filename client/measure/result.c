@@ -34,28 +34,29 @@ static const char *result_strerror(enum result_err e)
     return "unknown";
 }
 
-struct run_result *result_new(void)
+/* The "not known" values of a new outcome. */
+static void init_outcome(struct run_result *r)
 {
-    struct run_result *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
     r->content_length = -1;
     r->slow_start_s = -1;
     r->so_rcvbuf = r->tcp_rmem_max = -1;
     r->predicted_mbps = NAN;
+}
+
+struct run_result *result_new(void)
+{
+    struct run_result *r = calloc(1, sizeof *r);
+    if (r)
+        init_outcome(r);
     return r;
 }
 
-void result_free(struct run_result *r)
+/* Everything but the identity. */
+static void free_outcome(struct run_result *r)
 {
-    if (!r)
-        return;
-    free(r->server);
-    free(r->url);
     free(r->effective_url);
+    free(r->redirect_url);
     free(r->server_record_error);
-    free(r->scenario);
-    free(r->variant);
     free(r->error);
     free(r->remote_ip);
     free(r->series);
@@ -65,7 +66,33 @@ void result_free(struct run_result *r)
     json_decref(r->streams);
     json_decref(r->server_config);
     json_decref(r->server_record);
+}
+
+void result_free(struct run_result *r)
+{
+    if (!r)
+        return;
+    free(r->server);
+    free(r->url);
+    free(r->scenario);
+    free(r->variant);
+    free_outcome(r);
     free(r);
+}
+
+void result_reset(struct run_result *r)
+{
+    struct run_result id = *r;
+    free_outcome(r);
+    memset(r, 0, sizeof *r);
+    r->server = id.server;
+    r->url = id.url;
+    r->scenario = id.scenario;
+    r->variant = id.variant;
+    r->run = id.run;
+    r->seq = id.seq;
+    r->started_at = id.started_at;
+    init_outcome(r);
 }
 
 void result_fail(struct run_result *r, enum result_err e, const char *fmt, ...)

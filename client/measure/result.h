@@ -33,6 +33,7 @@ struct run_result {
     char *server;      /* label */
     char *url;
     char *effective_url; /* after redirects, when known */
+    char *redirect_url;  /* a 3xx's Location not followed by libcurl (dl_perform's hops), or NULL */
     char *scenario;    /* scenario runner cell labels; NULL outside a scenario */
     char *variant;
     unsigned run;      /* 1-based run number for this server (within its cell) */
@@ -91,6 +92,9 @@ struct run_result {
 
 struct run_result *result_new(void);
 void result_free(struct run_result *r);
+/* Forget r's outcome, keep its identity (server, url, scenario, variant, run, seq): r is
+ * as result_new made it, for another attempt at the same run. */
+void result_reset(struct run_result *r);
 /* Replace r->error with a formatted reason and mark the run failed with kind e. */
 void result_fail(struct run_result *r, enum result_err e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

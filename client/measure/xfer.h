@@ -106,4 +106,8 @@ const char *xfer_setup(CURL *h, const char *url, struct xfer *x, struct xfer_scr
 void xfer_window(const struct xfer *x, double *t0, double *t1);
 void xfer_finish(CURL *h, struct xfer *x, CURLcode rc, const struct xfer_scratch *st, struct run_result *r);
 
+/* One hop of dl_perform: url as o says, no redirect of our own (parallel.c). With
+ * o->no_follow a 3xx ends it, its Location in r->redirect_url. */
+void dl_perform_hop(const char *url, const struct dl_options *o, const struct dl_hooks *h, struct run_result *r);
+
 #endif

@@ -61,6 +61,7 @@ connection: resolve h.invalid:80:127.0.0.1
 connection: TLS certificate not checked (-k)
 header: User-Agent: ua/1
 header: X-A: 1
+connection: header lines not sent after a redirect to another host
 uploads: 5 (1 cell x 1 server x 5 runs)" "$(printf '%s\n' "$out" | sed -n '/^connection:\|^header:\|^uploads:/p')"
 usage "-H with a line break: refused, the value escaped in the message" "^debit: -H: 'X-A: a\\\\r\\\\nX-B: b': must not contain a line break$" -t -H $'X-A: a\r\nX-B: b' http://127.0.0.1:9/
 usage "--plot in a missing folder: before any download" '^debit: --plot: /nonexistent/dir/x\.png: No such file' --plot /nonexistent/dir/x.png http://127.0.0.1:9/

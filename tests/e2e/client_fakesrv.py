@@ -11,6 +11,8 @@ Paths:
   /norange/N                 N bytes, 200, ignores Range
   /debit/N                   N bytes with X-Debit-* headers, like debitd
   /ua/N                      N bytes; the request's User-Agent echoed as X-Debit-Echo-User-Agent
+  /echo/N                    N bytes; every request header X-Test-* echoed as X-Debit-Echo-X-Test-*
+  /redirect?to=URL           302 to URL (another host, for -H across a redirect)
   /code/C                    HTTP status C (e.g. 500, 503) with a short body
   /hostile/C                 status C (200: N=1000 bytes of body) whose reason phrase and
                              X-Debit-* values hold ESC sequences, BEL, CR, C1 and bad UTF-8
@@ -63,6 +65,17 @@ class H(http.server.BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
 
+    def do_HEAD(self):
+        """Headers only, for /redirect and /echo (debit --split's size probe)."""
+        u = urllib.parse.urlparse(self.path)
+        parts = u.path.strip("/").split("/")
+        if parts[0] == "redirect":
+            self.head(302, 0, [("Location", urllib.parse.parse_qs(u.query).get("to", ["/"])[0])])
+        elif parts[0] == "echo" and len(parts) > 1 and parts[1].isdigit():
+            self.head(200, int(parts[1]), [("Content-Type", "application/octet-stream")])
+        else:  # as without do_HEAD: client_streams.sh checks how --split says it
+            self.send_error(501, "Unsupported method ('HEAD')")
+
     def do_GET(self):
         u = urllib.parse.urlparse(self.path)
         q = urllib.parse.parse_qs(u.query)
@@ -100,6 +113,12 @@ class H(http.server.BaseHTTPRequestHandler):
             elif kind == "ua":
                 self.head(200, n, [("X-Debit-Echo-User-Agent", self.headers.get("User-Agent", ""))])
                 send_body(self.wfile, n)
+            elif kind == "echo":
+                echo = [("X-Debit-Echo-" + k, v) for k, v in self.headers.items() if k.lower().startswith("x-test-")]
+                self.head(200, n, echo + [("Content-Type", "application/octet-stream")])
+                send_body(self.wfile, n)
+            elif kind == "redirect":
+                self.head(302, 0, [("Location", q.get("to", ["/"])[0])])
             elif kind == "hostile":
                 code = n or 200
                 body = CHUNK[:1000] if code == 200 else b"no\n"
