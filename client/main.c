@@ -274,11 +274,32 @@ static void print_plan(const struct settings *s, const struct scenario *scn)
            s->runs);
 }
 
+/* CAP_NET_ADMIN in the effective set (/proc/self/status's CapEff, bit 12): without it
+ * an offload change cannot work, and saying so beats the first thing that fails on the
+ * way (the state file's folder, /run/debit, which only root can write). */
+static int has_net_admin(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long eff = 0;
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = sscanf(line, "CapEff: %llx", &eff) == 1;
+    if (f)
+        fclose(f);
+    return !found || (eff >> 12 & 1); /* unknown: let the ioctl say */
+}
+
 /* --offload and --delay, applied before the first download. Returns 0, or -1 after
  * printing the error (what was applied is undone by the caller's netcfg_free). */
 static int apply_settings(const struct settings *s, struct netcfg *net)
 {
     char err[512];
+    if (s->noffloads && !has_net_admin()) {
+        fprintf(stderr, "debit: --offload: changing %s's offloads needs CAP_NET_ADMIN (run as root)\n",
+                s->offloads[0].ifname);
+        return -1;
+    }
     for (size_t i = 0; i < s->noffloads; i++)
         if (netcfg_offload(net, s->offloads[i].ifname, &s->offloads[i].wish, err, sizeof err) != 0) {
             fprintf(stderr, "debit: --offload: %s\n", err);

@@ -63,8 +63,9 @@ void verdict_in_from_run(const struct run_result *r, struct verdict_in *in)
     const json_t *s = r->server_record;
     if (!s && r->streams) /* --parallel: the first stream's record, as the rules read per stream */
         s = json_object_get(json_array_get(r->streams, 0), "server_record");
-    in->server_debitd = json_is_object(s);
-    if (!in->server_debitd)
+    /* An upload to debitd has no record to fetch, but debitd's answer says who counted it. */
+    in->server_debitd = json_is_object(s) || (r->upload && json_is_object(r->server_upload));
+    if (!json_is_object(s))
         return;
     in->srv_duration_s = at(s, "duration_s");
     in->busy_ms = at(s, "tcp.busy_time_ms");

@@ -93,4 +93,16 @@ check_eq "--delay: qdisc as before, no NFQUEUE rule, no process left" "$qd||" \
 ip netns exec "$CLI" "$DEBIT" --min-bytes 0 -n 1 --offload "nosuch$T_ID:tso=off" "$U/debit/1000" >/dev/null 2>"$T_TMP/e.err"
 check_eq "unknown device: exit 2" 2 $?
 check_match "unknown device: message" "^debit: --offload: nosuch$T_ID: no such network interface" "$(cat "$T_TMP/e.err")"
+# Not root (nobody, no capabilities): the missing capability is named first, not the
+# state file's folder that a non-root user cannot write (issue 31).
+if command -v setpriv >/dev/null; then
+  ip netns exec "$CLI" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+    "$DEBIT" --min-bytes 0 -n 1 --offload "$DEV:tso=off" "$U/debit/1000" >/dev/null 2>"$T_TMP/np.err"
+  check_eq "--offload as non-root: exit 2" 2 $?
+  check_eq "--offload as non-root: the capability named, not the state file" \
+    "debit: --offload: changing $DEV's offloads needs CAP_NET_ADMIN (run as root)" "$(cat "$T_TMP/np.err")"
+  check_eq "--offload as non-root: offloads untouched" "$before" "$(feat tcp-segmentation-offload) $(feat generic-segmentation-offload)"
+else
+  t_skip "--offload as non-root" "no setpriv"
+fi
 t_done

@@ -293,6 +293,19 @@ static void test_adapter(void **state)
     assert_string_equal(r->limited_by, "unknown");
     assert_non_null(strstr(r->limited_by_evidence, "server side unknown (not debitd)"));
 
+    /* An upload to debitd: no record, but debitd's own answer; never "(not debitd)". */
+    r->upload = 1;
+    r->server_upload = json_pack("{s:I, s:f, s:b}", "bytes", (json_int_t)r->bytes, "seconds", 9.3, "bytes_match", 1);
+    verdict_apply(r, &(struct dl_options){.bottleneck_bps = 0});
+    assert_null(strstr(r->limited_by_evidence, "not debitd"));
+    assert_non_null(strstr(r->limited_by_evidence, "upload"));
+    /* An upload elsewhere (no debitd answer): said so. */
+    json_decref(r->server_upload);
+    r->server_upload = NULL;
+    verdict_apply(r, &(struct dl_options){.bottleneck_bps = 0});
+    assert_non_null(strstr(r->limited_by_evidence, "not debitd"));
+    r->upload = 0;
+
     /* A failed run. */
     r->ok = 0;
     verdict_apply(r, &(struct dl_options){.bottleneck_bps = 1e9});
