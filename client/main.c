@@ -103,8 +103,13 @@ static void on_run_done(const struct plan *p, const struct run_result *r, size_t
     if (r->ok) {
         char rate[32];
         units_format_mbps(r->avg_mbps, rate, sizeof rate);
-        fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: %s Mb/s, %llu bytes in %.3f s\n", step + 1, total, ecell,
-                srv, r->run, rate, (unsigned long long)r->bytes, r->body_s);
+        char enc[160] = "";
+        if (r->content_encoding)
+            escape_text(enc, sizeof enc, r->content_encoding);
+        fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: %s Mb/s, %llu bytes in %.3f s%s%s%s%s\n", step + 1, total, ecell,
+                srv, r->run, rate, (unsigned long long)r->bytes, r->body_s,
+                r->duration_short ? " (the file ended before --duration: a shorter run)" : "",
+                enc[0] ? " (Content-Encoding " : "", enc, enc[0] ? ": the encoded bytes are counted)" : "");
     } else {
         fprintf(stderr, "debit: [%zu/%zu]%s %s run %u: FAILED: %s\n", step + 1, total, ecell, srv, r->run,
                 why ? why : "(out of memory)");

@@ -59,6 +59,7 @@ static void status_line(struct xfer *x, const char *p, size_t n)
     json_decref(ok);
     x->expected = -1;
     x->content_type[0] = 0;
+    x->content_encoding[0] = 0;
     /* this response's connection (a redirect may have moved to another, or to https) */
     tls_info_get(x->curl, x->tls_version, sizeof x->tls_version, x->tls_cipher, sizeof x->tls_cipher);
     json_object_clear(x->debit_headers);
@@ -89,6 +90,12 @@ static void header_line(struct xfer *x, const char *p, size_t n)
         size_t l = vlen < sizeof x->content_type - 1 ? vlen : sizeof x->content_type - 1;
         memcpy(x->content_type, v, l);
         x->content_type[l] = 0;
+    } else if (klen == 16 && strncasecmp(p, "Content-Encoding", 16) == 0) {
+        size_t l = vlen < sizeof x->content_encoding - 1 ? vlen : sizeof x->content_encoding - 1;
+        memcpy(x->content_encoding, v, l);
+        while (l > 0 && (x->content_encoding[l - 1] == ' ' || x->content_encoding[l - 1] == '\t'))
+            l--;
+        x->content_encoding[l] = 0;
     } else if (klen > strlen(WIRE_HEADER_PREFIX) && strncasecmp(p, WIRE_HEADER_PREFIX, strlen(WIRE_HEADER_PREFIX)) == 0) {
         char key[128], val[1024];
         size_t kl = klen < sizeof key - 1 ? klen : sizeof key - 1;

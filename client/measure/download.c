@@ -1,6 +1,7 @@
 /* download: see download.h. */
 #include "download.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,30 @@ static int http_status_ok(long status, struct run_result *r, const char *reason)
     return 1;
 }
 
+/* The likely cause of a failed connect or TLS handshake that libcurl's own words leave
+ * out: -4 or -6 against a literal of the other family, https:// to a plain-HTTP port. */
+static const char *likely_cause(const struct run_result *r, CURLcode rc, const char *msg, const struct dl_options *o)
+{
+    const char *url = r->effective_url ? r->effective_url : r->url;
+    char *host = NULL;
+    CURLU *u = curl_url();
+    if (!u || !url || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK)
+        host = NULL;
+    curl_url_cleanup(u);
+    unsigned char a[16];
+    int v6 = host && host[0] == '[', v4 = host && inet_pton(AF_INET, host, a) == 1;
+    curl_free(host);
+    if (rc == CURLE_COULDNT_CONNECT && o->ip_version == 4 && v6)
+        return " (-4 asks for IPv4, but the URL's host is an IPv6 address)";
+    if (rc == CURLE_COULDNT_CONNECT && o->ip_version == 6 && v4)
+        return " (-6 asks for IPv6, but the URL's host is an IPv4 address)";
+    if (rc == CURLE_SSL_CONNECT_ERROR && url && strncasecmp(url, "https:", 6) == 0 &&
+        strstr(msg, "wrong version number"))
+        return " (the server did not answer in TLS: is this port plain HTTP? try http://)";
+    return "";
+}
+
 static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const char *errbuf, const struct dl_options *o)
 {
     const char *msg = errbuf[0] ? errbuf : curl_easy_strerror(rc);
@@ -214,7 +239,7 @@ static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const ch
         result_fail(r, RESULT_ERR_DNS, "DNS: %s", msg);
         return;
     case CURLE_COULDNT_CONNECT:
-        result_fail(r, RESULT_ERR_CONNECT, "connect: %s", msg);
+        result_fail(r, RESULT_ERR_CONNECT, "connect: %s%s", msg, likely_cause(r, rc, msg, o));
         return;
     case CURLE_TOO_MANY_REDIRECTS:
         result_fail(r, RESULT_ERR_REDIRECT, "redirect loop: %s", msg);
@@ -242,7 +267,8 @@ static void classify(struct run_result *r, struct xfer *x, CURLcode rc, const ch
     case CURLE_SSL_ISSUER_ERROR:
     case CURLE_USE_SSL_FAILED:
         result_fail(r, RESULT_ERR_TLS, "TLS: %s%s", msg,
-                    rc == CURLE_PEER_FAILED_VERIFICATION ? " (--cacert FILE trusts a CA, -k skips the check)" : "");
+                    rc == CURLE_PEER_FAILED_VERIFICATION ? " (--cacert FILE trusts a CA, -k skips the check)"
+                                                         : likely_cause(r, rc, msg, o));
         return;
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
@@ -347,6 +373,10 @@ void xfer_finish(CURL *c, struct xfer *x, CURLcode rc, const struct xfer_scratch
     r->tcp_rmem_max = tcp_rmem_max(&rmem_max, rerr, sizeof rerr) == 0 ? (int64_t)rmem_max : -1;
     r->rcvbuf_setting = o->rcvbuf;
     r->content_type = x->content_type[0] ? strdup(x->content_type) : NULL;
+    /* libcurl decodes nothing here (no Accept-Encoding sent): a server that encodes
+     * anyway is measured in its encoded bytes, which the run must say */
+    if (x->content_encoding[0] && strcasecmp(x->content_encoding, "identity") != 0)
+        r->content_encoding = strdup(x->content_encoding);
     memcpy(r->tls_version, x->tls_version, sizeof r->tls_version);
     memcpy(r->tls_cipher, x->tls_cipher, sizeof r->tls_cipher);
     json_decref(r->server_config);

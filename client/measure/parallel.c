@@ -122,6 +122,7 @@ static void aggregate(struct run_result *r, struct stream *ss, unsigned n, doubl
     r->remote_ip = dup_or_null(f->remote_ip);
     r->effective_url = dup_or_null(f->effective_url);
     r->content_type = dup_or_null(f->content_type);
+    r->content_encoding = dup_or_null(f->content_encoding);
     memcpy(r->tls_version, f->tls_version, sizeof r->tls_version); /* stream 1's, as content_type */
     memcpy(r->tls_cipher, f->tls_cipher, sizeof r->tls_cipher);
     r->server_config = f->server_config ? json_incref(f->server_config) : NULL;
@@ -375,6 +376,8 @@ void dl_perform_hop(const char *url, const struct dl_options *o, const struct dl
         series_figures(r, &agg);
         test_file_check(r, o);
     }
+    /* a file shorter than --duration ends the run early: a success, but a shorter run */
+    r->duration_short = o->duration_s > 0 && r->ok && !r->duration_reached;
     verdict_apply(r, o); /* last: it reads the outcome, the series and the server's record */
     for (unsigned i = 0; ss && n > 1 && i < n; i++)
         result_free(ss[i].res);

@@ -61,6 +61,7 @@ static void free_outcome(struct run_result *r)
     free(r->remote_ip);
     free(r->series);
     free(r->content_type);
+    free(r->content_encoding);
     free(r->limited_by_evidence);
     json_decref(r->server_upload);
     json_decref(r->streams);
@@ -169,6 +170,10 @@ json_t *result_to_json(const struct run_result *r)
     json_object_set_new(o, "max_bytes_reached", json_boolean(r->max_bytes_reached));
     json_object_set_new(o, "ranged", json_boolean(r->ranged));
     json_object_set_new(o, "duration_reached", json_boolean(r->duration_reached));
+    if (r->duration_short)
+        json_object_set_new(o, "duration_short", json_true());
+    if (r->content_encoding)
+        json_object_set_new(o, "content_encoding", json_string(r->content_encoding));
     json_object_set_new(o, "content_type", str_or_null(r->content_type));
     json_object_set_new(o, "tls", r->tls_version[0] ? json_pack("{s:s, s:s}", "version", r->tls_version, "cipher",
                                                                 r->tls_cipher) : json_null());

@@ -52,6 +52,9 @@ struct run_result {
     unsigned parallel;     /* streams at once (1: one connection) */
     int split;             /* --split: each stream fetched 1/parallel by Range */
     int duration_reached;  /* stopped on purpose after --duration */
+    int duration_short;    /* --duration given, but the file ended first: a shorter run */
+    char *content_encoding; /* a Content-Encoding other than identity (the bytes counted are
+                             * the encoded ones on the wire), else NULL */
     char *content_type;    /* of the final response (stream 1), or NULL */
     char tls_version[16];  /* of its connection ("TLS1.3"); "" over plain HTTP: JSON "tls": null */
     char tls_cipher[80];   /* cipher suite, IANA name ("TLS_AES_256_GCM_SHA384") */

@@ -46,6 +46,7 @@ struct xfer {
     long status;          /* status of the latest response */
     char reason[128];     /* its reason phrase */
     char content_type[128]; /* its Content-Type ("" when none) */
+    char content_encoding[64]; /* its Content-Encoding ("" when none) */
     json_t *debit_headers; /* X-Debit-* of the latest response (owned) */
     char tls_version[16]; /* its connection's TLS version ("TLS1.3"), "" over plain HTTP (tls_info.h) */
     char tls_cipher[80];  /* its cipher suite, IANA name */

@@ -51,7 +51,12 @@ static void fmt_num(double v, const char *fmtstr, char *buf, size_t len)
         snprintf(buf, len, fmtstr, v);
 }
 
-static void fmt_ratio(const struct server_summary *g, char *buf, size_t len)
+static int same_label(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static void fmt_ratio(const struct server_summary *g, const struct summary *s, char *buf, size_t len)
 {
     if (g->is_reference)
         snprintf(buf, len, "reference");
@@ -61,6 +66,15 @@ static void fmt_ratio(const struct server_summary *g, char *buf, size_t len)
         snprintf(buf, len, "%.3f [%.3f, %.3f]", g->ratio, g->ci_lo, g->ci_hi);
     else
         snprintf(buf, len, "%.3f [n/a]", g->ratio);
+    /* the ratio's two sides: this row and its cell's reference (SUMMARY_DURATION_NOTE) */
+    int short_runs = g->duration_short_runs > 0;
+    for (size_t k = 0; g->has_comparison && k < s->n; k++)
+        if (s->rows[k].is_reference && same_label(s->rows[k].scenario, g->scenario) &&
+            same_label(s->rows[k].variant, g->variant))
+            short_runs |= s->rows[k].duration_short_runs > 0;
+    size_t l = strlen(buf);
+    if (short_runs && l < len)
+        snprintf(buf + l, len - l, " (short)");
 }
 
 static void fmt_p(const struct server_summary *g, char *buf, size_t len)
@@ -79,14 +93,14 @@ struct row_cells {
     char med[32], mn[32], mx[32], ss[32], rtt[32], ratio[64], p[48];
 };
 
-static void fmt_cells(const struct server_summary *g, int with_units, struct row_cells *c)
+static void fmt_cells(const struct server_summary *g, const struct summary *s, int with_units, struct row_cells *c)
 {
     units_format_mbps(g->median_mbps, c->med, sizeof c->med);
     units_format_mbps(g->min_mbps, c->mn, sizeof c->mn);
     units_format_mbps(g->max_mbps, c->mx, sizeof c->mx);
     fmt_num(g->median_slow_start_s, with_units ? "%.2f s" : "%.2f", c->ss, sizeof c->ss);
     fmt_num(g->median_rtt_ms, with_units ? "%.2f ms" : "%.2f", c->rtt, sizeof c->rtt);
-    fmt_ratio(g, c->ratio, sizeof c->ratio);
+    fmt_ratio(g, s, c->ratio, sizeof c->ratio);
     fmt_p(g, c->p, sizeof c->p);
 }
 
@@ -213,7 +227,7 @@ static void write_table(FILE *out, const struct result_set *rs, const struct sum
             cur_var = g->variant;
         }
         struct row_cells c;
-        fmt_cells(g, 1, &c);
+        fmt_cells(g, s, 1, &c);
         char medu[40], mnu[40], mxu[40];
         snprintf(medu, sizeof medu, "%s%s", c.med, isfinite(g->median_mbps) ? " Mb/s" : "");
         snprintf(mnu, sizeof mnu, "%s%s", c.mn, isfinite(g->min_mbps) ? " Mb/s" : "");
@@ -275,7 +289,7 @@ static void write_markdown(FILE *out, const struct result_set *rs, const struct 
     for (size_t k = 0; k < s->n; k++) {
         const struct server_summary *g = &s->rows[k];
         struct row_cells c;
-        fmt_cells(g, 0, &c);
+        fmt_cells(g, s, 0, &c);
         fprintf(out, "| ");
         if (nscn > 1 || scn[0] || nvar > 1 || var[0])
             fprintf(out, "%s | %s | ", g->scenario ? esc(e1, sizeof e1, g->scenario) : "-",

@@ -144,6 +144,8 @@ int summary_compute(const struct result_set *rs, const struct plan_server *names
             g->runs_ok++;
         else
             g->runs_failed++;
+        if (r->ok && r->duration_short)
+            g->duration_short_runs++;
     }
     for (size_t k = 0; k < out->n; k++) {
         struct server_summary *g = &out->rows[k];
@@ -217,13 +219,15 @@ void summary_free(struct summary *s)
 
 const char *summary_footnotes(const struct summary *s, char *buf, size_t len)
 {
-    int ci = 0, ss = 0;
+    int ci = 0, ss = 0, dur = 0;
     for (size_t k = 0; k < s->n; k++) {
         const struct server_summary *g = &s->rows[k];
         ci |= g->has_comparison && !isfinite(g->ci_lo);
         ss |= g->runs_ok > 0 && !isfinite(g->median_slow_start_s);
+        dur |= g->duration_short_runs > 0;
     }
-    snprintf(buf, len, "%s%s%s", ci ? SUMMARY_CI_NOTE : "", ci && ss ? "\n" : "", ss ? SUMMARY_SLOW_START_NOTE : "");
+    snprintf(buf, len, "%s%s%s%s%s", ci ? SUMMARY_CI_NOTE : "", ci && ss ? "\n" : "", ss ? SUMMARY_SLOW_START_NOTE : "",
+             (ci || ss) && dur ? "\n" : "", dur ? SUMMARY_DURATION_NOTE : "");
     return buf;
 }
 
@@ -264,6 +268,8 @@ json_t *summary_to_json(const struct summary *s)
             json_object_set_new(o, "variant", json_string(g->variant));
         json_object_set_new(o, "runs_ok", json_integer(g->runs_ok));
         json_object_set_new(o, "runs_failed", json_integer(g->runs_failed));
+        if (g->duration_short_runs)
+            json_object_set_new(o, "duration_short_runs", json_integer(g->duration_short_runs));
         json_object_set_new(o, "median_mbps", num(g->median_mbps));
         json_object_set_new(o, "min_mbps", num(g->min_mbps));
         json_object_set_new(o, "max_mbps", num(g->max_mbps));

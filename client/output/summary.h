@@ -24,6 +24,7 @@ struct server_summary {
     const char *scenario; /* NULL outside a scenario */
     const char *variant;
     unsigned runs_ok, runs_failed;
+    unsigned duration_short_runs; /* successful runs that ended with the file before --duration */
     double median_mbps, min_mbps, max_mbps; /* NAN when no run succeeded */
     double q1_mbps, q3_mbps; /* quartiles (stats_quantile: R type 7), the spread around the median */
     double median_total_mbps;
@@ -66,6 +67,9 @@ const char *summary_footnotes(const struct summary *s, char *buf, size_t len);
 #define SUMMARY_CI_NOTE "n/a: no confidence interval from a single run on either side (n = 1)"
 #define SUMMARY_SLOW_START_NOTE \
     "slow start -: no successful run had 10 series intervals (too short for a peak; see figures_note)"
+#define SUMMARY_DURATION_NOTE \
+    "(short): the file ended before --duration in some runs: those runs are shorter than asked " \
+    "(duration_short), so the ratio compares unequal runs"
 
 /* How a row's limited_by was chosen, for every output format. */
 #define SUMMARY_VERDICT_NOTE \

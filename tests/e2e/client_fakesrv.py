@@ -13,6 +13,7 @@ Paths:
   /ua/N                      N bytes; the request's User-Agent echoed as X-Debit-Echo-User-Agent
   /echo/N                    N bytes; every request header X-Test-* echoed as X-Debit-Echo-X-Test-*
   /redirect?to=URL           302 to URL (another host, for -H across a redirect)
+  /gzip/N                    N bytes sent with Content-Encoding: gzip (not really gzip: debit decodes nothing)
   /code/C                    HTTP status C (e.g. 500, 503) with a short body
   /hostile/C                 status C (200: N=1000 bytes of body) whose reason phrase and
                              X-Debit-* values hold ESC sequences, BEL, CR, C1 and bad UTF-8
@@ -116,6 +117,9 @@ class H(http.server.BaseHTTPRequestHandler):
             elif kind == "echo":
                 echo = [("X-Debit-Echo-" + k, v) for k, v in self.headers.items() if k.lower().startswith("x-test-")]
                 self.head(200, n, echo + [("Content-Type", "application/octet-stream")])
+                send_body(self.wfile, n)
+            elif kind == "gzip":
+                self.head(200, n, [("Content-Encoding", "gzip"), ("Content-Type", "application/octet-stream")])
                 send_body(self.wfile, n)
             elif kind == "redirect":
                 self.head(302, 0, [("Location", q.get("to", ["/"])[0])])
