@@ -7,10 +7,12 @@
 #include <limits.h>
 #include <math.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "array.h"
@@ -84,6 +86,65 @@ void plot_key_title(FILE *fp, const struct plot_axes *a, size_t v, size_t r)
     char t[512];
     snprintf(t, sizeof t, "%s%s%s", a->srv[r], a->var[v] ? ", " : "", a->var[v] ? a->var[v] : "");
     plot_qstr(fp, t);
+}
+
+void plot_runs_ok(const struct summary *s, const struct plot_axes *a, size_t v, size_t r, unsigned *ok,
+                  unsigned *all)
+{
+    *ok = *all = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        const struct server_summary *g = &s->rows[k];
+        if (labels_same(g->server, a->srv[r]) && labels_same(g->variant, a->var[v])) {
+            *ok += g->runs_ok;
+            *all += g->runs_ok + g->runs_failed;
+        }
+    }
+}
+
+void plot_key_title_runs(FILE *fp, const struct summary *s, const struct plot_axes *a, size_t v, size_t r)
+{
+    unsigned ok, all;
+    plot_runs_ok(s, a, v, r, &ok, &all);
+    char t[600];
+    snprintf(t, sizeof t, "%s%s%s", a->srv[r], a->var[v] ? ", " : "", a->var[v] ? a->var[v] : "");
+    if (ok < all) {
+        size_t l = strlen(t);
+        snprintf(t + l, sizeof t - l, " (%u/%u ok)", ok, all);
+    }
+    plot_qstr(fp, t);
+}
+
+void plot_measurement_line(const struct result_set *rs, char *buf, size_t len)
+{
+    unsigned runs = 0;
+    double t0 = 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; rs && i < rs->n; i++) {
+        const struct run_result *r = rs->runs[i];
+        runs = r->run > runs ? r->run : runs;
+        if (r->started_at > 0 && (t0 == 0 || r->started_at < t0))
+            t0 = r->started_at;
+        if (!r->ok)
+            continue;
+        /* the file's size: Content-Length (a Range answer's is the range), else what arrived */
+        uint64_t size = r->content_length > 0 && !r->ranged ? (uint64_t)r->content_length : r->bytes;
+        lo = size < lo ? size : lo;
+        hi = size > hi ? size : hi;
+    }
+    char a[32] = "", b[32] = "", files[80] = "no file received", date[40] = "date unknown";
+    if (hi) {
+        units_format_size(lo, a, sizeof a);
+        units_format_size(hi, b, sizeof b);
+        if (lo == hi)
+            snprintf(files, sizeof files, "file %s", a);
+        else
+            snprintf(files, sizeof files, "files %s to %s", a, b);
+    }
+    time_t t = (time_t)t0;
+    struct tm tm;
+    if (t0 > 0 && gmtime_r(&t, &tm))
+        strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
+    snprintf(buf, len, "%u run%s per server, %s, %s", runs, runs == 1 ? "" : "s", files, date);
 }
 
 /* Bars of one group side by side over 80% of the gap between groups, no wider than
@@ -169,30 +230,34 @@ static int write_series(const char *file, const struct result_set *rs, const str
     return fclose(fp);
 }
 
-/* Common axis ranges: bars up to the highest max, every time panel the same scales. */
-struct ranges {
-    double bars_max, t_max, rate_max;
-};
-
-static void ranges_compute(const struct result_set *rs, const struct summary *s, struct ranges *g)
+/* The bars' scale: up to the highest max of any row. */
+static double bars_max(const struct summary *s)
 {
-    *g = (struct ranges){0};
+    double m = 0;
+    for (size_t k = 0; k < s->n; k++)
+        if (isfinite(s->rows[k].max_mbps) && s->rows[k].max_mbps > m)
+            m = s->rows[k].max_mbps;
+    return m;
+}
+
+void plot_panel_ranges(const struct result_set *rs, const struct summary *s, const char *scenario, double *tmax,
+                       double *ymax)
+{
+    *tmax = *ymax = 0;
     for (size_t k = 0; k < s->n; k++) {
         const struct server_summary *row = &s->rows[k];
-        if (isfinite(row->max_mbps) && row->max_mbps > g->bars_max)
-            g->bars_max = row->max_mbps;
-        if (!rs || row->median_run == SIZE_MAX)
+        if (!rs || row->median_run == SIZE_MAX || !labels_same(row->scenario, scenario))
             continue;
         const struct run_result *r = rs->runs[row->median_run];
         double last;
         size_t n = series_points(r, &last);
         for (size_t i = 0; i < n; i++) {
             double v = i + 1 == n ? last : r->series[i];
-            if (v > g->rate_max)
-                g->rate_max = v;
+            if (v > *ymax)
+                *ymax = v;
         }
-        if (n && r->body_s > g->t_max)
-            g->t_max = r->body_s;
+        if (n && r->body_s > *tmax)
+            *tmax = r->body_s;
     }
 }
 
@@ -213,15 +278,50 @@ static void margins(FILE *fp, double l, double r, double b, double t)
             l, r, b, t);
 }
 
-static void script_bars(FILE *fp, const struct plot_axes *a, const char *bars_dat, double ymax)
+/* The bars' value labels must not run into each other: horizontal when a bar's pitch
+ * holds a label ("12017" at 10 pt, ~7 characters of ~6 px), else standing (rotated, one
+ * character high), else none. The canvas is 1200 px wide. */
+enum bar_labels { LABELS_NONE, LABELS_ROTATED, LABELS_FLAT };
+
+static enum bar_labels bar_labels(const struct plot_axes *a, double w)
 {
+    double pitch_px = (BARS_RIGHT - LEFT) * 1200 * w / ((double)a->ns + 0.1);
+    return pitch_px >= 46 ? LABELS_FLAT : pitch_px >= 16 ? LABELS_ROTATED : LABELS_NONE;
+}
+
+/* A column none of whose runs succeeded has no bar: a cross at its place with "0/3 ok"
+ * above it, in its colour, so that it never passes for a missing key entry. */
+static void failed_marks(FILE *fp, const struct summary *s, const struct plot_axes *a, double w)
+{
+    size_t ncol = a->nv * a->nr, tag = 200;
+    for (size_t i = 0; i < a->ns; i++)
+        for (size_t v = 0; v < a->nv; v++)
+            for (size_t r = 0; r < a->nr; r++) {
+                const struct server_summary *g = labels_find(s, a->scn[i], a->var[v], a->srv[r]);
+                if (!g || g->runs_ok > 0)
+                    continue;
+                double x = (double)i + ((double)(v * a->nr + r) - (double)(ncol - 1) / 2) * w;
+                fprintf(fp, "set label %zu \"%u/%u ok\" at %.6f, first 0 center point pt 2 ps 2.5 lw 2 lc rgb \"%s\" "
+                            "offset 0,1.6 tc rgb \"%s\" font \",9\" front\n",
+                        tag++, g->runs_ok, g->runs_ok + g->runs_failed, x, plot_colour(r), plot_colour(r));
+            }
+}
+
+static void script_bars(FILE *fp, const struct summary *s, const struct plot_axes *a, const char *bars_dat,
+                        double ymax)
+{
+    size_t ncol = a->nv * a->nr;
+    double w = bar_width(ncol);
+    enum bar_labels lab = ncol * a->ns <= 40 ? bar_labels(a, w) : LABELS_NONE;
     /* Titles short enough for the canvas: the axes and the key name the rest. */
     fputs("set title \"Median of each download's average throughput, per server (bar and value); min to max "
           "(whisker)\" font \",12\"\n"
           "set ylabel \"Throughput (Mb/s = 10^6 bit/s)\"\nset grid ytics\nset xtics nomirror scale 0\n",
           fp);
     margins(fp, LEFT, BARS_RIGHT, BARS_BOTTOM, BARS_TOP);
-    fprintf(fp, "set xrange [-0.55:%.2f]\nset yrange [0:%.6g]\n", (double)a->ns - 0.45, ymax > 0 ? ymax * 1.12 : 1);
+    /* room above the highest whisker for its value, standing labels need more */
+    fprintf(fp, "set xrange [-0.55:%.2f]\nset yrange [0:%.6g]\n", (double)a->ns - 0.45,
+            ymax > 0 ? ymax * (lab == LABELS_ROTATED ? 1.3 : 1.12) : 1);
     fprintf(fp, "set xlabel %s\nset xtics (", a->ns > 1 || a->scn[0] ? "\"Latency scenario\"" : "\"\"");
     for (size_t i = 0; i < a->ns; i++) {
         fprintf(fp, "%s", i ? ", " : "");
@@ -232,17 +332,24 @@ static void script_bars(FILE *fp, const struct plot_axes *a, const char *bars_da
     fprintf(fp, "set key at screen %.3f, %.3f left top vertical Left reverse samplen 2 spacing 1.3 title %s\n",
             BARS_RIGHT + 0.02, BARS_TOP, a->var[0] || a->nv > 1 ? "\"server, client setting\"" : "\"server\"");
     if (ymax <= 0)
-        fputs("set label 1 \"no successful run\" at graph 0.5, graph 0.5 center\n", fp);
-    size_t ncol = a->nv * a->nr;
-    double w = bar_width(ncol);
-    /* The key from dummy plots, so that it lists every column even one without data. */
+        fputs("set label 1 \"no successful run\" at graph 0.5, graph 0.6 center\n", fp);
+    failed_marks(fp, s, a, w);
+    /* The key from dummy plots, so that it lists every column: a box for one with a bar,
+     * the failed mark (a cross) for one without, its runs counted when some failed. */
     fputs("plot ", fp);
     for (size_t v = 0; v < a->nv; v++)
         for (size_t r = 0; r < a->nr; r++) {
-            fprintf(fp, "%sNaN with boxes lc rgb \"%s\" ", v || r ? ", \\\n  " : "", plot_colour(r));
-            style_fill(fp, v, r);
+            unsigned ok, all;
+            plot_runs_ok(s, a, v, r, &ok, &all);
+            fprintf(fp, "%s", v || r ? ", \\\n  " : "");
+            if (ok == 0 && all > 0) {
+                fprintf(fp, "NaN with points pt 2 ps 2 lw 2 lc rgb \"%s\"", plot_colour(r));
+            } else {
+                fprintf(fp, "NaN with boxes lc rgb \"%s\" ", plot_colour(r));
+                style_fill(fp, v, r);
+            }
             fputs(" title ", fp);
-            plot_key_title(fp, a, v, r);
+            plot_key_title_runs(fp, s, a, v, r);
         }
     for (size_t v = 0; v < a->nv; v++)
         for (size_t r = 0; r < a->nr; r++) {
@@ -257,71 +364,89 @@ static void script_bars(FILE *fp, const struct plot_axes *a, const char *bars_da
             fprintf(fp, " index %zu using 1:2:3:4:2:(%.6f) with candlesticks whiskerbars fs empty lc rgb \"black\" "
                         "lw 1 notitle",
                     c, w * 0.4);
-            if (ncol * a->ns <= 40) { /* beyond that the numbers would overlap */
+            if (lab != LABELS_NONE) {
                 fputs(", \\\n  ", fp);
                 plot_qstr(fp, bars_dat);
-                fprintf(fp, " index %zu using 1:4:5 with labels offset 0,0.7 font \",%d\" notitle", c,
+                fprintf(fp, " index %zu using 1:4:5 with labels %s font \",%d\" notitle", c,
+                        lab == LABELS_FLAT ? "offset 0,0.7" : "rotate by 90 left offset 0,0.4",
                         ncol * a->ns <= 16 ? 10 : 8);
             }
         }
-    fputs("\nunset label 1\n", fp);
+    fputs("\nunset label\n", fp);
 }
 
-static void script_time(FILE *fp, const struct summary *s, const struct plot_axes *a, const char *series_dat,
-                        double tmax, double ymax)
+/* One latency panel of the time plot: each server's median download, on the panel's own
+ * scales (a 10 ms panel and a 100 ms one differ by an order of magnitude). */
+static void script_panel(FILE *fp, const struct result_set *rs, const struct summary *s, const struct plot_axes *a,
+                         const char *series_dat, size_t i)
+{
+    double tmax, ymax;
+    plot_panel_ranges(rs, s, a->scn[i], &tmax, &ymax);
+    fprintf(fp, "set xrange [0:%.6g]\nset yrange [0:%.6g]\n", tmax > 0 ? tmax * 1.02 : 1, ymax > 0 ? ymax * 1.08 : 1);
+    fputs("set title ", fp);
+    plot_qstr(fp, a->scn[i] ? a->scn[i] : "");
+    fputs(" font \",11\"\nset xlabel \"Time since the response headers (s)\"\nset format y \"%g\"\n", fp);
+    fputs(i % 3 == 0 ? "set ylabel \"Throughput (Mb/s)\"\n" : "set ylabel \"\"\n", fp);
+    fputs("unset key\nunset label 1\n", fp);
+    if (ymax <= 0)
+        fputs("set label 1 \"no successful run\" at graph 0.5, graph 0.5 center\n", fp);
+    fputs("plot ", fp);
+    int first = 1;
+    size_t idx = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        const struct server_summary *g = &s->rows[k];
+        if (g->median_run == SIZE_MAX)
+            continue;
+        if (labels_same(g->scenario, a->scn[i])) {
+            size_t v = labels_index(a->var, a->nv, g->variant), r = labels_index(a->srv, a->nr, g->server);
+            fprintf(fp, "%s", first ? "" : ", \\\n  ");
+            plot_qstr(fp, series_dat);
+            fprintf(fp, " index %zu using 1:2 with steps lw 2 lc rgb \"%s\" dt %u notitle", idx, plot_colour(r),
+                    plot_dash(v, r));
+            first = 0;
+        }
+        idx++;
+    }
+    if (first)
+        fputs("NaN notitle", fp);
+    fputc('\n', fp);
+}
+
+/* 1 when (v, r) has a line in some panel: a median run. */
+static int has_line(const struct summary *s, const struct plot_axes *a, size_t v, size_t r)
+{
+    for (size_t k = 0; k < s->n; k++)
+        if (s->rows[k].median_run != SIZE_MAX && labels_same(s->rows[k].server, a->srv[r]) &&
+            labels_same(s->rows[k].variant, a->var[v]))
+            return 1;
+    return 0;
+}
+
+static void script_time(FILE *fp, const struct result_set *rs, const struct summary *s, const struct plot_axes *a,
+                        const char *series_dat)
 {
     size_t ncols = a->ns < 3 ? a->ns : 3, nrows = (a->ns + ncols - 1) / ncols;
     /* Key: one column per client variant (rows = servers), or servers four to a row. */
     size_t keyrows = a->nv > 1 ? a->nr : (a->nr + 3) / 4;
     double bottom = 0.035 + 0.026 * (double)keyrows + 0.055;
     double rowh = (TIME_TOP - bottom - 0.075 * (double)(nrows - 1)) / (double)nrows;
-    double colw = (RIGHT - LEFT - PANEL_GAP * (double)(ncols - 1)) / (double)ncols;
-    fprintf(fp, "unset label\nset grid xtics ytics\nset xtics autofreq mirror scale 1\nset key title \"\"\n"
-                "set xrange [0:%.6g]\nset yrange [0:%.6g]\n",
-            tmax > 0 ? tmax * 1.02 : 1, ymax > 0 ? ymax * 1.08 : 1);
+    double colw = (RIGHT - LEFT - PANEL_GAP * 3 * (double)(ncols - 1)) / (double)ncols;
+    fprintf(fp, "unset label\nset grid xtics ytics\nset xtics autofreq mirror scale 1\nset key title \"\"\n");
     fprintf(fp, "set label 100 \"Throughput over time of each server's median download, 100 ms samples%s\" "
                 "at screen 0.5, %.4f center font \",12\"\n",
-            a->ns > 1 ? ", one panel per latency scenario" : "", TIME_TOP + 0.06);
+            a->ns > 1 ? ", one panel (and scale) per latency scenario" : "", TIME_TOP + 0.06);
     for (size_t i = 0; i < a->ns; i++) {
         size_t col = i % ncols, row = i / ncols;
-        double l = LEFT + (double)col * (colw + PANEL_GAP), t = TIME_TOP - (double)row * (rowh + 0.075);
+        /* each panel has its own y tics now: a wider gap for them */
+        double l = LEFT + (double)col * (colw + PANEL_GAP * 3), t = TIME_TOP - (double)row * (rowh + 0.075);
         margins(fp, l, l + colw, t - rowh, t);
-        fputs("set title ", fp);
-        plot_qstr(fp, a->scn[i] ? a->scn[i] : "");
-        fputs(" font \",11\"\nset xlabel \"Time since the response headers (s)\"\n", fp);
-        if (col == 0)
-            fputs("set ylabel \"Throughput (Mb/s)\"\nset format y \"%g\"\n", fp);
-        else
-            fputs("set ylabel \"\"\nset format y \"\"\n", fp);
-        fputs("unset key\n", fp);
         if (i > 0)
             fputs("unset label 100\n", fp);
-        if (ymax <= 0)
-            fputs("set label 1 \"no successful run\" at graph 0.5, graph 0.5 center\n", fp);
-        fputs("plot ", fp);
-        int first = 1;
-        size_t idx = 0;
-        for (size_t k = 0; k < s->n; k++) {
-            const struct server_summary *g = &s->rows[k];
-            if (g->median_run == SIZE_MAX)
-                continue;
-            if (labels_same(g->scenario, a->scn[i])) {
-                size_t v = labels_index(a->var, a->nv, g->variant), r = labels_index(a->srv, a->nr, g->server);
-                fprintf(fp, "%s", first ? "" : ", \\\n  ");
-                plot_qstr(fp, series_dat);
-                fprintf(fp, " index %zu using 1:2 with steps lw 2 lc rgb \"%s\" dt %u notitle", idx, plot_colour(r),
-                        plot_dash(v, r));
-                first = 0;
-            }
-            idx++;
-        }
-        if (first)
-            fputs("NaN notitle", fp);
-        fputc('\n', fp);
+        script_panel(fp, rs, s, a, series_dat, i);
     }
     /* The panels' shared key, drawn once, below them, by a plot of its own as wide as the
-     * canvas (a panel's key may not be wider than the panel); from dummy plots, so that
-     * it lists every (server, variant) even one without a successful run. */
+     * canvas (a panel's key may not be wider than the panel): only the lines drawn (a
+     * (server, variant) without a successful run has its mark in the bars instead). */
     fputs("unset title\nunset xlabel\nunset ylabel\nunset border\nunset tics\nunset grid\nunset label\n"
           "set xrange [0:1]\nset yrange [0:1]\n",
           fp);
@@ -329,11 +454,12 @@ static void script_time(FILE *fp, const struct summary *s, const struct plot_axe
     fprintf(fp, "set key at screen 0.5, 0.012 center bottom horizontal Left reverse maxrows %zu samplen 4 "
                 "spacing 1.2\n",
             keyrows);
-    fputs("plot ", fp);
+    fputs("plot NaN notitle", fp);
     for (size_t v = 0; v < a->nv; v++)
         for (size_t r = 0; r < a->nr; r++) {
-            fprintf(fp, "%sNaN with lines lw 2 lc rgb \"%s\" dt %u title ", v || r ? ", \\\n  " : "", plot_colour(r),
-                    plot_dash(v, r));
+            if (!has_line(s, a, v, r))
+                continue;
+            fprintf(fp, ", \\\n  NaN with lines lw 2 lc rgb \"%s\" dt %u title ", plot_colour(r), plot_dash(v, r));
             plot_key_title(fp, a, v, r);
         }
     fputc('\n', fp);
@@ -347,17 +473,20 @@ static int plot_script(FILE *fp, const char *target, const char *out, const stru
     const char *dot = strrchr(target, '.');
     int svg = dot && strcmp(dot, ".svg") == 0;
     struct plot_axes a;
-    struct ranges g;
     plot_axes_init(&a, s);
-    ranges_compute(rs, s, &g);
     fprintf(fp, "set terminal %s size 1200,1000 font \"sans,11\"\n",
             svg ? "svg dynamic noenhanced background rgb \"white\"" : "pngcairo noenhanced background rgb \"white\"");
     fputs("set output ", fp);
     plot_qstr(fp, out);
-    fputs("\nset datafile missing \"?\"\nset multiplot\n", fp);
+    /* what was measured, when: the first line of the picture */
+    char line[160];
+    plot_measurement_line(rs, line, sizeof line);
+    fputs("\nset datafile missing \"?\"\nset multiplot title ", fp);
+    plot_qstr(fp, line);
+    fputs(" font \",10\"\n", fp);
     if (a.ns > 0) {
-        script_bars(fp, &a, bars_dat, g.bars_max);
-        script_time(fp, s, &a, series_dat, g.t_max, g.rate_max);
+        script_bars(fp, s, &a, bars_dat, bars_max(s));
+        script_time(fp, rs, s, &a, series_dat);
     } else {
         fputs("unset key\nset label 1 \"no result\" at graph 0.5, graph 0.5 center\nplot NaN notitle\n", fp);
     }

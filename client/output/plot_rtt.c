@@ -38,7 +38,16 @@ static double row_rtt(const struct server_summary *g)
 
 struct rtt_ranges {
     double xmax, ymax;
+    double xscale;          /* 1: ms on the axis; 1000: µs, for RTTs below 1 ms (loopback) */
+    unsigned char drawn[LABELS_MAX * LABELS_MAX][2]; /* per (variant, server): points, curve */
+    double curve_min[LABELS_MAX * LABELS_MAX];       /* the curve's lowest rate: above the scale, not drawn */
 };
+
+/* Below this every RTT is a loopback's or a LAN's: the axis goes to µs, so that the
+ * points do not all sit in its first tick. */
+#define RTT_US_BELOW_MS 1.0
+/* The top of the y axis: room above the highest point for its verdict. */
+#define RTT_YRANGE(rg) ((rg)->ymax > 0 ? (rg)->ymax * 1.3 : 1)
 
 static void rtt_ranges(const struct summary *s, struct rtt_ranges *r)
 {
@@ -51,6 +60,7 @@ static void rtt_ranges(const struct summary *s, struct rtt_ranges *r)
         r->xmax = x > r->xmax ? x : r->xmax;
         r->ymax = g->median_mbps > r->ymax ? g->median_mbps : r->ymax;
     }
+    r->xscale = r->xmax > 0 && r->xmax < RTT_US_BELOW_MS ? 1000 : 1;
     r->xmax = r->xmax > 0 ? r->xmax * 1.25 : 1;
 }
 
@@ -77,13 +87,15 @@ static int write_data(const char *file, const struct result_set *rs, const struc
                     rep = rs->runs[g->median_run];
                 if (!isfinite(row_rtt(g)) || !isfinite(g->median_mbps))
                     continue;
-                fprintf(fp, "%.6g %.6g \"%s\"\n", row_rtt(g), g->median_mbps, g->limited_by ? g->limited_by : "");
+                fprintf(fp, "%.6g %.6g \"%s\"\n", row_rtt(g) * rg->xscale, g->median_mbps,
+                        g->limited_by ? g->limited_by : "");
                 pts++;
             }
             if (!pts)
                 fputs("? ? \"\"\n", fp);
             fputs("\n\n", fp);
             size_t cpts = 0;
+            rg->curve_min[v * a->nr + r] = INFINITY;
             if (rep) {
                 struct verdict_in in;
                 verdict_in_from_run(rep, &in);
@@ -94,21 +106,62 @@ static int write_data(const char *file, const struct result_set *rs, const struc
                     verdict_predict_in(&in, rtt, &p);
                     if (!predict_rate(&p, &o))
                         break;
-                    fprintf(fp, "%.6g %.6g\n", rtt, o.avg_bps / 1e6);
+                    fprintf(fp, "%.6g %.6g\n", rtt * rg->xscale, o.avg_bps / 1e6);
                     cpts++;
+                    if (o.avg_bps / 1e6 < rg->curve_min[v * a->nr + r])
+                        rg->curve_min[v * a->nr + r] = o.avg_bps / 1e6;
+                    /* a curve may raise the scale, but not so far that the points flatten */
+                    double cap = (rg->xscale > 1 ? 1.5 : 3) * points_max;
                     if (i == CURVE_POINTS && o.avg_bps / 1e6 > rg->ymax)
-                        rg->ymax = o.avg_bps / 1e6 < 3 * points_max ? o.avg_bps / 1e6 : 3 * points_max;
+                        rg->ymax = o.avg_bps / 1e6 < cap ? o.avg_bps / 1e6 : cap;
                 }
             }
             if (!cpts)
                 fputs("? ?\n", fp);
             fputs("\n\n", fp);
+            rg->drawn[v * a->nr + r][0] = pts > 0;
+            rg->drawn[v * a->nr + r][1] = cpts > 0;
         }
     return fclose(fp);
 }
 
-static int write_script(FILE *fp, const char *target, const char *out, const char *dat, const struct plot_axes *a,
-                        const struct rtt_ranges *rg)
+/* One (variant, server) of the picture: its points and verdicts, its predicted curve,
+ * a key entry for each only when it is drawn, and a cross "(0/3 ok)" in the key when
+ * none of its runs succeeded. */
+static void script_series(FILE *fp, const struct summary *s, const char *dat, const struct plot_axes *a,
+                          const struct rtt_ranges *rg, size_t v, size_t r, size_t idx)
+{
+    const unsigned char *d = rg->drawn[v * a->nr + r];
+    unsigned ok, all;
+    plot_runs_ok(s, a, v, r, &ok, &all);
+    fputs(", \\\n  ", fp);
+    if (!d[0] && ok == 0 && all > 0) {
+        fprintf(fp, "NaN with points pt 2 ps 2 lw 2 lc rgb \"%s\" title ", plot_colour(r));
+        plot_key_title_runs(fp, s, a, v, r);
+        return;
+    }
+    if (!d[0])
+        return;
+    plot_qstr(fp, dat);
+    fprintf(fp, " index %zu using 1:2 with points pt 7 ps 1.6 lc rgb \"%s\" title ", idx, plot_colour(r));
+    plot_key_title_runs(fp, s, a, v, r);
+    fputs(", \\\n  ", fp);
+    plot_qstr(fp, dat);
+    fprintf(fp, " index %zu using 1:2:3 with labels offset 0,1.1 font \",9\" notitle", idx);
+    /* a curve wholly above the scale (a loopback's Tb/s) is not drawn: no key entry either */
+    if (!d[1] || rg->curve_min[v * a->nr + r] > RTT_YRANGE(rg))
+        return;
+    char t[600];
+    snprintf(t, sizeof t, "%s%s%s predicted", a->srv[r], a->var[v] ? ", " : "", a->var[v] ? a->var[v] : "");
+    fputs(", \\\n  ", fp);
+    plot_qstr(fp, dat);
+    fprintf(fp, " index %zu using 1:2 with lines lw 2 dt %u lc rgb \"%s\" title ", idx + 1, plot_dash(v, r) + 1,
+            plot_colour(r));
+    plot_qstr(fp, t);
+}
+
+static int write_script(FILE *fp, const struct result_set *rs, const struct summary *s, const char *target,
+                        const char *out, const char *dat, const struct plot_axes *a, const struct rtt_ranges *rg)
 {
     const char *dot = strrchr(target, '.');
     int svg = dot && strcmp(dot, ".svg") == 0;
@@ -116,36 +169,26 @@ static int write_script(FILE *fp, const char *target, const char *out, const cha
             svg ? "svg dynamic noenhanced background rgb \"white\"" : "pngcairo noenhanced background rgb \"white\"");
     fputs("set output ", fp);
     plot_qstr(fp, out);
+    char line[160];
+    plot_measurement_line(rs, line, sizeof line);
+    /* gnuplot's "\n" in a double-quoted string is the line break, '.' joins strings */
     fputs("\nset datafile missing \"?\"\n"
-          "set title \"Throughput against RTT: median per latency cell (point, its verdict) and what the "
-          "settings predict (line)\" font \",12\"\n"
-          "set xlabel \"RTT (ms, the cell's median min_rtt)\"\nset ylabel \"Throughput (Mb/s = 10^6 bit/s)\"\n"
-          "set grid\nset key outside right top vertical Left reverse samplen 3 spacing 1.2\n",
+          "set title \"Throughput against RTT: median per latency cell (point, its verdict) and what the settings "
+          "predict (line)\\n\".",
           fp);
-    fprintf(fp, "set xrange [0:%.6g]\nset yrange [0:%.6g]\n", rg->xmax, rg->ymax > 0 ? rg->ymax * 1.3 : 1);
+    plot_qstr(fp, line);
+    fprintf(fp, " font \",12\"\nset xlabel \"RTT (%s, the cell's median min_rtt%s)\"\n"
+                "set ylabel \"Throughput (Mb/s = 10^6 bit/s)\"\n"
+                "set grid\nset key outside right top vertical Left reverse samplen 3 spacing 1.2\n",
+            rg->xscale > 1 ? "µs" : "ms", rg->xscale > 1 ? "; below 1 ms: a loopback or LAN path" : "");
+    fprintf(fp, "set xrange [0:%.6g]\nset yrange [0:%.6g]\n", rg->xmax * rg->xscale, RTT_YRANGE(rg));
     if (rg->ymax <= 0)
         fputs("set label 1 \"no successful run\" at graph 0.5, graph 0.5 center\n", fp);
-    fputs("plot ", fp);
+    fputs("plot NaN notitle", fp);
     size_t idx = 0;
     for (size_t v = 0; v < a->nv; v++)
-        for (size_t r = 0; r < a->nr; r++, idx += 2) {
-            char t[600];
-            snprintf(t, sizeof t, "%s%s%s", a->srv[r], a->var[v] ? ", " : "", a->var[v] ? a->var[v] : "");
-            fprintf(fp, "%s", idx ? ", \\\n  " : "");
-            plot_qstr(fp, dat);
-            fprintf(fp, " index %zu using 1:2 with points pt 7 ps 1.6 lc rgb \"%s\" title ", idx, plot_colour(r));
-            plot_key_title(fp, a, v, r);
-            fputs(", \\\n  ", fp);
-            plot_qstr(fp, dat);
-            fprintf(fp, " index %zu using 1:2:3 with labels offset 0,1.1 font \",9\" notitle, \\\n  ", idx);
-            plot_qstr(fp, dat);
-            fprintf(fp, " index %zu using 1:2 with lines lw 2 dt %u lc rgb \"%s\" title ", idx + 1, plot_dash(v, r) + 1,
-                    plot_colour(r));
-            strncat(t, " predicted", sizeof t - strlen(t) - 1);
-            plot_qstr(fp, t);
-        }
-    if (!idx)
-        fputs("NaN notitle", fp);
+        for (size_t r = 0; r < a->nr; r++, idx += 2)
+            script_series(fp, s, dat, a, rg, v, r, idx);
     fputc('\n', fp);
     return ferror(fp) ? -1 : 0;
 }
@@ -169,7 +212,7 @@ int plot_rtt_write(const char *path, const struct result_set *rs, const struct s
     if (write_data(dat, rs, s, &a, &rg) != 0 || !(fp = fopen(script, "w"))) {
         err_set(err, errlen, "%s: %s", dir, strerror(errno));
     } else if (outfile_open(&pic, path, err, errlen)) {
-        int wrc = write_script(fp, path, outfile_write_path(&pic), dat, &a, &rg);
+        int wrc = write_script(fp, rs, s, path, outfile_write_path(&pic), dat, &a, &rg);
         wrc |= fclose(fp);
         fp = NULL;
         int st = wrc == 0 ? plot_run_gnuplot(script, errfile) : -1;
