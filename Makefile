@@ -34,7 +34,8 @@ PKGS_SERVER := libmicrohttpd gnutls libcrypto libsystemd libcap libseccomp
 PKGS_CLIENT := libcurl libssl
 PKGS_NETCTL := libnl-route-3.0 libnl-3.0
 PKGS_DELAY  := libnetfilter_queue libmnl
-PKGS_ALL    := $(PKGS_COMMON) $(PKGS_SERVER) $(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_DELAY)
+PKGS_STORE  := sqlite3 libpq
+PKGS_ALL    := $(PKGS_COMMON) $(PKGS_SERVER) $(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_DELAY) $(PKGS_STORE)
 
 SAN_FLAGS ?=
 OPT       ?= -O2
@@ -52,6 +53,7 @@ pc_libs   = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 #   netctl/          common                       (host network changes: delay, offloads)
 #   client/measure/  common                       (the run loop, libcurl, results)
 #   client/output/   common, client/measure       (summary, tables, JSON, plots)
+#   client/store/    common, client/measure       (the results store: SQLite, PostgreSQL)
 #   client/          all of the above             (options, scenario files, main)
 #   server/content/  common                       (the RAM region, digests, ranges, conditionals, paths)
 #   server/guard/    common                       (deadlines, strict parsing, per-address limits, quotas, ACLs, refusal log)
@@ -64,7 +66,8 @@ INC_common         := -Icommon
 INC_netctl         := -Icommon -Inetctl
 INC_client/measure := -Icommon -Iclient/measure
 INC_client/output  := -Icommon -Iclient/measure -Iclient/output
-INC_client         := -Icommon -Inetctl -Iclient/measure -Iclient/output -Iclient
+INC_client/store   := -Icommon -Iclient/measure -Iclient/store
+INC_client         := -Icommon -Inetctl -Iclient/measure -Iclient/output -Iclient/store -Iclient
 SERVER_LAYERS      := content guard observe run http
 INC_server/content := -Icommon -Iserver/content
 INC_server/guard   := -Icommon -Iserver/guard
@@ -73,13 +76,14 @@ INC_server/run     := -Icommon -Iserver/content -Iserver/guard -Iserver/observe 
 INC_server/http    := $(INC_server/run) -Iserver/http
 INC_server         := $(INC_server/http)
 INC_lab/delayline  := -Icommon -Ilab/delayline
-INC_fuzz           := -Ifuzz -Icommon $(INC_server) -Inetctl -Iclient/measure -Iclient/output -Iclient
-INC_TESTS          := -Itests/unit -Icommon $(INC_server) -Inetctl -Iclient/measure -Iclient/output -Iclient -Ilab/delayline
+INC_fuzz           := -Ifuzz -Icommon $(INC_server) -Inetctl -Iclient/measure -Iclient/output -Iclient/store -Iclient
+INC_TESTS          := -Itests/unit -Icommon $(INC_server) -Inetctl -Iclient/measure -Iclient/output -Iclient/store \
+                      -Iclient -Ilab/delayline
 
 COMMON_SRC := $(sort $(wildcard common/*.c))
 SERVER_SRC := $(sort $(wildcard server/*.c $(patsubst %,server/%/*.c,$(SERVER_LAYERS))))
 NETCTL_SRC := $(sort $(wildcard netctl/*.c))
-CLIENT_SRC := $(sort $(wildcard client/*.c client/measure/*.c client/output/*.c))
+CLIENT_SRC := $(sort $(wildcard client/*.c client/measure/*.c client/output/*.c client/store/*.c))
 DELAY_SRC  := $(sort $(wildcard lab/delayline/*.c))
 UNIT_SRC   := $(sort $(shell find tests/unit -name 'test_*.c'))
 FUZZ_SRC   := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -112,7 +116,8 @@ PC_common         := $(PKGS_COMMON)
 PC_netctl         := $(PKGS_COMMON) $(PKGS_NETCTL)
 PC_client/measure := $(PKGS_COMMON) libcurl libssl
 PC_client/output  := $(PKGS_COMMON) libcurl
-PC_client         := $(PKGS_COMMON) $(PKGS_CLIENT) $(PKGS_NETCTL)
+PC_client/store   := $(PKGS_COMMON) $(PKGS_STORE)
+PC_client         := $(PKGS_COMMON) $(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE)
 PC_server         := $(PKGS_COMMON) $(PKGS_SERVER)
 $(foreach l,$(SERVER_LAYERS),$(eval PC_server/$(l) := $(PC_server)))
 PC_lab/delayline  := $(PKGS_COMMON) $(PKGS_DELAY)
@@ -148,7 +153,7 @@ $(BUILD)/debitd: $(BUILD)/server/main.o $(LIBSERVER) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(EXPORT_NOPUSH) -o $@ $^ $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) -lm
 
 $(BUILD)/debit: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBNETCTL) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_COMMON)) -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE) $(PKGS_COMMON)) -lm
 
 $(BUILD)/debit-netctl: $(BUILD)/netctl/main.o $(LIBNETCTL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_NETCTL) $(PKGS_COMMON)) -lm
