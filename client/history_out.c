@@ -50,7 +50,10 @@ json_t *htable_json(const struct htable *t)
         json_t *o = json_object();
         for (size_t c = 0; c < t->ncols; c++) {
             const char *v = t->cells[r * t->ncols + c];
-            json_t *j = !v || !*v ? json_null() : t->numeric[c] ? json_real(strtod(v, NULL)) : json_string(v);
+            json_t *j = !v || !*v            ? json_null()
+                        : !t->numeric[c]     ? json_string(v)
+                        : strpbrk(v, ".eE") ? json_real(strtod(v, NULL))
+                                             : json_integer(strtoll(v, NULL, 10));
             json_object_set_new(o, t->head[c], j);
         }
         json_array_append_new(a, o);

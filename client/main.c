@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "history.h"
 #include "jsonl.h"
 #include "log.h"
 #include "lossrate.h"
@@ -26,6 +27,8 @@
 #include "report.h"
 #include "result.h"
 #include "settings.h"
+#include "store.h"
+#include "store_session.h"
 #include "summary.h"
 #include "units.h"
 #include "writeout.h"
@@ -62,6 +65,8 @@ struct run_ctx {
     int journal_failed;
     char cell[256];
     unsigned run; /* of the download under way, for --interval lines */
+    struct store_session *store; /* NULL: --db none */
+    int store_lost;
 };
 
 static void on_run_start(const struct plan *p, size_t step, size_t total, const struct plan_step *s, void *ud)
@@ -88,6 +93,15 @@ static void on_run_done(const struct plan *p, const struct run_result *r, size_t
             log_error("--jsonl: %s", err);
             c->journal_failed = 1;
         }
+    }
+    if (c->store) {
+        char err[512];
+        json_t *j = result_to_json(r);
+        if (!j || store_session_run(c->store, j, err, sizeof err) == STORE_PUT_LOST) {
+            log_error("--db: run not kept: %s", j ? err : "out of memory");
+            c->store_lost = 1;
+        }
+        json_decref(j);
     }
     /* -q keeps the why of a failed run: an exit status of 1 alone says nothing. */
     if (c->quiet && r->ok)
@@ -472,8 +486,62 @@ static int front_end(int argc, char **argv, struct settings *s, struct scenario 
     return code;
 }
 
+/* The store of this invocation (docs/store.md): --db, else $DEBIT_DB, else the default
+ * file. Returns 0 (*out NULL for --db none), or 2 after printing a bad DEBIT_DB. */
+static int store_begin(const struct settings *s, int argc, char **argv, struct store_session **out)
+{
+    char err[1024], host[256] = "unknown", shown[4200];
+    struct store_spec spec;
+    *out = NULL;
+    if (s->db ? store_spec_parse(s->db, &spec, err, sizeof err) : store_spec_default(&spec, err, sizeof err)) {
+        fprintf(stderr, "debit: %s%s\n", s->db ? "--db: " : "", err);
+        return 2;
+    }
+    if (spec.kind == STORE_NONE)
+        return 0;
+    gethostname(host, sizeof host - 1);
+    static char vantage[256];
+    snprintf(vantage, sizeof vantage, "%s", s->vantage ? s->vantage : host);
+    *out = store_session_begin(&spec, vantage, argc, argv, err, sizeof err);
+    if (!*out) {
+        fprintf(stderr, "debit: --db: %s\n", err);
+        return 2;
+    }
+    store_spec_display(&spec, shown, sizeof shown);
+    if (*store_session_error(*out))
+        fprintf(stderr, "debit: store %s unreachable: %s; runs go to the spool %s\n", shown,
+                store_session_error(*out), store_session_spool_path(*out));
+    if (store_session_flushed(*out) > 0 && !s->quiet)
+        fprintf(stderr, "debit: store %s: %ld spooled record%s written first\n", shown, store_session_flushed(*out),
+                store_session_flushed(*out) == 1 ? "" : "s");
+    return 0;
+}
+
+/* The invocation's row (its report without the runs, which have rows of their own).
+ * Returns 1 when anything of this invocation went to the spool or was lost, else 0. */
+static int store_end(struct run_ctx *ctx, json_t *report)
+{
+    if (!ctx->store)
+        return 0;
+    char err[512];
+    if (report)
+        json_object_del(report, "runs");
+    if (store_session_end(ctx->store, report, err, sizeof err) == STORE_PUT_LOST) {
+        fprintf(stderr, "debit: --db: the invocation's summary not kept: %s\n", err);
+        ctx->store_lost = 1;
+    }
+    long n = store_session_spooled(ctx->store);
+    if (n > 0)
+        fprintf(stderr, "debit: store unreachable (%s): %ld record%s kept in the spool %s; the next debit with this "
+                "store writes them\n", store_session_error(ctx->store), n, n == 1 ? "" : "s",
+                store_session_spool_path(ctx->store));
+    return n > 0 || ctx->store_lost;
+}
+
 /* Everything one invocation holds, so that main has a single cleanup (run_free). */
 struct debit_run {
+    int argc;
+    char **argv;
     struct settings *s;
     struct scenario *scn;
     struct run_ctx ctx;
@@ -497,6 +565,7 @@ static void run_free(struct debit_run *r)
     scenario_free(r->scn);
     result_set_clear(&r->rs);
     jsonl_close(r->ctx.journal);
+    store_session_free(r->ctx.store);
     settings_free(r->s);
     if (r->curl_ready)
         curl_global_cleanup();
@@ -532,6 +601,8 @@ static int run_prepare(struct debit_run *r)
         fprintf(stderr, "debit: --output: %s\n", err);
         return 2;
     }
+    if (store_begin(s, r->argc, r->argv, &r->ctx.store) != 0)
+        return 2;
     if (s->order == PLAN_ORDER_RANDOM && !s->seed_given) {
         struct timeval tv;
         gettimeofday(&tv, NULL);
@@ -695,14 +766,20 @@ static int run_report(struct debit_run *r, const struct summary *sum)
             rc = 1;
     if (r->ctx.journal_failed || r->setting_failed)
         rc = 1;
+    json_t *doc = r->ctx.store ? report_to_json(&r->rs, sum, &meta) : NULL;
+    if (store_end(&r->ctx, doc))
+        rc = 1;
+    json_decref(doc);
     free(snotes);
     return rc;
 }
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "history") == 0)
+        return history_main(argc - 1, argv + 1);
     log_set_prog("debit");
-    struct debit_run r = {.s = settings_new()};
+    struct debit_run r = {.argc = argc, .argv = argv, .s = settings_new()};
     result_set_init(&r.rs);
     int code = 1;
     if (!r.s) {

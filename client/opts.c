@@ -109,6 +109,12 @@ static const struct opt_def options[] = {
      "on"},
     {OPT_SETTING, "no-progress", 0, NULL, NULL, settings_set_progress, "off"},
     {OPT_SETTING, "quiet", 'q', NULL, "no progress line and no messages but errors", settings_set_quiet, "on"},
+    {OPT_SETTING, "db", 0, "SPEC",
+     "keep the runs in: PATH, sqlite:PATH, postgresql://..., none (default\n$DEBIT_DB, else "
+     "$XDG_DATA_HOME/debit/results.db; docs/store.md)",
+     settings_set_db, NULL},
+    {OPT_SETTING, "vantage", 0, "NAME", "this client's name in the store (default: the host name)",
+     settings_set_vantage, NULL},
     {OPT_SETTING, "write-out", 'w', "FORMAT",
      "print FORMAT per server instead of the report, as curl -w:\n"
      "%{server} %{median_mbps} %{runs_ok} %{runs_failed} %{json} ... \\n",
@@ -182,6 +188,7 @@ static void usage_row(FILE *out, size_t i)
 void opts_usage(FILE *out)
 {
     fputs("Usage: debit [OPTIONS] [NAME=]URL...\n"
+          "       debit history [OPTIONS]   (the stored runs: debit history --help)\n"
           "Download test files from several servers, N times each, alternating, and report the\n"
           "median of each download's average throughput (wget's figure), per server.\n"
           "\n",

@@ -1,5 +1,6 @@
 /* settings: see settings.h. */
 #include "settings.h"
+#include "store.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -49,6 +50,8 @@ void settings_free(struct settings *s)
     free(s->plot);
     free(s->delay_dev);
     free(s->write_out);
+    free(s->db);
+    free(s->vantage);
     free(s);
 }
 
@@ -576,6 +579,23 @@ int settings_set_jsonl(struct settings *s, const char *value, char *err, size_t 
     if (!*value)
         return err_set(err, errlen, "empty file name");
     return set_string(&s->jsonl, value, err, errlen);
+}
+
+/* --db: the results store (client/store/store.h), checked here so that a bad one is a
+ * usage error before anything runs */
+int settings_set_db(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    struct store_spec spec;
+    if (store_spec_parse(value, &spec, err, errlen) != 0)
+        return -1;
+    return set_string(&s->db, value, err, errlen);
+}
+
+int settings_set_vantage(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    if (!*value)
+        return err_set(err, errlen, "empty name");
+    return set_string(&s->vantage, value, err, errlen);
 }
 
 int settings_set_plot(struct settings *s, const char *value, char *err, size_t errlen)

@@ -61,6 +61,8 @@ struct settings {
     uint32_t loss_ppm;  /* --loss, per direction, in parts per million (common/lossrate.h); 0: none */
     char *delay_dev;
     char *write_out;    /* -w FORMAT (checked by writeout_parse), NULL: none */
+    char *db;           /* --db SPEC (checked by store_spec_parse), NULL: $DEBIT_DB or the default */
+    char *vantage;      /* --vantage NAME, NULL: the host name */
 };
 
 /* A new settings struct holding the defaults (5 runs, alternate, table, progress auto,
@@ -121,6 +123,8 @@ int settings_add_header(struct settings *s, const char *value, char *err, size_t
 int settings_set_format(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_output(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_jsonl(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_db(struct settings *s, const char *value, char *err, size_t errlen);
+int settings_set_vantage(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_plot(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_progress(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_quiet(struct settings *s, const char *value, char *err, size_t errlen);

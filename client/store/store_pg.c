@@ -21,7 +21,16 @@ static int fail(PGconn *c, const char *what, char *err, size_t errlen)
     size_t n = strlen(m);
     while (n && (m[n - 1] == '\n' || m[n - 1] == ' '))
         n--;
-    return err_set(err, errlen, "postgresql: %s%s%.*s", what ? what : "", what ? ": " : "", (int)n, m);
+    /* libpq's message spans lines ("...failed: refused\n\tIs the server running..."): one line here */
+    char one[512];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 1 < sizeof one; i++)
+        if (m[i] == '\n' || m[i] == '\t')
+            k += k && one[k - 1] != ' ' ? (one[k++] = ' ', 0) : 0;
+        else
+            one[k++] = m[i];
+    one[k] = '\0';
+    return err_set(err, errlen, "postgresql: %s%s%s", what ? what : "", what ? ": " : "", one);
 }
 
 static void *pg_open(const char *target, char *err, size_t errlen)

@@ -22,6 +22,10 @@ T_PIDS=()
 T_NETNS=()
 T_CLEANUP=()
 T_TMP=$(mktemp -d /tmp/debit-t.XXXXXX)
+# debit keeps every run in its store (docs/store.md): a test's runs go to its own temp
+# dir, never into the home of the user (root on CI) running the suite.
+export XDG_DATA_HOME=$T_TMP/xdg-data
+unset DEBIT_DB
 # Unique per run: PID and random, short enough for interface names (<= 15 chars).
 T_ID=$(printf '%x%x' $$ $RANDOM | tail -c 6)
 
