@@ -25,10 +25,10 @@ static int fail(PGconn *c, const char *what, char *err, size_t errlen)
     char one[512];
     size_t k = 0;
     for (size_t i = 0; i < n && k + 1 < sizeof one; i++)
-        if (m[i] == '\n' || m[i] == '\t')
-            k += k && one[k - 1] != ' ' ? (one[k++] = ' ', 0) : 0;
-        else
+        if (m[i] != '\n' && m[i] != '\t')
             one[k++] = m[i];
+        else if (k && one[k - 1] != ' ')
+            one[k++] = ' ';
     one[k] = '\0';
     return err_set(err, errlen, "postgresql: %s%s%s", what ? what : "", what ? ": " : "", one);
 }
