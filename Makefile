@@ -75,6 +75,7 @@ INC_server/observe := -Icommon -Iserver/observe
 INC_server/run     := -Icommon -Iserver/content -Iserver/guard -Iserver/observe -Iserver/run
 INC_server/http    := $(INC_server/run) -Iserver/http
 INC_server         := $(INC_server/http)
+INC_bench          := -Icommon -Iclient/measure -Iclient/store
 INC_lab/delayline  := -Icommon -Ilab/delayline
 INC_fuzz           := -Ifuzz -Icommon $(INC_server) -Inetctl -Iclient/measure -Iclient/output -Iclient/store -Iclient
 INC_TESTS          := -Itests/unit -Icommon $(INC_server) -Inetctl -Iclient/measure -Iclient/output -Iclient/store \
@@ -121,6 +122,7 @@ PC_client         := $(PKGS_COMMON) $(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE)
 PC_server         := $(PKGS_COMMON) $(PKGS_SERVER)
 $(foreach l,$(SERVER_LAYERS),$(eval PC_server/$(l) := $(PC_server)))
 PC_lab/delayline  := $(PKGS_COMMON) $(PKGS_DELAY)
+PC_bench          := $(PKGS_COMMON) $(PKGS_STORE)
 PC_fuzz           := $(PKGS_ALL)
 
 # The folder of a source file, without the trailing slash: "client/measure".
@@ -185,6 +187,10 @@ $(NOINTERPOSE): $(BUILD)/server/main.o $(LIBSERVER) $(LIBCOMMON) tests/lib/hide-
 	  $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) -lm
 
 unit-bins: $(UNIT_BINS) $(NOINTERPOSE)
+
+# bench/store.sh's measuring tool (not installed).
+$(BUILD)/store-bench: $(BUILD)/bench/store_bench.o $(LIBCLIENT) $(LIBNETCTL) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE) $(PKGS_COMMON)) -lm
 
 # Fuzzing (docs/fuzzing.md). Every fuzz/fuzz_NAME.c is a libFuzzer harness linked with the
 # programs' libraries, all built by clang with the fuzzer's coverage, ASan and UBSan into
