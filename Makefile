@@ -249,15 +249,21 @@ install: all
 	for m in $(MAN_PAGES); do install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/; done
 	sed 's|/usr/sbin/|$(SBINDIR)/|g' etc/debitd.service >$(DESTDIR)$(UNITDIR)/debitd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/debitd.service
+	for u in debit-probe.service debit-probe.timer; do \
+	  sed 's|/usr/bin/|$(BINDIR)/|g; s|/etc/debit/|$(SYSCONFDIR)/debit/|g' etc/$$u >$(DESTDIR)$(UNITDIR)/$$u; \
+	  chmod 0644 $(DESTDIR)$(UNITDIR)/$$u; done
+	tools/conffile install etc/probe.conf.example $(DESTDIR)$(SYSCONFDIR)/debit/probe.conf.example
 	install -m 0644 etc/completion/debit etc/completion/debitd $(DESTDIR)$(COMPLDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/debitd $(DESTDIR)$(BINDIR)/debit \
 	  $(DESTDIR)$(SBINDIR)/debit-netctl $(DESTDIR)$(SBINDIR)/debit-delayline \
-	  $(DESTDIR)$(UNITDIR)/debitd.service $(DESTDIR)$(COMPLDIR)/debit $(DESTDIR)$(COMPLDIR)/debitd
+	  $(DESTDIR)$(UNITDIR)/debitd.service $(DESTDIR)$(COMPLDIR)/debit $(DESTDIR)$(COMPLDIR)/debitd \
+	  $(DESTDIR)$(UNITDIR)/debit-probe.service $(DESTDIR)$(UNITDIR)/debit-probe.timer
 	for m in $(MAN_PAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m#man/}; done
 	for f in etc/*.conf; do tools/conffile remove $$f $(DESTDIR)$(SYSCONFDIR)/debit/$${f#etc/}; done
 	tools/conffile remove etc/debitd.logrotate $(DESTDIR)$(LOGROTDIR)/debitd
+	tools/conffile remove etc/probe.conf.example $(DESTDIR)$(SYSCONFDIR)/debit/probe.conf.example
 	rmdir $(DESTDIR)$(SYSCONFDIR)/debit 2>/dev/null || true
 
 # The package is built from its own tree (PREFIX=/usr compiles /etc/debit/debitd.conf in)

@@ -67,6 +67,20 @@ if command -v systemd-analyze >/dev/null; then
            MemoryDenyWriteExecute=yes SystemCallFilter=@system-service RuntimeDirectory=debitd; do
     check "unit has $k" grep -qxF -- "$k" "$R/lib/systemd/system/debitd.service"
   done
+  # scheduled probing (docs/store.md): installed, disabled, randomized
+  sed "s|/usr/bin/debit|$R/usr/bin/debit|g" "$R/lib/systemd/system/debit-probe.service" >"$T_TMP/debit-probe.service"
+  cp "$R/lib/systemd/system/debit-probe.timer" "$T_TMP/"
+  out=$(cd "$T_TMP" && MANPATH=$R/usr/share/man systemd-analyze verify debit-probe.service debit-probe.timer 2>&1); rc=$?
+  check_eq "systemd-analyze verify debit-probe.service and .timer: exit 0, no message" "0 " "$rc $out"
+  check "probe timer: RandomizedDelaySec" grep -q '^RandomizedDelaySec=' "$R/lib/systemd/system/debit-probe.timer"
+  check_match "probe service runs the scenario file" \
+    '^ExecStart=/usr/bin/debit -q --no-progress --scenario /etc/debit/probe.conf \$DEBIT_PROBE_ARGS$' \
+    "$(cat "$R/lib/systemd/system/debit-probe.service")"
+  check "probe service has no [Install]: only the timer is enabled" \
+    bash -c "! grep -q '^\[Install\]' '$R/lib/systemd/system/debit-probe.service'"
+  check "probe timer not enabled by make install" test ! -e "$R/etc/systemd/system/timers.target.wants/debit-probe.timer"
+  check_file_eq "probe.conf.example installed" "$DEBIT_TOP/etc/probe.conf.example" "$R/etc/debit/probe.conf.example"
+  check "probe.conf.example is a valid scenario (debit -t)" "$R/usr/bin/debit" -t --db none --scenario "$R/etc/debit/probe.conf.example"
 else
   t_skip "systemd-analyze verify" "no systemd-analyze (Debian: systemd)"
 fi
