@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,10 +163,11 @@ int store_mkdirs(const char *path, char *err, size_t errlen)
     return 0;
 }
 
-static int version_row(void *ud, int ncols, const char *const *vals)
+static int version_row(void *ud, int ncols, const char *const *text, const double *num)
 {
-    if (ncols > 0 && vals[0])
-        *(int *)ud = atoi(vals[0]);
+    (void)text;
+    if (ncols > 0 && !isnan(num[0]))
+        *(int *)ud = (int)num[0];
     return 0;
 }
 

@@ -47,21 +47,15 @@ struct runs_ud {
     void *ud;
 };
 
-static double num_or_nan(const char *s)
-{
-    return s ? strtod(s, NULL) : NAN;
-}
-
-static int run_row(void *vud, int ncols, const char *const *v)
+static int run_row(void *vud, int ncols, const char *const *v, const double *x)
 {
     struct runs_ud *u = vud;
     if (ncols < 16)
         return 1;
     struct store_run_row r = {
         .run_id = v[0], .vantage = v[1], .server = v[2], .url = v[3], .scenario = v[4], .variant = v[5],
-        .direction = v[6], .limited_by = v[7], .error_kind = v[8], .started_at = num_or_nan(v[9]),
-        .avg_mbps = num_or_nan(v[10]), .rtt_ms = num_or_nan(v[11]), .predicted_mbps = num_or_nan(v[12]),
-        .bytes = num_or_nan(v[13]), .ok = v[14] && atoi(v[14]) != 0, .streams = v[15] ? atoi(v[15]) : 1,
+        .direction = v[6], .limited_by = v[7], .error_kind = v[8], .started_at = x[9], .avg_mbps = x[10],
+        .rtt_ms = x[11], .predicted_mbps = x[12], .bytes = x[13], .ok = x[14] == 1, .streams = isnan(x[15]) ? 1 : (int)x[15],
     };
     return u->fn(u->ud, &r);
 }
@@ -100,10 +94,10 @@ static int cell_flush(struct cells_ud *c)
     return r;
 }
 
-static int cell_row(void *vud, int ncols, const char *const *v)
+static int cell_row(void *vud, int ncols, const char *const *v, const double *x)
 {
     struct cells_ud *c = vud;
-    if (ncols < 3 || !v[0] || !v[1] || !v[2])
+    if (ncols < 3 || !v[0] || !v[1] || isnan(x[2]))
         return 0;
     if (!c->vantage || strcmp(c->vantage, v[0]) != 0 || strcmp(c->server, v[1]) != 0) {
         if (cell_flush(c) != 0)
@@ -123,7 +117,7 @@ static int cell_row(void *vud, int ncols, const char *const *v)
         c->v = p;
         c->cap = cap;
     }
-    c->v[c->n++] = strtod(v[2], NULL);
+    c->v[c->n++] = x[2];
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "err.h"
 
 #include <libpq-fe.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,14 +99,23 @@ static long pg_insert_many(void *vc, const char *sql, const char *const *vals, i
     return changed;
 }
 
-/* Rows of res to row(); 1 when row() asked to stop. */
-static int deliver(PGresult *res, store_row_fn row, void *ud, const char **vals)
+/* The numeric types' OIDs (pg_type.h): int2, int4, int8, float4, float8, numeric. */
+static int numeric_type(Oid t)
+{
+    return t == 21 || t == 23 || t == 20 || t == 700 || t == 701 || t == 1700;
+}
+
+/* Rows of res to row() (store.h's split of text and numbers); 1 when row() asked to stop. */
+static int deliver(PGresult *res, store_row_fn row, void *ud, const char **text, double *num)
 {
     int ncols = PQnfields(res), nrows = PQntuples(res);
     for (int i = 0; i < nrows; i++) {
-        for (int j = 0; j < ncols; j++)
-            vals[j] = PQgetisnull(res, i, j) ? NULL : PQgetvalue(res, i, j);
-        if (row(ud, ncols, vals) != 0)
+        for (int j = 0; j < ncols; j++) {
+            int null = PQgetisnull(res, i, j), numeric = numeric_type(PQftype(res, j));
+            num[j] = !null && numeric ? strtod(PQgetvalue(res, i, j), NULL) : NAN;
+            text[j] = null || numeric ? NULL : PQgetvalue(res, i, j);
+        }
+        if (row(ud, ncols, text, num) != 0)
             return 1;
     }
     return 0;
@@ -129,7 +139,8 @@ static int pg_query(void *vc, const char *sql, const char *const *params, int np
     free(decl);
     int rc = r && PQresultStatus(r) == PGRES_COMMAND_OK ? 0 : fail(c, NULL, err, errlen);
     PQclear(r);
-    const char **vals = NULL;
+    const char **text = NULL;
+    double *num = NULL;
     while (rc == 0) {
         r = PQexec(c, "FETCH " PG_FETCH_ROWS " FROM debit_cur");
         if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
@@ -137,17 +148,19 @@ static int pg_query(void *vc, const char *sql, const char *const *params, int np
             PQclear(r);
             break;
         }
-        if (!vals && !(vals = calloc((size_t)PQnfields(r) + 1, sizeof *vals))) {
+        if (!text && (!(text = calloc((size_t)PQnfields(r) + 1, sizeof *text)) ||
+                      !(num = calloc((size_t)PQnfields(r) + 1, sizeof *num)))) {
             rc = err_set(err, errlen, "out of memory");
             PQclear(r);
             break;
         }
-        int n = PQntuples(r), stop = deliver(r, row, ud, vals);
+        int n = PQntuples(r), stop = deliver(r, row, ud, text, num);
         PQclear(r);
         if (stop || n == 0)
             break;
     }
-    free(vals);
+    free(text);
+    free(num);
     if (own_tx)
         pg_exec(c, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, 0);
     else

@@ -5,6 +5,7 @@
 
 #include "err.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 
@@ -103,20 +104,28 @@ static int sq_query(void *vdb, const char *sql, const char *const *params, int n
         return fail(db, err, errlen);
     }
     int ncols = sqlite3_column_count(s), rc;
-    const char **vals = calloc((size_t)ncols + 1, sizeof *vals);
-    if (!vals) {
+    const char **text = calloc((size_t)ncols + 1, sizeof *text);
+    double *num = calloc((size_t)ncols + 1, sizeof *num);
+    if (!text || !num) {
+        free(text);
+        free(num);
         sqlite3_finalize(s);
         return err_set(err, errlen, "out of memory");
     }
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        for (int i = 0; i < ncols; i++)
-            vals[i] = (const char *)sqlite3_column_text(s, i);
-        if (row(ud, ncols, vals) != 0) {
+        for (int i = 0; i < ncols; i++) {
+            int t = sqlite3_column_type(s, i);
+            int numeric = t == SQLITE_INTEGER || t == SQLITE_FLOAT;
+            num[i] = numeric ? sqlite3_column_double(s, i) : NAN;
+            text[i] = numeric || t == SQLITE_NULL ? NULL : (const char *)sqlite3_column_text(s, i);
+        }
+        if (row(ud, ncols, text, num) != 0) {
             rc = SQLITE_DONE;
             break;
         }
     }
-    free(vals);
+    free(text);
+    free(num);
     int ret = rc == SQLITE_DONE ? 0 : fail(db, err, errlen);
     sqlite3_finalize(s);
     return ret;

@@ -126,10 +126,11 @@ static json_t *run_json(const char *server, const char *when, double mbps, int o
                      "variant", "tso-off");
 }
 
-static int count_row(void *ud, int ncols, const char *const *v)
+static int count_row(void *ud, int ncols, const char *const *text, const double *num)
 {
     (void)ncols;
-    *(long *)ud = atol(v[0]);
+    (void)text;
+    *(long *)ud = (long)num[0];
     return 0;
 }
 
