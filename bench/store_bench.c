@@ -62,7 +62,8 @@ static int generate(const struct store_spec *spec, long n, long v, long srv)
     }
     snprintf(sql, sizeof sql,
              "WITH RECURSIVE g(i) AS (SELECT CAST(0 AS BIGINT) UNION ALL SELECT i + 1 FROM g WHERE i < %ld) "
-             "INSERT INTO runs (run_id, started_at, vantage, server, url, direction, streams, bytes, avg_mbps, ok, run) "
+             "INSERT INTO runs (run_id, started_at, vantage, server, url, direction, streams, bytes, avg_mbps, ok,"
+             " run) "
              "SELECT 'bench-%ld-' || i, 1790000000 + i * 0.5, 'v' || (i %% %ld), 's' || ((i / %ld) %% %ld), "
              "'http://bench/', 'download', 1, 1000000, "
              "100.0 * (1 + 0.5 * ((i %% %ld) %% 3)) * (1 + 0.25 * (((i / %ld) %% %ld) %% 4)) * "

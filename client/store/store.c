@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <libpq-fe.h>
 
 static int has_prefix(const char *s, const char *p)
@@ -82,18 +84,21 @@ int store_spec_parse(const char *arg, struct store_spec *spec, char *err, size_t
 }
 
 /* $XDG_DATA_HOME/debit, or $HOME/.local/share/debit (the XDG base directory rule: a
- * relative XDG_DATA_HOME is ignored). */
+ * relative XDG_DATA_HOME is ignored); without HOME (cron, env -i) the account's home. */
 static int data_dir(char *buf, size_t len, char *err, size_t errlen)
 {
     const char *x = getenv("XDG_DATA_HOME");
     const char *home = getenv("HOME");
+    struct passwd *pw = home && *home ? NULL : getpwuid(getuid());
+    if (pw)
+        home = pw->pw_dir;
     int n;
     if (x && x[0] == '/')
         n = snprintf(buf, len, "%s/debit", x);
     else if (home && *home)
         n = snprintf(buf, len, "%s/.local/share/debit", home);
     else
-        return err_set(err, errlen, "neither XDG_DATA_HOME nor HOME is set: give --db");
+        return err_set(err, errlen, "no home directory (XDG_DATA_HOME, HOME): give --db");
     if (n < 0 || (size_t)n >= len)
         return err_set(err, errlen, "the data directory's name is too long");
     return 0;

@@ -33,7 +33,8 @@ struct store_spec {
 int store_spec_parse(const char *arg, struct store_spec *spec, char *err, size_t errlen);
 /* The store used without --db: $DEBIT_DB when set (parsed as --db), else SQLite at
  * $XDG_DATA_HOME/debit/results.db ($HOME/.local/share when XDG_DATA_HOME is unset or not
- * absolute). Returns 0, or -1 (err; a bad DEBIT_DB is named as such). */
+ * absolute; the account's home directory when HOME is unset too). Returns 0, or -1 (err;
+ * a bad DEBIT_DB is named as such). */
 int store_spec_default(struct store_spec *spec, char *err, size_t errlen);
 /* The spec as it may be shown: a PostgreSQL URI's password replaced by "***". */
 void store_spec_display(const struct store_spec *spec, char *buf, size_t len);

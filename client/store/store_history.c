@@ -55,7 +55,8 @@ static int run_row(void *vud, int ncols, const char *const *v, const double *x)
     struct store_run_row r = {
         .run_id = v[0], .vantage = v[1], .server = v[2], .url = v[3], .scenario = v[4], .variant = v[5],
         .direction = v[6], .limited_by = v[7], .error_kind = v[8], .started_at = x[9], .avg_mbps = x[10],
-        .rtt_ms = x[11], .predicted_mbps = x[12], .bytes = x[13], .ok = x[14] == 1, .streams = isnan(x[15]) ? 1 : (int)x[15],
+        .rtt_ms = x[11], .predicted_mbps = x[12], .bytes = x[13], .ok = x[14] == 1,
+        .streams = isnan(x[15]) ? 1 : (int)x[15],
     };
     return u->fn(u->ud, &r);
 }

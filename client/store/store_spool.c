@@ -101,7 +101,8 @@ long store_spool_flush(const char *path, struct store *st, char *err, size_t err
     free(line);
     fclose(f);
     long held = (long)(json_array_size(p.runs) + json_array_size(p.invocations)), rc = held;
-    if (insert_array(st, "runs", p.runs, err, errlen) < 0 || insert_array(st, "invocations", p.invocations, err, errlen) < 0)
+    if (insert_array(st, "runs", p.runs, err, errlen) < 0 ||
+        insert_array(st, "invocations", p.invocations, err, errlen) < 0)
         rc = -1;
     else if (held && (ftruncate(fd, 0) != 0 || fsync(fd) != 0))
         rc = err_set(err, errlen, "%s: %s", path, strerror(errno));

@@ -63,7 +63,8 @@ static int sq_begin_migration(void *db, char *err, size_t errlen)
 static int bind_all(sqlite3_stmt *s, const char *const *vals, int n)
 {
     for (int i = 0; i < n; i++) {
-        int rc = vals && vals[i] ? sqlite3_bind_text(s, i + 1, vals[i], -1, SQLITE_STATIC) : sqlite3_bind_null(s, i + 1);
+        int rc = vals && vals[i] ? sqlite3_bind_text(s, i + 1, vals[i], -1, SQLITE_STATIC)
+                                 : sqlite3_bind_null(s, i + 1);
         if (rc != SQLITE_OK)
             return -1;
     }

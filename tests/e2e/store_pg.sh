@@ -15,7 +15,8 @@ U=$DEBITD_BASE/files/1Mio.dat
 # Four vantage points at once, 3 runs x 2 servers each.
 pids=()
 for v in 1 2 3 4; do
-  "$DEBIT" -q -n 3 --db "$PG_URL" --vantage "v$v" a="$U" b="$U" >"$T_TMP/c$v.out" 2>"$T_TMP/c$v.err" &
+  "$DEBIT" -q -n 3 --db "$PG_URL" --vantage "v$v" a="$U" b="$U" \
+    >"$T_TMP/c$v.out" 2>"$T_TMP/c$v.err" &
   pids+=($!)
 done
 rcs=""
@@ -23,7 +24,8 @@ for p in "${pids[@]}"; do wait "$p"; rcs="$rcs$? "; done
 check_eq "four concurrent debit: exit 0 each" "0 0 0 0 " "$rcs"
 check_eq "every run present (4 x 3 x 2)" 24 "$(pg_val 'SELECT count(*) FROM runs')"
 check_eq "6 runs per vantage" "v1:6 v2:6 v3:6 v4:6" \
-  "$(pg_val "SELECT string_agg(vantage || ':' || n, ' ' ORDER BY vantage) FROM (SELECT vantage, count(*) n FROM runs GROUP BY 1) x")"
+  "$(pg_val "SELECT string_agg(vantage || ':' || n, ' ' ORDER BY vantage)
+             FROM (SELECT vantage, count(*) n FROM runs GROUP BY 1) x")"
 check_eq "one invocation row each, 6 runs ok" "4|4" \
   "$(pg_val "SELECT count(*), count(*) FILTER (WHERE runs = 6 AND runs_ok = 6) FROM invocations")"
 check_eq "the run's JSON is jsonb, the row's columns match it" 24 \
@@ -50,29 +52,35 @@ before=$(pg_val "SELECT count(*) FROM runs WHERE vantage = 'stopped'")
 "$DEBIT" -n 1 --db "$PG_URL" --vantage next a="$U" >/dev/null 2>"$T_TMP/next.err"
 check_eq "the next run: exit 0" 0 $?
 check_match "the next run wrote the spool first" "spooled records? written first" "$(cat "$T_TMP/next.err")"
-check_eq "nothing lost: all 8 runs of the stopped store" 8 "$(pg_val "SELECT count(*) FROM runs WHERE vantage = 'stopped'")"
-check_eq "nothing twice: ids distinct" "$(pg_val 'SELECT count(*) FROM runs')" "$(pg_val 'SELECT count(DISTINCT run_id) FROM runs')"
-check_eq "its invocation row too" "1|8" "$(pg_val "SELECT count(*), max(runs) FROM invocations WHERE vantage = 'stopped'")"
+stopped_runs() { pg_val "SELECT count(*) FROM runs WHERE vantage = 'stopped'"; }
+check_eq "nothing lost: all 8 runs of the stopped store" 8 "$(stopped_runs)"
+check_eq "nothing twice: ids distinct" "$(pg_val 'SELECT count(*) FROM runs')" \
+  "$(pg_val 'SELECT count(DISTINCT run_id) FROM runs')"
+check_eq "its invocation row too" "1|8" \
+  "$(pg_val "SELECT count(*), max(runs) FROM invocations WHERE vantage = 'stopped'")"
 check_eq "the spool emptied" 0 "$(wc -l <"$spool")"
 t_diag "runs stored before the stop: $before of 8; spooled: $nsp records"
 # A replay of the same spool adds nothing.
 "$DEBIT" -q -n 1 --db "$PG_URL" --vantage next a="$U" >/dev/null 2>&1
-check_eq "spool replay idempotent: still 8" 8 "$(pg_val "SELECT count(*) FROM runs WHERE vantage = 'stopped'")"
+check_eq "spool replay idempotent: still 8" 8 "$(stopped_runs)"
 
 # Odd names, as given.
 odd="o'brien \"lab\"; DROP TABLE runs; --"
 "$DEBIT" -q -n 1 --db "$PG_URL" --vantage "$odd" "$odd=$U" >/dev/null
 check_eq "odd name stored: exit 0" 0 $?
-check_eq "odd vantage and server as given" "$odd|$odd" "$(pg_val "SELECT vantage || '|' || server FROM runs WHERE server LIKE 'o''brien%'")"
+check_eq "odd vantage and server as given" "$odd|$odd" \
+  "$(pg_val "SELECT vantage || '|' || server FROM runs WHERE server LIKE 'o''brien%'")"
 
 # history from PostgreSQL.
 "$DEBIT" history --db "$PG_URL" --by vantage,server --server a -f json >"$T_TMP/by.json" 2>"$T_TMP/by.err"
 check_eq "history --by: exit 0" 0 $?
 check_eq "servers and vantages with their effects" "a|next,stopped,v1,v2,v3,v4" \
   "$(jq -r '[(.servers | keys | join(",")), (.vantages | keys | join(","))] | join("|")' "$T_TMP/by.json")"
-check_eq "effect members" "true" "$(jq '.servers.a.server_effect == 1 and (.vantages.v1.vantage_effect > 0)' "$T_TMP/by.json")"
+check_eq "effect members" "true" \
+  "$(jq '.servers.a.server_effect == 1 and (.vantages.v1.vantage_effect > 0)' "$T_TMP/by.json")"
 "$DEBIT" history --db "$PG_URL" --vantage v2 -f csv >"$T_TMP/sum.csv"
-check_eq "summary per server from PostgreSQL" "a,3 b,3" "$(tail -n +2 "$T_TMP/sum.csv" | cut -d, -f1,2 | tr '\n' ' ' | sed 's/ $//')"
+check_eq "summary per server from PostgreSQL" "a,3 b,3" \
+  "$(tail -n +2 "$T_TMP/sum.csv" | cut -d, -f1,2 | tr '\n' ' ' | sed 's/ $//')"
 
 # A bad --db is a usage error naming the option.
 out=$("$DEBIT" --db 'postgresql://h/db?nosuch=1' a="$U" 2>&1)

@@ -47,7 +47,8 @@ check_eq "--import: exit 0" 0 $?
 check_match "--import: 4 new" "4 runs read, 4 new" "$(cat "$T_TMP/imp1.err")"
 H --db "$T_TMP/imp.db" --import "$T_TMP/r.jsonl" 2>"$T_TMP/imp2.err"
 check_match "--import again: nothing new" "4 runs read, 0 new" "$(cat "$T_TMP/imp2.err")"
-check_eq "imported runs' vantage" "old" "$(H --db "$T_TMP/imp.db" --runs -f json | jq -r '[.[].vantage] | unique | join(",")')"
+check_eq "imported runs' vantage" "old" \
+  "$(H --db "$T_TMP/imp.db" --runs -f json | jq -r '[.[].vantage] | unique | join(",")')"
 printf '{"server": "x"}\nnot json\n' >"$T_TMP/bad.jsonl"
 out=$(H --db "$T_TMP/imp.db" --import "$T_TMP/bad.jsonl" 2>&1)
 check_eq "--import of a bad line: exit 1" 1 $?
@@ -55,7 +56,8 @@ check_match "names file and line" "bad.jsonl:1: a run without a valid \"started_
 
 # Summaries: n, median, p10, p90 per server, as the report's medians.
 H -f json >"$T_TMP/sum.json"
-check_eq "summary: one row per server, n 2" "a:2 b:2" "$(jq -r '[.[] | "\(.server):\(.n)"] | join(" ")' "$T_TMP/sum.json")"
+check_eq "summary: one row per server, n 2" "a:2 b:2" \
+  "$(jq -r '[.[] | "\(.server):\(.n)"] | join(" ")' "$T_TMP/sum.json")"
 check_eq "summary medians equal the report's" \
   "$(jq -c '[.summary[] | .median_mbps * 1000 | round]' "$T_TMP/r.json")" \
   "$(jq -c '[.[] | .median_mbps * 1000 | round]' "$T_TMP/sum.json")"
@@ -64,7 +66,8 @@ check_match "markdown table" '^\| server +\| n \| median_mbps' "$(H -f markdown 
 check_eq "--server filter" "b" "$(H --server b -f json | jq -r '[.[].server] | join(",")')"
 check_eq "--since tomorrow: nothing" 0 "$(H --since "$(date -u -d tomorrow +%F)" -f json | jq length)"
 check_eq "--until 1d ago: nothing" 0 "$(H --until 1d -f json | jq length)"
-check_eq "--every 1d: today's window" "$(date -u +%F)T00:00:00Z" "$(H --every 1d -f json | jq -r '.[0].window')"
+check_eq "--every 1d: today's window" "$(date -u +%F)T00:00:00Z" \
+  "$(H --every 1d -f json | jq -r '.[0].window')"
 out=$(H --since yesterday-ish 2>&1)
 check_eq "bad --since: exit 2" 2 $?
 check_match "names --since" "^debit: history: --since: 'yesterday-ish'" "$out"
