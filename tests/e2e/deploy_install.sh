@@ -96,6 +96,9 @@ check_eq "completion: debitd --resto<TAB>" "--restore-offload" "$(comp debitd --
 check_eq "completion: debitd --log-level w<TAB>" "warn" "$(comp debitd --log-level w)"
 check_eq "completion: debit --no-p<TAB>" "--no-progress" "$(comp debit --no-p)"
 check_eq "completion: debit --format m<TAB>" "markdown" "$(comp debit --format m)"
+check_eq "completion: debit hist<TAB>" "history" "$(comp debit hist)"
+check_eq "completion: debit history --ev<TAB>" "--every" "$(comp debit history --ev)"
+check_eq "completion: debit --vant<TAB>" "--vantage" "$(comp debit --vant)"
 
 # uninstall: nothing left but the edited config
 check "make uninstall" mk uninstall
