@@ -298,7 +298,8 @@ static int summarise(const struct hopts *o, struct runs_acc *a, struct htable *o
         }
         g->v[g->n++] = a->pts[i].mbps;
     }
-    qsort(gs, ng, sizeof *gs, cmp_group);
+    if (ng) /* qsort's array may not be NULL, even for no element */
+        qsort(gs, ng, sizeof *gs, cmp_group);
     for (size_t i = 0; i < ng && rc == 0; i++) {
         char win[32] = "", n[16], med[32], p10[32], p90[32];
         if (o->every_s > 0)
@@ -355,7 +356,8 @@ static int show_runs(const struct hopts *o, struct store *st)
         htable_free(&s);
     }
     if (o->plot) {
-        qsort(a.pts, a.npts, sizeof *a.pts, cmp_point);
+        if (a.npts)
+            qsort(a.pts, a.npts, sizeof *a.pts, cmp_point);
         if (history_plot(o->plot, a.pts, a.npts, err, sizeof err) != 0) {
             fprintf(stderr, "debit: --plot: %s\n", err);
             rc = 1;
