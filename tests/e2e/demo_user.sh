@@ -16,18 +16,21 @@ tar -C "$DEBIT_TOP" --exclude='./build*' --exclude=./.git -cf - . | tar -C "$cop
 mkdir -p "$copy/build"
 for p in debitd debit debit-netctl debit-delayline; do cp "$DEBIT_BUILD/$p" "$copy/build/" 2>/dev/null; done
 chmod -R a+rX "$copy"
+# debit keeps its runs under XDG_DATA_HOME (docs/store.md): one nobody may write, in the copy.
+mkdir -p "$copy/xdg" && chown nobody "$copy/xdg"
 allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
 t_diag "net.ipv4.tcp_allowed_congestion_control = $allowed"
 before=$(ls -d /dev/shm/debit-demo.* 2>/dev/null | sort)
 t0=$(date +%s.%N)
 setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups --inh-caps=-all \
-  env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp \
+  env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp XDG_DATA_HOME="$copy/xdg" \
   DEMO_SIZE=16Mio BUILD=build timeout -k 5 120 "$copy/tools/demo" >"$T_TMP/out" 2>"$T_TMP/err"
 rc=$?
 secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}')
 t_diag "the demo as nobody took $secs s"
 out=$(cat "$T_TMP/out") err=$(cat "$T_TMP/err")
 check_eq "demo as nobody: exit 0" 0 "$rc"
+check "the demo's runs kept in nobody's store" test -s "$copy/xdg/debit/results.db"
 [ "$rc" -eq 0 ] || t_diag "$(tail -5 "$T_TMP/err")"
 check_match "falls back from the lab, saying why" 'demo: the lab cannot run here: .*root' "$err"
 # The two listeners' algorithms, as the demo announced them, must be allowed ones.
