@@ -158,6 +158,8 @@ static int parse_args(struct hopts *o, int argc, char **argv, char *err, size_t 
         return err_set(err, errlen, "%s: unexpected argument", argv[optind]);
     if (o->by + o->runs > 1 || (o->every_s > 0 && (o->by || o->runs)))
         return err_set(err, errlen, "--runs, --by and --every choose different tables: give one");
+    if (o->plot && o->by)
+        return err_set(err, errlen, "--plot draws runs over time, not --by's fit: give one");
     if (!o->spec_given && store_spec_default(&o->spec, err, errlen) != 0)
         return -1;
     if (o->spec.kind == STORE_NONE)

@@ -82,6 +82,40 @@ check_eq "effect members" "true" \
 check_eq "summary per server from PostgreSQL" "a,3 b,3" \
   "$(tail -n +2 "$T_TMP/sum.csv" | cut -d, -f1,2 | tr '\n' ' ' | sed 's/ $//')"
 
+# --import into PostgreSQL, twice: the same runs once.
+"$DEBIT" -q -n 2 --db none --jsonl "$T_TMP/old.jsonl" old="$U" >/dev/null
+"$DEBIT" history --db "$PG_URL" --import "$T_TMP/old.jsonl" --vantage-import archive 2>/dev/null
+"$DEBIT" history --db "$PG_URL" --import "$T_TMP/old.jsonl" 2>"$T_TMP/imp.err"
+check_match "--import again: nothing new" "2 runs read, 0 new" "$(cat "$T_TMP/imp.err")"
+check_eq "imported runs in PostgreSQL, once" 2 "$(pg_val "SELECT count(*) FROM runs WHERE vantage = 'archive'")"
+
+# Migration from the previous schema (version 1), as docs/store.md shows its SQL: a v1
+# database with a run opens as version 2 with the run kept, and ends up with the same
+# tables and indexes as a database debit created itself.
+pg_val "CREATE DATABASE mig" >/dev/null
+MIG_URL=${PG_URL%/postgres}/mig
+sed -n '/^-- version 1$/,/^-- version 2/p' "$DEBIT_TOP/docs/store.md" | grep -v '^-- version 2' >"$T_TMP/v1.sql"
+pg_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d mig -q -v ON_ERROR_STOP=1 -f - \
+  <"$T_TMP/v1.sql" >/dev/null
+check_eq "docs/store.md's version 1 SQL runs" 0 $?
+pg_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d mig -q -v ON_ERROR_STOP=1 -c "
+  CREATE TABLE debit_schema (version INTEGER NOT NULL); INSERT INTO debit_schema VALUES (1);
+  INSERT INTO runs (run_id, started_at, vantage, server, ok, run) VALUES ('v1-run', 1790000000, 'old', 'x', 1, '{}')"
+"$DEBIT" -q -n 1 --db "$MIG_URL" --vantage new a="$U" >/dev/null
+check_eq "v1 database: debit runs" 0 $?
+mval() { pg_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d "$1" -Atq -c "$2"; }
+check_eq "migrated to version 2" 2 "$(mval mig 'SELECT max(version) FROM debit_schema')"
+check_eq "the v1 run kept, the new one added" "new old" \
+  "$(mval mig "SELECT string_agg(vantage, ' ' ORDER BY vantage) FROM runs")"
+cols="SELECT string_agg(table_name || '.' || column_name || ':' || data_type, ' ' ORDER BY table_name, column_name)
+      FROM information_schema.columns WHERE table_schema = 'public'"
+idx="SELECT string_agg(indexdef, ' ' ORDER BY indexname) FROM pg_indexes WHERE schemaname = 'public'"
+check_eq "migrated columns = debit's own" "$(mval postgres "$cols")" "$(mval mig "$cols")"
+check_eq "migrated indexes = debit's own" "$(mval postgres "$idx")" "$(mval mig "$idx")"
+check_match "... runs_cells among them" \
+  "CREATE INDEX runs_cells ON public.runs USING btree \(vantage, server, avg_mbps\) WHERE \(ok = 1\)" \
+  "$(mval mig "$idx")"
+
 # A bad --db is a usage error naming the option.
 out=$("$DEBIT" --db 'postgresql://h/db?nosuch=1' a="$U" 2>&1)
 check_eq "bad --db: exit 2" 2 $?
