@@ -1,6 +1,6 @@
-/* http_files: file bodies (sendfile from a dup()ed memfd, or an iovec over the mapped region
- * when a file repeats it), preconditions (304/412, conditional.h), Range/If-Range, and the
- * .sha256 answers. */
+/* http_files: a file response in three steps (preconditions 304/412 with conditional.h,
+ * Range/If-Range and the quota; its body and headers, or the connection's kept response;
+ * the transfer's start), and the .sha256 answers. The body itself: http_body.c. */
 #include "http_internal.h"
 
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "conditional.h"
+#include "http_body.h"
 #include "log.h"
 #include "nopush.h"
 #include "range.h"
@@ -49,128 +50,6 @@ void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size
     *p++ = '"';
     *p = 0;
     sys_strcpy(buf, len, tmp); /* truncated as snprintf would (LEN is 96 here) */
-}
-
-/* An iovec response over the repeated region: one kernel copy per byte (sendmsg). */
-static struct MHD_Response *iovec_response(const struct content *c, uint64_t off, uint64_t len)
-{
-    uint64_t region = content_region_size(c);
-    const unsigned char *map = content_map(c);
-    uint64_t pieces = len / region + 2;
-    struct MHD_IoVec *iov = calloc((size_t)pieces, sizeof *iov);
-    if (!iov)
-        return NULL;
-    unsigned n = 0;
-    uint64_t pos = off, end = off + len;
-    while (pos < end) {
-        uint64_t in = pos % region;
-        uint64_t take = region - in;
-        if (take > end - pos)
-            take = end - pos;
-        iov[n].iov_base = map + in;
-        iov[n].iov_len = (size_t)take;
-        n++;
-        pos += take;
-    }
-    /* MHD copies the vector; the region outlives every response (freed after MHD stops) */
-    struct MHD_Response *resp = MHD_create_response_from_iovec(iov, n, NULL, NULL);
-    free(iov);
-    return resp;
-}
-
-/* A body computed per response while the region is being generated (content_copy: the
- * same bytes). The response keeps the content it reads: the request's snapshot holds it. */
-struct gen_body {
-    const struct content *c;
-    uint64_t off, len;
-};
-
-static ssize_t gen_body_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-    const struct gen_body *g = cls;
-    if (pos >= g->len)
-        return MHD_CONTENT_READER_END_OF_STREAM;
-    size_t n = g->len - pos < max ? (size_t)(g->len - pos) : max;
-    content_copy(g->c, g->off + pos, (unsigned char *)buf, n);
-    return (ssize_t)n;
-}
-
-/* The block libmicrohttpd allocates per generated response and fills per call: nginx's
- * output_buffers are 2 x 32 KiB; a start under 1,000 connections holds 64 MiB of them. */
-#define GEN_BLOCK (64u << 10)
-
-static struct MHD_Response *generated_response(const struct content *c, uint64_t off, uint64_t len)
-{
-    struct gen_body *g = malloc(sizeof *g);
-    if (!g)
-        return NULL;
-    *g = (struct gen_body){c, off, len};
-    struct MHD_Response *resp = MHD_create_response_from_callback(len, GEN_BLOCK, gen_body_read, g, free);
-    if (!resp)
-        free(g);
-    return resp;
-}
-
-/* Bodies up to this size go out as a buffer over the mapped region: libmicrohttpd then sends
- * headers and body in one sendmsg, where an fd response costs a send() for the headers and a
- * sendfile() for the body, two segments and two pushes (docs/server.md, "Many clients"). */
-#define SMALL_BODY (64u << 10)
-
-/* The body of [off, off+len) and, in *path, how it is sent: "generated" (the region is not
- * complete yet, or could not be had: computed per response, a copy), "sendfile" (zero-copy from the
- * memfd: libmicrohttpd sends an fd response with sendfile when it has the feature, no TLS and
- * SIGPIPE handled, which debitd sets), "iovec" (a range crossing the region's end or a file
- * repeating it: sendmsg copies every byte) or "buffer" (an empty or small body: one copy, in
- * the same sendmsg as the headers). */
-static struct MHD_Response *body_response(struct server *s, uint64_t off, uint64_t len, const char **path)
-{
-    *path = "buffer";
-    if (len == 0)
-        return MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-    *path = "generated";
-    if (!content_ready(s->content))
-        return generated_response(s->content, off, len);
-    *path = "iovec";
-    if (off + len > content_region_size(s->content))
-        return iovec_response(s->content, off, len);
-    *path = "buffer";
-    if (len <= SMALL_BODY) /* the region outlives every response */
-        return MHD_create_response_from_buffer((size_t)len, (void *)(content_map(s->content) + off),
-                                               MHD_RESPMEM_PERSISTENT);
-    /* without sendfile in this libmicrohttpd build, an fd response is pread + send: a copy */
-    *path = MHD_is_feature_supported(MHD_FEATURE_SENDFILE) == MHD_YES ? "sendfile" : "pread";
-    /* One fd per response: MHD serialises responses that share an fd on a mutex. */
-    int fd = dup(content_fd(s->content));
-    if (fd < 0) {
-        log_warn("dup of the content memfd: %s", strerror(errno));
-        return NULL;
-    }
-    struct MHD_Response *resp = MHD_create_response_from_fd_at_offset64(len, fd, off);
-    if (!resp)
-        close(fd);
-    else /* where its body ends, for its sendfile steps (sendstep.h) */
-        sendstep_note(fd, off + len);
-    return resp;
-}
-
-const char *http_large_send_path(const struct server *s)
-{
-    if (!content_ready(s->content))
-        return "generated";
-    return MHD_is_feature_supported(MHD_FEATURE_SENDFILE) == MHD_YES ? "sendfile" : "pread";
-}
-
-const char *http_file_send_path(const struct server *s, uint64_t size)
-{
-    if (size == 0)
-        return "buffer";
-    if (!content_ready(s->content))
-        return "generated";
-    if (size > content_region_size(s->content))
-        return "iovec";
-    if (size <= SMALL_BODY)
-        return "buffer";
-    return http_large_send_path(s);
 }
 
 /* A response sent again gets this request's X-Debit-Transfer NEW_ID ("" for none); AT is
@@ -256,15 +135,34 @@ static int conn_socket(struct MHD_Connection *conn)
     return ci ? ci->connect_fd : -1;
 }
 
-enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struct req *r,
-                          const struct file_cfg *f, int head)
+/* What a file response is, as its three steps work it out. */
+struct file_reply {
+    char etag[96];
+    uint64_t off, len;   /* the body: the whole file, or the one range asked for */
+    unsigned status;     /* 200 or 206 */
+    struct range rg;     /* 206: the range */
+    struct file_head h;  /* the headers (http_file_head) */
+    const unsigned char *body; /* the body in the region (NULL until it is complete, or a
+                                * range crossing its end); "" when empty */
+    enum send_path path;
+    struct MHD_Response *resp;
+    int reused;          /* resp is the connection's kept response (http_conn_reuse_get) */
+    char sig[1400];      /* what decides a small response (small_signature); siglen 0: none */
+    size_t siglen;
+    char *id_at;         /* where libmicrohttpd keeps resp's X-Debit-Transfer value (reuse_id) */
+};
+
+/* Preconditions (RFC 9110 13.2.2), then Range and the quota: fills FR's etag and body
+ * extent, or queues the answer that ends the request (412, 304, 416, 429) into *OUT and
+ * returns 1. Preconditions come before Range, the quota and the reuse table, so that a 304
+ * or 412 is never charged, recorded, kept or taken from the table. A request without them
+ * (the common one) pays four header lookups. */
+static int file_precheck(struct listener *l, struct MHD_Connection *conn, struct req *r, const struct file_cfg *f,
+                         int head, struct file_reply *fr, enum MHD_Result *out)
 {
     struct server *s = l->srv;
-    char etag[96], cr[96];
-    http_etag(s, f, etag, sizeof etag);
-    /* Preconditions first (RFC 9110 13.2.2): before Range, the quota and the reuse table,
-     * so that a 304 or 412 is never charged, recorded, kept or taken from the table. A
-     * request without them (the common one) pays four header lookups. */
+    char cr[96];
+    http_etag(s, f, fr->etag, sizeof fr->etag);
     struct cond_headers ch = {
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_MATCH),
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH),
@@ -272,145 +170,169 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_UNMODIFIED_SINCE),
     };
     if (ch.if_match || ch.if_none_match || ch.if_modified_since || ch.if_unmodified_since) {
-        enum cond_result c = cond_evaluate(&ch, etag, s->last_modified);
+        enum cond_result c = cond_evaluate(&ch, fr->etag, s->last_modified);
         if (c == COND_PRECONDITION_FAILED)
-            return http_reply_text(l, conn, 412, NULL, NULL);
+            return *out = http_reply_text(l, conn, 412, NULL, NULL), 1;
         if (c == COND_NOT_MODIFIED)
-            return not_modified(l, conn, f, etag);
+            return *out = not_modified(l, conn, f, fr->etag), 1;
     }
     const char *range_h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_RANGE);
     const char *if_range = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_RANGE);
-    struct range rg = {0, 0};
     enum range_kind k = RANGE_NONE;
-    if (range_h && range_if_range_ok(if_range, etag, s->last_modified))
-        k = range_parse(range_h, f->size, &rg);
+    if (range_h && range_if_range_ok(if_range, fr->etag, s->last_modified))
+        k = range_parse(range_h, f->size, &fr->rg);
     if (k == RANGE_UNSATISFIABLE) {
         snprintf(cr, sizeof cr, "bytes */%llu", (unsigned long long)f->size);
-        return http_reply_text(l, conn, 416, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
+        return *out = http_reply_text(l, conn, 416, MHD_HTTP_HEADER_CONTENT_RANGE, cr), 1;
     }
-    uint64_t off = 0, len = f->size;
-    unsigned status = 200;
+    fr->off = 0;
+    fr->len = f->size;
+    fr->status = 200;
     if (k == RANGE_ONE) {
-        off = rg.first;
-        len = rg.last - rg.first + 1;
-        status = 206;
+        fr->off = fr->rg.first;
+        fr->len = fr->rg.last - fr->rg.first + 1;
+        fr->status = 206;
     }
     char retry[24];
-    if (!head && http_quota_refused(l, conn, r, len, retry, sizeof retry))
-        return http_reply_text(l, conn, 429, MHD_HTTP_HEADER_RETRY_AFTER, retry);
-    const char *send_path = "tls";
-    struct file_head h;
-    http_file_head(l, conn, etag, &h);
-    r->sock = conn_socket(conn);
-    /* A small body (sent with its headers, from the region) on a kept-alive connection: the
-     * same file again is answered with the previous request's response when nothing it
-     * says has changed, but for its transfer ID. A reload, an offload change or another
-     * range changes the signature; a graceful stop adds Connection: close, never kept. */
+    if (!head && http_quota_refused(l, conn, r, fr->len, retry, sizeof retry))
+        return *out = http_reply_text(l, conn, 429, MHD_HTTP_HEADER_RETRY_AFTER, retry), 1;
+    return 0;
+}
+
+/* FR's response: the connection's kept one when it says the same, else a new one with
+ * its headers. A small body (sent with its headers, from the region) on a kept-alive
+ * connection: the same file again is answered with the previous request's response when
+ * nothing it says has changed, but for its transfer ID. A reload, an offload change or
+ * another range changes the signature; a graceful stop adds Connection: close, never
+ * kept. Returns 0, or -1 when no response could be made. */
+static int file_body(struct listener *l, struct MHD_Connection *conn, struct req *r, const struct file_cfg *f,
+                     struct file_reply *fr)
+{
+    struct server *s = l->srv;
+    http_file_head(l, conn, fr->etag, &fr->h);
     uint64_t region = content_region_size(s->content);
     const unsigned char *map = content_map(s->content); /* NULL until the region is complete */
-    const unsigned char *body = !len ? (const unsigned char *)"" /* the region's, else NULL */
-                                : map && off + len <= region ? map + off : NULL;
-    char sig[1400];
-    size_t siglen = 0;
-    char *id_at = NULL; /* where libmicrohttpd keeps RESP's X-Debit-Transfer value (reuse_id) */
-    struct MHD_Response *resp = NULL;
-    if (len <= SMALL_BODY && body && !s->draining) {
-        siglen = small_signature(&h, body, len, status == 206 ? &rg : NULL, f->size, sig, sizeof sig);
-        if (siglen)
-            resp = http_conn_reuse_get(conn, r->sock, sig, siglen, &id_at);
+    fr->body = !fr->len ? (const unsigned char *)"" : map && fr->off + fr->len <= region ? map + fr->off : NULL;
+    if (fr->len <= HTTP_BODY_SMALL && fr->body && !s->draining) {
+        fr->siglen = small_signature(&fr->h, fr->body, fr->len, fr->status == 206 ? &fr->rg : NULL, f->size,
+                                     fr->sig, sizeof fr->sig);
+        if (fr->siglen)
+            fr->resp = http_conn_reuse_get(conn, r->sock, fr->sig, fr->siglen, &fr->id_at);
     }
-    int reused = resp != NULL;
-    if (reused) {
-        send_path = l->tls ? "tls" : "buffer"; /* its old X-Debit-Transfer: below (reuse_id) */
+    if ((fr->reused = fr->resp != NULL)) { /* its old X-Debit-Transfer: http_file (reuse_id) */
+        fr->path = send_path_for(s->content, fr->off, fr->len, l->tls != NULL);
         l->responses_reused++;
-    } else {
-        /* HTTPS: libmicrohttpd encrypts in user space, never with sendfile; from a buffer it
-         * encrypts straight out of the content map, where an fd response adds a pread copy */
-        if (l->tls && len && body)
-            resp = MHD_create_response_from_buffer((size_t)len, (void *)body, MHD_RESPMEM_PERSISTENT);
-        else if ((resp = body_response(s, off, len, &send_path)) && l->tls)
-            send_path = "tls";
-        if (!resp)
-            return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-        http_file_head_add(&h, resp, 0);
-        if (status == 206) {
-            snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)rg.first,
-                     (unsigned long long)rg.last, (unsigned long long)f->size);
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
-        }
-        if (siglen)
-            l->responses_built++;
+        return 0;
     }
+    if (!(fr->resp = http_body_new(s->content, fr->off, fr->len, l->tls != NULL, &fr->path)))
+        return -1;
+    http_file_head_add(&fr->h, fr->resp, 0);
+    if (fr->status == 206) {
+        char cr[96];
+        snprintf(cr, sizeof cr, "bytes %llu-%llu/%llu", (unsigned long long)fr->rg.first,
+                 (unsigned long long)fr->rg.last, (unsigned long long)f->size);
+        MHD_add_response_header(fr->resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
+    }
+    if (fr->siglen)
+        l->responses_built++;
+    return 0;
+}
+
+/* sendfile, iovec, pread: libmicrohttpd pushes the headers alone; under tcp_nopush they
+ * go out with the body's first bytes (nopush.h), released in http_completed. A buffer
+ * already leaves with its headers in one sendmsg, TLS in GnuTLS records. A failure leaves
+ * libmicrohttpd's order, said once (a build without the interposition is said at start,
+ * server_bind). Returns 1 when the socket is corked. */
+static int file_nopush(struct listener *l, struct req *r, enum send_path path)
+{
+    if (!l->cfg->tcp_nopush || !nopush_interposed() || path == SEND_BUFFER || path == SEND_TLS)
+        return 0;
+    char nerr[160];
+    if (nopush_begin(r->sock, nerr, sizeof nerr) == 0) {
+        r->nopush = 1;
+        l->nopush_responses++;
+        return 1;
+    }
+    if (!l->nopush_warned++)
+        log_warn("%s: tcp_nopush: %s", l->name, nerr);
+    return 0;
+}
+
+/* A GET's transfer: its record (ID, filled; "" when none could be drawn), cork, sendfile
+ * steps, and the TCP_INFO read at its start. */
+static void transfer_start(struct listener *l, struct MHD_Connection *conn, struct req *r, const struct file_cfg *f,
+                           struct file_reply *fr, char *id)
+{
+    struct server *s = l->srv;
+    r->kind = REQ_FILE;
+    if (!r->snap) /* the body may be the region's memory: keep it until the request ends */
+        r->snap = snapshot_get(s->snap);
+    struct http_client scratch;
+    const struct http_client *who = http_conn_client(conn, r->sock, &scratch);
+    struct transfer_start ts = {f->path, who->remote, l->name, fr->off, fr->len, (int)fr->status, r->sock,
+                                who->have_peer ? &who->peer : NULL, send_path_name(fr->path), NULL, 0};
+    ts.nopush = file_nopush(l, r, fr->path);
+    if (fr->path == SEND_SENDFILE) {
+        l->zero_copy_transfers++;
+        sendstep_begin(); /* one more body in flight on this worker (sendstep.h) */
+        r->stepped = 1;
+    } else
+        l->copy_transfers++;
+    r->body_len = fr->len;
+    r->file = (size_t)(f - s->cfg->files);
+    r->t0 = sys_mono_s();
+    /* One TCP_INFO read: acked bytes and the cwnd before this response's first byte.
+     * Not for a body under EVIDENCE_MIN_BYTES on a kept-alive connection whose previous
+     * response left its count (http_conn_written): one read of two per small request,
+     * about 4 % of its CPU (docs/performance.md); its initial_cwnd is then null. */
+    struct tcp_info_sample ti;
+    char terr[128];
+    uint64_t written = 0;
+    int have_ti = 0;
+    if (fr->len < EVIDENCE_MIN_BYTES && http_conn_written(conn, r->sock, &written) == 0)
+        r->acked0 = written;
+    else {
+        have_ti = r->sock >= 0 && tcp_info_read(r->sock, &ti, terr, sizeof terr) == 0;
+        r->acked0 = have_ti ? ti.bytes_acked : 0;
+    }
+    struct transfer_evidence ev = {.initial_cwnd = have_ti ? ti.snd_cwnd : 0,
+                                   .sndbuf_setting = l->cfg->tcp.sndbuf, .tcp_wmem_max = l->tcp_wmem_max};
+    ts.ev = &ev; /* copied into the record */
+    r->seq = transfers_begin(s->transfers, &ts, id);
+    if (!r->seq) {
+        id[0] = 0;
+        return;
+    }
+    if (!fr->reused) {
+        MHD_add_response_header(fr->resp, WIRE_HDR_TRANSFER, id);
+        if (fr->siglen) /* a response that may be sent again: found once, here */
+            fr->id_at = (char *)MHD_get_response_header(fr->resp, WIRE_HDR_TRANSFER);
+    }
+    if (fr->len >= EVIDENCE_MIN_BYTES)
+        evidence_begin(&r->mark, s->cpu);
+}
+
+enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struct req *r,
+                          const struct file_cfg *f, int head)
+{
+    struct file_reply fr = {.status = 200};
+    enum MHD_Result out;
+    if (file_precheck(l, conn, r, f, head, &fr, &out))
+        return out;
+    r->sock = conn_socket(conn);
+    if (file_body(l, conn, r, f, &fr) < 0)
+        return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     char id[TRANSFER_ID_LEN] = "";
-    if (!head) {
-        r->kind = REQ_FILE;
-        if (!r->snap) /* the body may be the region's memory: keep it until the request ends */
-            r->snap = snapshot_get(s->snap);
-        struct http_client scratch;
-        const struct http_client *who = http_conn_client(conn, r->sock, &scratch);
-        struct transfer_start ts = {f->path, who->remote, l->name, off, len, (int)status, r->sock,
-                                    who->have_peer ? &who->peer : NULL, send_path, NULL, 0};
-        /* sendfile, iovec, pread: libmicrohttpd pushes the headers alone; under tcp_nopush
-         * they go out with the body's first bytes (nopush.h), released in http_completed.
-         * A buffer already leaves with its headers in one sendmsg, TLS in GnuTLS records. A
-         * failure leaves libmicrohttpd's order, said once (a build without the
-         * interposition is said at start, server_bind). */
-        if (l->cfg->tcp_nopush && nopush_interposed() && strcmp(send_path, "buffer") != 0 &&
-            strcmp(send_path, "tls") != 0) {
-            char nerr[160];
-            if (nopush_begin(r->sock, nerr, sizeof nerr) == 0) {
-                r->nopush = ts.nopush = 1;
-                l->nopush_responses++;
-            } else if (!l->nopush_warned++)
-                log_warn("%s: tcp_nopush: %s", l->name, nerr);
-        }
-        if (strcmp(send_path, "sendfile") == 0) {
-            l->zero_copy_transfers++;
-            sendstep_begin(); /* one more body in flight on this worker (sendstep.h) */
-            r->stepped = 1;
-        } else
-            l->copy_transfers++;
-        r->body_len = len;
-        r->file = (size_t)(f - s->cfg->files);
-        r->t0 = sys_mono_s();
-        /* One TCP_INFO read: acked bytes and the cwnd before this response's first byte.
-         * Not for a body under EVIDENCE_MIN_BYTES on a kept-alive connection whose previous
-         * response left its count (http_conn_written): one read of two per small request,
-         * about 4 % of its CPU (docs/performance.md); its initial_cwnd is then null. */
-        struct tcp_info_sample ti;
-        char terr[128];
-        uint64_t written = 0;
-        int have_ti = 0;
-        if (len < EVIDENCE_MIN_BYTES && http_conn_written(conn, r->sock, &written) == 0)
-            r->acked0 = written;
-        else {
-            have_ti = r->sock >= 0 && tcp_info_read(r->sock, &ti, terr, sizeof terr) == 0;
-            r->acked0 = have_ti ? ti.bytes_acked : 0;
-        }
-        struct transfer_evidence ev = {.initial_cwnd = have_ti ? ti.snd_cwnd : 0,
-                                       .sndbuf_setting = l->cfg->tcp.sndbuf, .tcp_wmem_max = l->tcp_wmem_max};
-        ts.ev = &ev; /* copied into the record */
-        r->seq = transfers_begin(s->transfers, &ts, id);
-        if (r->seq) {
-            if (!reused) {
-                MHD_add_response_header(resp, WIRE_HDR_TRANSFER, id);
-                if (siglen) /* a response that may be sent again: found once, here */
-                    id_at = (char *)MHD_get_response_header(resp, WIRE_HDR_TRANSFER);
-            }
-            if (len >= EVIDENCE_MIN_BYTES)
-                evidence_begin(&r->mark, s->cpu);
-        } else {
-            id[0] = 0;
-        }
-    }
-    if (reused)
-        id_at = reuse_id(resp, id_at, id);
+    if (!head)
+        transfer_start(l, conn, r, f, &fr, id);
+    if (fr.reused)
+        fr.id_at = reuse_id(fr.resp, fr.id_at, id);
     /* kept for the next request (the table then holds our reference), or released */
-    if (siglen && http_conn_reuse_put(conn, r->sock, resp, sig, siglen, id_at) == 0)
-        return http_reply_kept(l, conn, status, resp);
-    if (reused) /* still the table's (a put of the same response cannot fail) */
-        return http_reply_kept(l, conn, status, resp);
-    return http_reply(l, conn, status, resp);
+    if (fr.siglen && http_conn_reuse_put(conn, r->sock, fr.resp, fr.sig, fr.siglen, fr.id_at) == 0)
+        return http_reply_kept(l, conn, fr.status, fr.resp);
+    if (fr.reused) /* still the table's (a put of the same response cannot fail) */
+        return http_reply_kept(l, conn, fr.status, fr.resp);
+    return http_reply(l, conn, fr.status, fr.resp);
 }
 
 /* The digest waiter's hooks: the connection is suspended before the hashing thread can see

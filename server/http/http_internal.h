@@ -195,12 +195,4 @@ void http_address_interface(const struct sockaddr_storage *ss, char *ifname, siz
 
 /* The strong ETag of a file (quoted), from seed, region and size: stable across restarts. */
 void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size_t len);
-/* How a whole file of SIZE bytes leaves on a plain-HTTP listener, as body_response chooses
- * it: "buffer" (empty or up to 64 KiB, with the headers), "iovec" (repeating the region),
- * "sendfile", or "pread" (a libmicrohttpd without sendfile). A static string. */
-const char *http_file_send_path(const struct server *s, uint64_t size);
-/* How a large body within the region leaves on a plain-HTTP listener now: "generated" until
- * the region is complete, then "sendfile", or "pread" without it. A static string. */
-const char *http_large_send_path(const struct server *s);
-
 #endif

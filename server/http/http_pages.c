@@ -1,6 +1,7 @@
 /* http_pages: the pages that are not files: the HTML index of / and of each folder (like a
  * mirror's directory listing), /status (JSON) and /transfers/ID (JSON). */
 #include "http_internal.h"
+#include "http_body.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -185,7 +186,7 @@ json_t *http_listener_json(struct listener *l)
     /* HTTPS: the certificate in use; libmicrohttpd encrypts in user space, so no sendfile */
     json_object_set_new(o, "tls", l->tls ? tls_listener_json(l->tls) : json_null());
     /* the path of a large file body within the region now (generated until it is complete) */
-    json_object_set_new(o, "send_path", json_string(l->tls ? "tls" : http_large_send_path(s)));
+    json_object_set_new(o, "send_path", json_string(send_path_name(send_path_large(s->content, l->tls != NULL))));
     /* the offload state of the interface this listener serves through */
     char ifname[IF_NAMESIZE + 1] = "";
     if (s->cfg->offload.interface)
@@ -255,7 +256,7 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         int repeats = f->size > region;
         json_array_append_new(files, json_pack("{s:s, s:I, s:s, s:b, s:s, s:o}", "path", f->path,
                                                "size", (json_int_t)f->size, "etag", etag,
-                                               "repeats_region", repeats, "send_path", http_file_send_path(s, f->size),
+                                               "repeats_region", repeats, "send_path", send_path_name(send_path_for(s->content, 0, f->size, 0)),
                                                "sha256", digest_cached(s->digest, f->size, hex)
                                                              ? json_string(hex) : json_null()));
     }
