@@ -281,7 +281,7 @@ int main(int argc, char **argv)
     }
     if (notify_send(NOTIFY_STOPPING, NULL, err, sizeof err) < 0)
         log_warn("%s", err);
-    unsigned drain_ms = srv->cfg->drain_timeout_ms; /* as the last reload left it */
+    unsigned drain_ms = srv->snap->cfg->drain_timeout_ms; /* as the last reload left it */
     if (sig == SIGTERM && drain_ms) {
         /* graceful: refuse new connections, let running requests end; SIGINT or a second
          * SIGTERM stops at once */

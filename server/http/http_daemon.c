@@ -41,7 +41,7 @@ void http_daemon_probe(const struct server *s)
 
 int http_daemon_start(struct listener *l, unsigned threads, char *err, size_t errlen)
 {
-    const struct config *cfg = l->srv->cfg;
+    const struct config *cfg = l->srv->snap->cfg;
     /* suspend/resume: a .sha256 request waits for the hashing thread (digest.h); no
      * listening socket and ITC: the acceptor (acceptor.h) accepts, and libmicrohttpd's
      * worker learns of a connection it hands over through its inter-thread channel */

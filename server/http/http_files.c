@@ -36,13 +36,13 @@ static char *hex_u64(char *p, uint64_t v)
 
 void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size_t len)
 {
-    uint64_t region = content_region_size(s->content);
+    uint64_t region = content_region_size(s->snap->content);
     /* the bytes depend on the seed, and on the region size only when the file repeats it.
      * Written by hand, not by snprintf: once per file request, it was 1 % of a small
      * request's CPU (docs/performance.md). At most 3 x 16 digits, 2 dashes, 2 quotes. */
     char tmp[56], *p = tmp;
     *p++ = '"';
-    p = hex_u64(p, s->cfg->seed);
+    p = hex_u64(p, s->snap->cfg->seed);
     *p++ = '-';
     p = hex_u64(p, f->size > region ? region : 0);
     *p++ = '-';
@@ -210,8 +210,8 @@ static int file_body(struct listener *l, struct MHD_Connection *conn, struct req
 {
     struct server *s = l->srv;
     http_file_head(l, conn, fr->etag, &fr->h);
-    uint64_t region = content_region_size(s->content);
-    const unsigned char *map = content_map(s->content); /* NULL until the region is complete */
+    uint64_t region = content_region_size(s->snap->content);
+    const unsigned char *map = content_map(s->snap->content); /* NULL until the region is complete */
     fr->body = !fr->len ? (const unsigned char *)"" : map && fr->off + fr->len <= region ? map + fr->off : NULL;
     if (fr->len <= HTTP_BODY_SMALL && fr->body && !s->draining) {
         fr->siglen = small_signature(&fr->h, fr->body, fr->len, fr->status == 206 ? &fr->rg : NULL, f->size,
@@ -220,11 +220,11 @@ static int file_body(struct listener *l, struct MHD_Connection *conn, struct req
             fr->resp = http_conn_reuse_get(conn, r->sock, fr->sig, fr->siglen, &fr->id_at);
     }
     if ((fr->reused = fr->resp != NULL)) { /* its old X-Debit-Transfer: http_file (reuse_id) */
-        fr->path = send_path_for(s->content, fr->off, fr->len, l->tls != NULL);
+        fr->path = send_path_for(s->snap->content, fr->off, fr->len, l->tls != NULL);
         l->responses_reused++;
         return 0;
     }
-    if (!(fr->resp = http_body_new(s->content, fr->off, fr->len, l->tls != NULL, &fr->path)))
+    if (!(fr->resp = http_body_new(s->snap->content, fr->off, fr->len, l->tls != NULL, &fr->path)))
         return -1;
     http_file_head_add(&fr->h, fr->resp, 0);
     if (fr->status == 206) {
@@ -279,7 +279,7 @@ static void transfer_start(struct listener *l, struct MHD_Connection *conn, stru
     } else
         l->copy_transfers++;
     r->body_len = fr->len;
-    r->file = (size_t)(f - s->cfg->files);
+    r->file = (size_t)(f - s->snap->cfg->files);
     r->t0 = sys_mono_s();
     /* One TCP_INFO read: acked bytes and the cwnd before this response's first byte.
      * Not for a body under EVIDENCE_MIN_BYTES on a kept-alive connection whose previous
@@ -385,7 +385,7 @@ enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn
             r->snap = snapshot_get(l->srv->snap);
         r->dw = (struct digest_waiter){.fd = conn_socket(conn), .park = digest_park, .wake = digest_wake,
                                        .arg = conn};
-        o = digest_request(l->srv->digest, f->size, &r->dw);
+        o = digest_request(l->srv->snap->digest, f->size, &r->dw);
     }
     switch (o) {
     case DIGEST_READY:

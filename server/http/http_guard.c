@@ -41,7 +41,7 @@ void *http_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
         r->raw_target_len = uri ? strlen(uri) : 0;
     }
     server_read_lock(l->srv); /* a reload may change http.strict and swap l->cfg (reload.h) */
-    int strict = l->srv->cfg->http_strict;
+    int strict = l->srv->snap->cfg->http_strict;
     uint64_t pool = l->cfg->conn_memory;
     server_read_unlock(l->srv);
     if (!r)
@@ -217,7 +217,7 @@ int http_guard_room(struct listener *l, struct MHD_Connection *conn, struct req 
 int http_guard(struct listener *l, struct MHD_Connection *conn, struct req *r, const char *version,
                enum MHD_Result *out)
 {
-    if (!l->srv->cfg->http_strict)
+    if (!l->srv->snap->cfg->http_strict)
         return 0;
     if (r->target_status) {
         *out = refuse(l, conn, r->target_status, r->target_why);

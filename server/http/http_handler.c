@@ -208,7 +208,7 @@ static void allow_header(unsigned methods, char *buf, size_t len)
 
 static enum MHD_Result route(struct route_call *x)
 {
-    const struct route *rt = route_find(x->l->srv->cfg, x);
+    const struct route *rt = route_find(x->l->srv->snap->cfg, x);
     if (!rt)
         return http_reply_text(x->l, x->conn, 404, NULL, NULL);
     if (!(rt->methods & method_bit(x->method))) {
@@ -244,7 +244,7 @@ static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, co
                                       void **req_cls)
 {
     struct listener *l = cls;
-    const struct config *c = l->srv->cfg;
+    const struct config *c = l->srv->snap->cfg;
     struct req *r = *req_cls; /* from http_uri_log, on its first call here too */
     int first = !r || !r->begun;
     /* the header deadline ends with the first call, the body's rate is watched until the last */
@@ -254,7 +254,7 @@ static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, co
             return MHD_NO;
         *req_cls = r;
         r->begun = 1;
-        l->srv->requests++;
+        l->srv->counters.requests++;
         http_log_begin(r, conn, url, method, version);
         enum MHD_Result refused;
         if (http_guard_room(l, conn, r, &refused) || http_guard(l, conn, r, version, &refused))
@@ -333,10 +333,10 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
             uint64_t acked = now > r->acked0 ? now - r->acked0 : 0;
             bytes = acked < bytes ? acked : bytes;
         }
-        l->srv->bytes_sent += bytes;
         http_quota_settle(l, r, bytes);
-        metrics_transfer(l->srv->metrics, (size_t)(l - l->srv->listeners), reload_file_row(l->srv, r->snap, r->file),
-                         bytes, sys_mono_s() - r->t0);
+        counters_transfer(&l->srv->counters, bytes, sys_mono_s() - r->t0);
+        metrics_file_bytes(l->srv->metrics, (size_t)(l - l->srv->listeners),
+                           reload_file_row(l->srv, r->snap, r->file), bytes);
         if (r->seq) { /* the record (none when no ID could be drawn) */
             struct tcp_info_sample last;
             char err[128];
@@ -347,10 +347,10 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
             }
             struct transfer_evidence ev;
             evidence_end(&r->mark, l->srv->cpu, r->sock, &ev);
-            if (!l->srv->cfg->details) /* as X-Debit-Cpu: no cgroup path (privacy.details) */
+            if (!l->srv->snap->cfg->details) /* as X-Debit-Cpu: no cgroup path (privacy.details) */
                 ev.cg_path[0] = 0;
             /* the record is the body of a JSON access log line, and of nothing else logged */
-            if (l->srv->access && l->srv->cfg->access_format == ACCESS_FORMAT_JSON)
+            if (l->srv->access && l->srv->snap->cfg->access_format == ACCESS_FORMAT_JSON)
                 entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes,
                                       have ? &last : NULL, &ev);
             else
@@ -381,8 +381,8 @@ static void connection(struct listener *l, struct MHD_Connection *conn, void **s
         watchdog_conn_started(l->srv->watchdog, conn, socket_context);
         if (l->tls) /* before the handshake: the credentials it will use */
             tls_conn_started(l->tls, conn);
-        l->srv->active++;
-        l->srv->connections++;
+        l->srv->counters.active++;
+        l->srv->counters.connections++;
         if (!tcp_profile_is_default(&l->cfg->tcp)) {
             const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
             char err[512];
@@ -404,7 +404,7 @@ static void connection(struct listener *l, struct MHD_Connection *conn, void **s
         socklen_t len = !sa ? 0 : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
         ip_limit_release(l->per_ip, sa, len); /* admitted by server.c's accept_policy */
         acceptor_closed(l->acceptor);         /* every connection of l->mhd came from it */
-        l->srv->active--;
+        l->srv->counters.active--;
     }
 }
 

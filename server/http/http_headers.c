@@ -106,8 +106,8 @@ static void offload_lookup(const struct server *s, int sock, char *buf, size_t l
     struct offload_state st;
     char err[256];
     buf[0] = 0;
-    if (s->cfg->offload.interface)
-        snprintf(ifname, iflen, "%s", s->cfg->offload.interface);
+    if (s->snap->cfg->offload.interface)
+        snprintf(ifname, iflen, "%s", s->snap->cfg->offload.interface);
     else
         local_interface(sock, ifname, iflen);
     if (!ifname[0] || offload_get(ifname, &st, err, sizeof err) != OFFLOAD_OK)
@@ -168,7 +168,7 @@ void http_file_head(struct listener *l, struct MHD_Connection *conn, const char 
     h->etag = etag;
     h->last_modified = s->last_modified;
     h->kernel = s->kernel;
-    h->details = s->cfg->details;
+    h->details = s->snap->cfg->details;
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     int sock = ci ? ci->connect_fd : -1;
     struct http_conn_facts mine = {0}, *f = http_conn_facts(conn, sock);
@@ -185,7 +185,7 @@ void http_file_head(struct listener *l, struct MHD_Connection *conn, const char 
     memcpy(h->tcp, f->tcp, sizeof h->tcp);
     offload_header(s, sock, f->have_local ? &f->local : NULL, h->offload, sizeof h->offload, h->ifname,
                    sizeof h->ifname);
-    cpu_budget_header(s->cpu, s->cfg->details, h->cpu, sizeof h->cpu);
+    cpu_budget_header(s->cpu, s->snap->cfg->details, h->cpu, sizeof h->cpu);
     tls_conn_describe(conn, h->tls, sizeof h->tls);
 }
 

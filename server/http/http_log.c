@@ -73,7 +73,7 @@ void http_log_end(struct listener *l, struct MHD_Connection *conn, struct req *r
         .referer = r->log_referer,
         .transfer = transfer,
     };
-    char *line = access_log_line(s->cfg->access_format, &e);
+    char *line = access_log_line(s->snap->cfg->access_format, &e);
     server_access_log(s, line);
     free(line);
 }

@@ -60,7 +60,7 @@ static size_t offload_view(json_t *const *j, size_t n, struct metrics_offload *o
 static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
 {
     struct server *s = l->srv;
-    const struct config *c = s->cfg;
+    const struct config *c = s->snap->cfg;
     size_t nl = s->n_listeners;
     const char **lnames = calloc(nl + 1, sizeof *lnames);
     const char **fnames = calloc(c->n_files + 1, sizeof *fnames);
@@ -94,8 +94,7 @@ static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
     struct metrics_view v = {
         .version = DEBIT_VERSION, .listeners = lnames, .n_listeners = nl, .files = fnames,
         .n_files = c->n_files, .uptime_s = server_uptime(s),
-        .connections = s->connections, .active = s->active, .uploads = s->uploads,
-        .upload_bytes = s->upload_bytes, .refusal_names = rnames, .refusals = refusals,
+        .refusal_names = rnames, .refusals = refusals,
         .n_refusals = REFUSAL_N, .offload = off, .n_offload = offload_view(lj, nl, off, MAX_OFFLOAD_SAMPLES),
         .tcp = tcp, .n_tcp = nl, .accept = acc, .n_accept = nl, .config_generation = s->reload.generation,
         .reloads_ok = s->reload.ok, .reloads_refused = s->reload.refused,
@@ -108,7 +107,7 @@ static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
     v.cpu_nr_throttled = cv.stat.nr_throttled;
     if (!(out = open_memstream(&body, &len)))
         goto done;
-    ok = metrics_render(s->metrics, &v, out) == 0;
+    ok = metrics_render(s->metrics, &s->counters, &v, out) == 0;
     ok &= fclose(out) == 0;
 done:
     for (size_t i = 0; lj && i < nl; i++)
@@ -129,7 +128,7 @@ done:
 
 enum MHD_Result http_metrics(struct listener *l, struct MHD_Connection *conn)
 {
-    const struct config *c = l->srv->cfg;
+    const struct config *c = l->srv->snap->cfg;
     if (!c->metrics.enabled) /* as if there were no such page */
         return http_reply_text(l, conn, 404, NULL, NULL);
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);

@@ -84,7 +84,7 @@ static int entry_cmp(const void *a, const void *b)
 
 enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, const char *folder)
 {
-    const struct config *c = l->srv->cfg;
+    const struct config *c = l->srv->snap->cfg;
     size_t flen = strlen(folder);
     struct entry *e = calloc(c->n_files + 1, sizeof *e);
     size_t n = 0;
@@ -158,7 +158,7 @@ static json_t *config_json(const struct server *s)
         lr = json_pack("{s:s, s:b, s:o}", "time", last, "ok", r->last_ok, "error",
                        r->last_ok ? json_null() : json_string(r->last_error));
     }
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o}", "source", s->cfg->source, "loaded", loaded, "generation",
+    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o}", "source", s->snap->cfg->source, "loaded", loaded, "generation",
                      (json_int_t)r->generation, "reloads_ok", (json_int_t)r->ok, "reloads_refused",
                      (json_int_t)r->refused, "last_reload", lr);
 }
@@ -181,19 +181,19 @@ json_t *http_listener_json(struct listener *l)
     json_object_set_new(o, "x_debit_tcp", json_string(hdr));
     /* libmicrohttpd's pool per connection: the header block's bound, an upload's read
      * size; a limit, hidden with the others (privacy.details) */
-    if (s->cfg->details)
+    if (s->snap->cfg->details)
         json_object_set_new(o, "connection_memory", json_integer((json_int_t)l->cfg->conn_memory));
     /* HTTPS: the certificate in use; libmicrohttpd encrypts in user space, so no sendfile */
     json_object_set_new(o, "tls", l->tls ? tls_listener_json(l->tls) : json_null());
     /* the path of a large file body within the region now (generated until it is complete) */
-    json_object_set_new(o, "send_path", json_string(send_path_name(send_path_large(s->content, l->tls != NULL))));
+    json_object_set_new(o, "send_path", json_string(send_path_name(send_path_large(s->snap->content, l->tls != NULL))));
     /* the offload state of the interface this listener serves through */
     char ifname[IF_NAMESIZE + 1] = "";
-    if (s->cfg->offload.interface)
-        snprintf(ifname, sizeof ifname, "%s", s->cfg->offload.interface);
+    if (s->snap->cfg->offload.interface)
+        snprintf(ifname, sizeof ifname, "%s", s->snap->cfg->offload.interface);
     else /* a listener on one address serves through that address's interface */
         http_address_interface(&l->cfg->sa, ifname, sizeof ifname);
-    if (s->cfg->details)
+    if (s->snap->cfg->details)
         json_object_set_new(o, "interface", ifname[0] ? json_string(ifname) : json_null());
     struct offload_state st;
     enum offload_err e = ifname[0] ? offload_get(ifname, &st, err, sizeof err) : OFFLOAD_ERR_ARG;
@@ -213,10 +213,11 @@ json_t *http_listener_json(struct listener *l)
 enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
 {
     struct server *s = l->srv;
-    const struct config *c = s->cfg;
-    uint64_t region = content_region_size(s->content);
+    const struct config *c = s->snap->cfg;
+    const struct counters *k = &s->counters;
+    uint64_t region = content_region_size(s->snap->content);
     /* files go out zero-copy only once "ready"; before, computed per response */
-    enum content_state cst = content_state(s->content);
+    enum content_state cst = content_state(s->snap->content);
     const char *state_name = cst == CONTENT_READY ? "ready" : cst == CONTENT_FAILED ? "failed" : "generating";
     json_t *listeners = json_array();
     for (size_t i = 0; i < s->n_listeners; i++) {
@@ -256,8 +257,8 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         int repeats = f->size > region;
         json_array_append_new(files, json_pack("{s:s, s:I, s:s, s:b, s:s, s:o}", "path", f->path,
                                                "size", (json_int_t)f->size, "etag", etag,
-                                               "repeats_region", repeats, "send_path", send_path_name(send_path_for(s->content, 0, f->size, 0)),
-                                               "sha256", digest_cached(s->digest, f->size, hex)
+                                               "repeats_region", repeats, "send_path", send_path_name(send_path_for(s->snap->content, 0, f->size, 0)),
+                                               "sha256", digest_cached(s->snap->digest, f->size, hex)
                                                              ? json_string(hex) : json_null()));
     }
     char started[48];
@@ -274,10 +275,10 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         "version", DEBIT_VERSION, "pid", (int)getpid(), "uptime_s", server_uptime(s), "started", started,
         "kernel", s->kernel, "threads_per_listener", (int)s->threads,
         "content", "seed", (json_int_t)c->seed, "region_bytes", (json_int_t)region, "ram_cap",
-        (json_int_t)c->ram, "state", state_name, "generated_bytes", (json_int_t)content_generated_bytes(s->content),
-        "generated_in_s", cst == CONTENT_GENERATING ? json_null() : json_real(content_gen_seconds(s->content)),
-        "error", content_failure(s->content) ? json_string(content_failure(s->content)) : json_null(), "backing",
-        content_backing(s->content),
+        (json_int_t)c->ram, "state", state_name, "generated_bytes", (json_int_t)content_generated_bytes(s->snap->content),
+        "generated_in_s", cst == CONTENT_GENERATING ? json_null() : json_real(content_gen_seconds(s->snap->content)),
+        "error", content_failure(s->snap->content) ? json_string(content_failure(s->snap->content)) : json_null(), "backing",
+        content_backing(s->snap->content),
         "listeners", listeners, "files", files,
         "upload", c->upload_path ? json_pack("{s:s, s:I}", "path", c->upload_path, "max_size",
                                              (json_int_t)c->upload_max)
@@ -285,12 +286,12 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
         "limits", "connections", (json_int_t)c->max_connections, "per_ip", (int)c->per_ip, "idle_timeout_s",
         (int)c->idle_timeout, "per_ip_bytes", (json_int_t)c->per_ip_bytes, "per_ip_window_s",
         (double)c->per_ip_window_ms / 1000, "drain_timeout_s", (double)c->drain_timeout_ms / 1000,
-        "counters", "requests", (json_int_t)s->requests, "bytes_sent", (json_int_t)s->bytes_sent,
-        "active_connections", (json_int_t)s->active, "connections", (json_int_t)s->connections,
-        "transfers", (json_int_t)transfers_count(s->transfers), "uploads", (json_int_t)s->uploads,
-        "upload_bytes", (json_int_t)s->upload_bytes, "responses_2xx", (json_int_t)s->status_2xx,
-        "responses_4xx", (json_int_t)s->status_4xx, "responses_5xx", (json_int_t)s->status_5xx,
-        "quota_refused", (json_int_t)s->quota_refused);
+        "counters", "requests", (json_int_t)k->requests, "bytes_sent", (json_int_t)k->bytes_sent,
+        "active_connections", (json_int_t)k->active, "connections", (json_int_t)k->connections,
+        "transfers", (json_int_t)transfers_count(s->transfers), "uploads", (json_int_t)k->uploads,
+        "upload_bytes", (json_int_t)k->upload_bytes, "responses_2xx", (json_int_t)counters_responses(k, 2),
+        "responses_4xx", (json_int_t)counters_responses(k, 4), "responses_5xx", (json_int_t)counters_responses(k, 5),
+        "quota_refused", (json_int_t)k->quota_refused);
     /* sendfile calls of file bodies, and those sendstep.h widened for a worker with few
      * bodies in flight (process-wide: the steps do not know their listener) */
     uint64_t sf_calls, sf_widened;
@@ -322,7 +323,7 @@ enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
 enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id)
 {
     struct peer reader;
-    int anyone = l->srv->cfg->public_transfers;
+    int anyone = l->srv->snap->cfg->public_transfers;
     json_t *j = NULL;
     if (anyone || http_peer(conn, &reader) == 0)
         j = transfers_get(l->srv->transfers, id, anyone ? NULL : &reader);

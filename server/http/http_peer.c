@@ -17,14 +17,14 @@ int http_quota_refused(struct listener *l, struct MHD_Connection *conn, struct r
 {
     struct server *s = l->srv;
     struct peer p;
-    if (!s->cfg->per_ip_bytes || http_peer(conn, &p) < 0)
+    if (!s->snap->cfg->per_ip_bytes || http_peer(conn, &p) < 0)
         return 0;
     unsigned char key[PEER_ADDR_LEN];
     peer_quota_key(&p, key);
     uint64_t after = 0;
     if (quota_take(s->quota, key, len, (uint64_t)sys_mono_ms(), &r->quota, &after) != QUOTA_OVER)
         return 0;
-    s->quota_refused++;
+    s->counters.quota_refused++;
     snprintf(retry, retrylen, "%llu", (unsigned long long)after);
     return 1;
 }

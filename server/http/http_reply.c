@@ -19,13 +19,7 @@ enum MHD_Result http_reply_kept(struct listener *l, struct MHD_Connection *conn,
     struct server *s = l->srv;
     if (s->draining) /* a graceful stop: no further request on this connection */
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-    metrics_status(s->metrics, status);
-    if (status < 300)
-        s->status_2xx++;
-    else if (status >= 400 && status < 500)
-        s->status_4xx++;
-    else if (status >= 500)
-        s->status_5xx++;
+    counters_response(&s->counters, status);
     return MHD_queue_response(conn, status, resp);
 }
 

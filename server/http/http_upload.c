@@ -50,14 +50,14 @@ enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, str
             return r->up_bytes <= max || r->up_bytes - max > UPLOAD_DRAIN_MAX ? MHD_NO : MHD_YES;
         }
         r->up_bytes += n;
-        s->upload_bytes += n;
+        s->counters.upload_bytes += n;
         if (r->up_bytes > max)
             r->up_rejected = 1;
         return MHD_YES;
     }
     if (r->up_rejected)
         return too_large(l, conn, r);
-    s->uploads++;
+    s->counters.uploads++;
     double secs = sys_mono_s() - r->up_t0;
     return http_reply_json(l, conn, 200, json_pack("{s:I, s:f}", "bytes", (json_int_t)r->up_bytes, "seconds", secs));
 }

@@ -1,20 +1,12 @@
-/* metrics: Prometheus counters and their text rendering (see metrics.h). */
+/* metrics: bytes per file and listener, and the text rendering of every metric (see metrics.h). */
 #include "metrics.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "array.h"
-
-static const double bucket_le[] = METRICS_DURATION_BUCKETS;
-#define N_BUCKETS ARRAY_SIZE(bucket_le)
-
 struct metrics {
     size_t n_listeners, n_files;
     _Atomic uint64_t *bytes; /* [listener * n_files + file] */
-    _Atomic uint64_t status[5]; /* 1xx..5xx */
-    _Atomic uint64_t buckets[N_BUCKETS + 1]; /* per bucket (not cumulative); last = +Inf */
-    _Atomic uint64_t duration_ns, transfers;
 };
 
 struct metrics *metrics_new(size_t n_listeners, size_t n_files)
@@ -42,37 +34,16 @@ void metrics_free(struct metrics *m)
 
 void metrics_carry(struct metrics *to, const struct metrics *from, const size_t *file_from)
 {
-    for (size_t i = 0; i < 5; i++)
-        to->status[i] = from->status[i];
-    for (size_t i = 0; i < N_BUCKETS + 1; i++)
-        to->buckets[i] = from->buckets[i];
-    to->duration_ns = from->duration_ns;
-    to->transfers = from->transfers;
     for (size_t l = 0; l < to->n_listeners && l < from->n_listeners; l++)
         for (size_t f = 0; f < to->n_files; f++)
             if (file_from[f] < from->n_files)
                 to->bytes[l * to->n_files + f] = from->bytes[l * from->n_files + file_from[f]];
 }
 
-void metrics_status(struct metrics *m, unsigned status)
+void metrics_file_bytes(struct metrics *m, size_t listener, size_t file, uint64_t bytes)
 {
-    if (m && status >= 100 && status < 600)
-        m->status[status / 100 - 1]++;
-}
-
-void metrics_transfer(struct metrics *m, size_t listener, size_t file, uint64_t bytes, double seconds)
-{
-    if (!m || listener >= m->n_listeners || file >= m->n_files)
-        return;
-    m->bytes[listener * m->n_files + file] += bytes;
-    if (seconds < 0)
-        seconds = 0;
-    size_t b = 0;
-    while (b < N_BUCKETS && seconds > bucket_le[b])
-        b++;
-    m->buckets[b]++;
-    m->duration_ns += (uint64_t)(seconds * 1e9);
-    m->transfers++;
+    if (m && listener < m->n_listeners && file < m->n_files)
+        m->bytes[listener * m->n_files + file] += bytes;
 }
 
 /* A label value as the exposition format wants it: \ " and newline escaped. */
@@ -112,7 +83,7 @@ static void simple(FILE *out, const char *name, const char *type, const char *he
     fprintf(out, "%s %llu\n", name, (unsigned long long)v);
 }
 
-int metrics_render(const struct metrics *m, const struct metrics_view *v, FILE *out)
+int metrics_render(const struct metrics *m, const struct counters *c, const struct metrics_view *v, FILE *out)
 {
     family(out, "debitd_build_info", "gauge", "Version of debitd, always 1.");
     sample(out, "debitd_build_info", (const char *const[]){"version", v->version}, 1, 1);
@@ -134,28 +105,28 @@ int metrics_render(const struct metrics *m, const struct metrics_view *v, FILE *
                    2, m->bytes[l * m->n_files + f]);
 
     family(out, "debitd_responses_total", "counter", "HTTP responses sent, by status class.");
-    for (int c = 0; c < 5; c++)
-        fprintf(out, "debitd_responses_total{code=\"%dxx\"} %llu\n", c + 1, (unsigned long long)m->status[c]);
+    for (unsigned k = 1; k <= 5; k++)
+        fprintf(out, "debitd_responses_total{code=\"%uxx\"} %llu\n", k, (unsigned long long)counters_responses(c, k));
 
     family(out, "debitd_transfer_duration_seconds", "histogram",
            "Duration of test-file transfers, from the response to the end of the request.");
     uint64_t cum = 0;
-    for (size_t b = 0; b < N_BUCKETS; b++) {
-        cum += m->buckets[b];
-        fprintf(out, "debitd_transfer_duration_seconds_bucket{le=\"%g\"} %llu\n", bucket_le[b],
+    for (size_t b = 0; b < COUNTERS_N_BUCKETS; b++) {
+        cum += c->transfer_buckets[b];
+        fprintf(out, "debitd_transfer_duration_seconds_bucket{le=\"%g\"} %llu\n", counters_bucket_le[b],
                 (unsigned long long)cum);
     }
-    cum += m->buckets[N_BUCKETS];
+    cum += c->transfer_buckets[COUNTERS_N_BUCKETS];
     fprintf(out, "debitd_transfer_duration_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)cum);
-    fprintf(out, "debitd_transfer_duration_seconds_sum %.9f\n", (double)m->duration_ns / 1e9);
+    fprintf(out, "debitd_transfer_duration_seconds_sum %.9f\n", (double)c->transfer_ns / 1e9);
     /* the count is the +Inf bucket, as the format requires, even while a transfer is counted */
     fprintf(out, "debitd_transfer_duration_seconds_count %llu\n", (unsigned long long)cum);
 
-    simple(out, "debitd_connections_total", "counter", "TCP connections accepted.", v->connections);
-    simple(out, "debitd_active_connections", "gauge", "TCP connections open now.", v->active);
-    simple(out, "debitd_uploads_total", "counter", "Upload requests received.", v->uploads);
+    simple(out, "debitd_connections_total", "counter", "TCP connections accepted.", c->connections);
+    simple(out, "debitd_active_connections", "gauge", "TCP connections open now.", c->active);
+    simple(out, "debitd_uploads_total", "counter", "Upload requests received.", c->uploads);
     simple(out, "debitd_upload_bytes_total", "counter", "Request body bytes received by the upload sink.",
-           v->upload_bytes);
+           c->upload_bytes);
 
     family(out, "debitd_refusals_total", "counter", "Connections closed or refused, by reason.");
     for (size_t r = 0; r < v->n_refusals; r++)

@@ -1,7 +1,9 @@
-/* metrics: debitd's Prometheus counters (atomics, updated on the request threads) and their
- * rendering in the text exposition format 0.0.4 (GET /metrics, docs/server.md). What other
- * modules already count (active connections, uploads, refusals) and what is read live
- * (offloads, TCP profiles) comes in a struct metrics_view at render time. */
+/* metrics: the bytes sent per file and listener (atomics, updated on the request threads:
+ * rows of one configuration, carried over by a reload) and the rendering of every metric in
+ * the text exposition format 0.0.4 (GET /metrics, docs/server.md). The totals come from
+ * struct counters (counters.h), the same /status shows; what other modules count
+ * (refusals, acceptors) and what is read live (offloads, TCP profiles) comes in a struct
+ * metrics_view at render time. */
 #ifndef DEBITD_METRICS_H
 #define DEBITD_METRICS_H
 
@@ -9,24 +11,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Upper bounds (seconds) of the transfer-duration histogram: test files take from
- * milliseconds (1 MB on a LAN) to minutes (10 GB on a slow path). */
-#define METRICS_DURATION_BUCKETS {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
+#include "counters.h"
 
 struct metrics;
 
 /* Counters for N_LISTENERS x N_FILES byte counters, all zero. NULL when out of memory. */
 struct metrics *metrics_new(size_t n_listeners, size_t n_files);
 void metrics_free(struct metrics *m);
-/* A reload's new counters TO take over FROM's: the status classes and durations, and the
- * bytes row of each of TO's files whose FILE_FROM entry is an index in FROM (SIZE_MAX: a new
- * file, zero), listeners unchanged. Call while nobody updates FROM. */
+/* A reload's new rows TO take over FROM's: the bytes row of each of TO's files whose
+ * FILE_FROM entry is an index in FROM (SIZE_MAX: a new file, zero), listeners unchanged.
+ * Call while nobody updates FROM. */
 void metrics_carry(struct metrics *to, const struct metrics *from, const size_t *file_from);
-/* One response queued with STATUS (100-599; others are not counted). */
-void metrics_status(struct metrics *m, unsigned status);
-/* A file transfer ended: BYTES of file FILE sent through listener LISTENER in SECONDS.
- * Out-of-range indexes are ignored. */
-void metrics_transfer(struct metrics *m, size_t listener, size_t file, uint64_t bytes, double seconds);
+/* A file transfer ended: BYTES of file FILE sent through listener LISTENER (its total and
+ * duration: counters_transfer). Out-of-range indexes are ignored. */
+void metrics_file_bytes(struct metrics *m, size_t listener, size_t file, uint64_t bytes);
 
 struct metrics_offload { /* debitd_offload_enabled{interface,feature} */
     const char *interface, *feature;
@@ -52,7 +50,6 @@ struct metrics_view {
     const char *const *files; /* URL paths */
     size_t n_files;
     double uptime_s;
-    uint64_t connections, active, uploads, upload_bytes;
     const char *const *refusal_names;
     const uint64_t *refusals;
     size_t n_refusals;
@@ -71,8 +68,8 @@ struct metrics_view {
     uint64_t cpu_nr_throttled;
 };
 
-/* Write every metric family (# HELP, # TYPE, samples) to OUT. Returns 0, or -1 if a write
- * failed. */
-int metrics_render(const struct metrics *m, const struct metrics_view *v, FILE *out);
+/* Write every metric family (# HELP, # TYPE, samples) of M's rows, C's totals and V to OUT.
+ * Returns 0, or -1 if a write failed. */
+int metrics_render(const struct metrics *m, const struct counters *c, const struct metrics_view *v, FILE *out);
 
 #endif

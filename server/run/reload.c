@@ -81,7 +81,7 @@ size_t reload_file_row(const struct server *s, const struct snapshot *at, size_t
         return file;
     if (file >= at->cfg->n_files)
         return SIZE_MAX;
-    return file_index(s->cfg, at->cfg->files[file].path);
+    return file_index(s->snap->cfg, at->cfg->files[file].path);
 }
 
 /* What a reload prepares before the swap: everything that can fail is done here, so that
@@ -130,7 +130,7 @@ static int open_access(const struct config *c, FILE **out, char *err, size_t err
 
 static int prepare(struct server *s, const struct reload_args *a, struct prepared *p, char *err, size_t errlen)
 {
-    const struct config *old = s->cfg;
+    const struct config *old = s->snap->cfg;
     memset(p, 0, sizeof *p);
     if (!(p->cfg = calloc(1, sizeof *p->cfg)))
         return err_set(err, errlen, "out of memory");
@@ -159,7 +159,7 @@ static int prepare(struct server *s, const struct reload_args *a, struct prepare
         log_info("reload: content: %s generated from seed %llu in %.3f s (%s)", sz, (unsigned long long)c->seed,
                  content_gen_seconds(p->content), content_backing(p->content));
     }
-    if (p->d.sizes && !(p->digest = server_digest_new(p->content ? p->content : s->content, c, err, errlen)))
+    if (p->d.sizes && !(p->digest = server_digest_new(p->content ? p->content : s->snap->content, c, err, errlen)))
         return err_prefix(err, errlen, "reload: digest");
     p->metrics = metrics_new(c->n_listen, c->n_files);
     p->file_from = calloc(c->n_files ? c->n_files : 1, sizeof *p->file_from);
@@ -231,9 +231,6 @@ int reload_run(struct server *s, const struct reload_args *a, struct offload_ctl
     struct metrics *old_metrics = s->metrics;
     FILE *old_access = s->access;
     s->snap = next;
-    s->cfg = nc;
-    s->content = next->content;
-    s->digest = next->digest;
     s->metrics = p.metrics;
     if (d.access_log)
         s->access = p.access;

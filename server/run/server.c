@@ -49,8 +49,12 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         err_set(err, errlen, "out of memory");
         return NULL;
     }
-    s->cfg = cfg;
     pthread_rwlock_init(&s->swap_lock, NULL);
+    if (!(s->snap = snapshot_first(cfg, NULL, NULL))) { /* the region and digest: server_start */
+        free(s);
+        err_set(err, errlen, "out of memory");
+        return NULL;
+    }
     s->reload.generation = 1;
     s->sampler_wake = -1;
     s->backing_fd = -1;
@@ -184,14 +188,14 @@ struct digest *server_digest_new(const struct content *content, const struct con
     return d;
 }
 
-/* The hashing thread, for every configured file size (all memory allocated here), and the
- * first snapshot, which takes the content and the digest over. */
+/* The hashing thread, for every configured file size (all memory allocated here), taken
+ * over by the first snapshot. */
 static int digest_start(struct server *s, char *err, size_t errlen)
 {
-    if (!(s->digest = server_digest_new(s->content, s->cfg, err, errlen)))
+    struct digest *d = server_digest_new(s->snap->content, s->snap->cfg, err, errlen);
+    if (!d)
         return -1;
-    if (!(s->snap = snapshot_first(s->cfg, s->content, s->digest)))
-        return err_set(err, errlen, "out of memory");
+    snapshot_first_fill(s->snap, NULL, d);
     return 0;
 }
 
@@ -245,7 +249,7 @@ static int open_listener(struct listener *l, char *err, size_t errlen)
 
 enum server_start_err server_bind(struct server *s, char *err, size_t errlen)
 {
-    const struct config *cfg = s->cfg;
+    const struct config *cfg = s->snap->cfg;
     if (s->bound)
         return SERVER_START_OK;
     /* bind everything first, so that a port in use fails before anything is served; and
@@ -292,7 +296,7 @@ static void content_done(const struct content *c, void *arg)
 
 enum server_start_err server_start(struct server *s, server_listen_fn *listen_fn, char *err, size_t errlen)
 {
-    const struct config *cfg = s->cfg;
+    const struct config *cfg = s->snap->cfg;
     unsigned threads = config_threads_effective(cfg);
     /* more workers than connections could never all be used */
     if (cfg->max_connections && threads > cfg->max_connections)
@@ -307,9 +311,11 @@ enum server_start_err server_start(struct server *s, server_listen_fn *listen_fn
     uint64_t region = config_region_size(cfg);
     s->start_seed = cfg->seed;
     s->start_files = cfg->n_files;
-    s->content = content_start(s->backing_fd, s->backing_why, cfg->seed, region, 0, content_done, s, err, errlen);
+    struct content *content =
+        content_start(s->backing_fd, s->backing_why, cfg->seed, region, 0, content_done, s, err, errlen);
     s->backing_fd = -1; /* owned by the content now */
-    if (!s->content || digest_start(s, err, errlen) < 0 || sampler_start(s, err, errlen) < 0 ||
+    snapshot_first_fill(s->snap, content, NULL);
+    if (!content || digest_start(s, err, errlen) < 0 || sampler_start(s, err, errlen) < 0 ||
         watchdog_start(s->watchdog, err, errlen) < 0)
         return SERVER_START_RUNTIME;
     for (size_t i = 0; i < s->n_listeners; i++) {
@@ -332,10 +338,7 @@ void server_stop(struct server *s)
     sampler_stop(s);
     /* first: it cancels a running hash and resumes every suspended .sha256 request, which
      * MHD_stop_daemon requires (it aborts with a connection still suspended) */
-    if (s->snap) /* and those of the configurations a reload replaced */
-        snapshot_stop_digests(s->snap, s->retired);
-    else
-        digest_stop(s->digest);
+    snapshot_stop_digests(s->snap, s->retired); /* and those a reload replaced */
     for (size_t i = 0; i < s->n_listeners; i++) {
         /* first: it must not hand a connection to a daemon being stopped */
         acceptor_stop(s->listeners[i].acceptor);
@@ -366,12 +369,7 @@ void server_free(struct server *s)
     free(s->listeners);
     watchdog_free(s->watchdog);
     metrics_free(s->metrics);
-    if (s->snap) { /* the snapshots own the content and the digests */
-        snapshot_free_all(s->snap, &s->retired);
-    } else {
-        digest_free(s->digest);
-        content_free(s->content);
-    }
+    snapshot_free_all(s->snap, &s->retired); /* they own the content and the digests */
     transfers_free(s->transfers);
     quota_free(s->quota);
     cpu_budget_free(s->cpu);
@@ -394,15 +392,15 @@ int server_reopen_logs(struct server *s, char *err, size_t errlen)
 {
     if (!s->access || s->access == stderr)
         return 0;
-    int fd = open(s->cfg->access_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    int fd = open(s->snap->cfg->access_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0)
-        return err_set(err, errlen, "log.access: cannot reopen \"%s\": %s", s->cfg->access_log, strerror(errno));
+        return err_set(err, errlen, "log.access: cannot reopen \"%s\": %s", s->snap->cfg->access_log, strerror(errno));
     /* dup3 replaces the descriptor the workers write to in one step: a line being written
      * now goes whole to the old file or whole to the new one, and no lock is needed. */
     int r = dup3(fd, fileno(s->access), O_CLOEXEC);
     int e = errno;
     close(fd);
     if (r < 0)
-        return err_set(err, errlen, "log.access: reopening \"%s\": %s", s->cfg->access_log, strerror(e));
+        return err_set(err, errlen, "log.access: reopening \"%s\": %s", s->snap->cfg->access_log, strerror(e));
     return 0;
 }

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "content.h"
+#include "counters.h"
 #include "cpu_budget.h"
 #include "quota.h"
 #include "digest.h"
@@ -43,23 +44,23 @@ struct listener {
     uint64_t tcp_wmem_max; /* net.ipv4.tcp_wmem's max when the listener started; 0 unknown */
 };
 
-/* A reload (reload.h) swaps cfg, content, digest, metrics, access and every listener's cfg
- * under swap_lock's write lock. libmicrohttpd's callbacks hold its read lock while they run
+/* A reload (reload.h) swaps snap (the configuration, content and digest in force), metrics,
+ * access and every listener's cfg under swap_lock's write lock. libmicrohttpd's callbacks hold its read lock while they run
  * (server_read_lock), so that they see one configuration throughout; what outlives a
  * callback (a response over the region) holds a reference on snap. Other threads must not
  * read these fields: they get what they need at start or through a setter. */
 struct server {
-    struct config *cfg; /* the current snapshot's; the first is main's (not owned) */
     pthread_rwlock_t swap_lock;
-    struct snapshot *snap;    /* the configuration in force (NULL until server_start) */
+    /* the configuration in force (snap->cfg; the first is main's, not owned), its content
+     * region and hashing thread (NULL until server_start makes them): read only through
+     * snap, so that one pointer says which generation a callback sees */
+    struct snapshot *snap;
     struct snapshot *retired; /* replaced snapshots not yet freed (main's: snapshot_reap) */
     struct reload_state reload;
-    struct content *content;
     int backing_fd;        /* content_backing_open's file, opened by server_bind; -1 = memfd */
     uint64_t start_seed;   /* the start's seed and file count, for the content's own log line */
     size_t start_files;
     char backing_why[96];  /* why there is none */
-    struct digest *digest; /* FILE.sha256, hashed off the request threads */
     struct transfers *transfers;
     /* Per-address byte counters (limits.per_ip_bytes): the server's, not the
      * configuration's, so that a reload keeps them (it calls quota_set_limits). */
@@ -72,15 +73,13 @@ struct server {
     pthread_t sampler;     /* TCP_INFO of every sending transfer, every 100 ms */
     int sampler_wake;      /* eventfd that stops it; -1 when it is not running */
     struct watchdog *watchdog; /* header and body deadlines, refusal log */
-    struct metrics *metrics;   /* GET /metrics: per-file bytes, status classes, durations */
+    struct metrics *metrics;   /* GET /metrics: bytes per file and listener (a configuration's rows) */
     struct cpu_budget *cpu;    /* debitd's cgroup CPU budget (X-Debit-Cpu), refreshed by the sampler */
     char kernel[128];
     char last_modified[40]; /* HTTP-date of the start, used as every file's Last-Modified */
     double start_mono;
     double start_wall;
-    _Atomic uint64_t requests, bytes_sent, active, connections, uploads, upload_bytes;
-    _Atomic uint64_t status_2xx, status_4xx, status_5xx;
-    _Atomic uint64_t quota_refused; /* 429 answers */
+    struct counters counters; /* /status and /metrics: not a configuration's, a reload keeps them */
     _Atomic uint64_t in_flight;     /* downloads and uploads under way (what a graceful stop waits for) */
     _Atomic int draining;           /* server_quiesce was called: answers say Connection: close */
 };

@@ -45,6 +45,14 @@ struct snapshot *snapshot_first(struct config *cfg, struct content *content, str
     return s;
 }
 
+void snapshot_first_fill(struct snapshot *s, struct content *content, struct digest *digest)
+{
+    if (content)
+        s->content = content;
+    if (digest)
+        s->digest = digest;
+}
+
 struct snapshot *snapshot_next(const struct snapshot *prev, struct config *cfg, struct content *content,
                                struct digest *digest)
 {

@@ -37,6 +37,10 @@ struct snapshot {
  * DIGEST taken over (freed with the last snapshot that shares them). One reference, the
  * server's. NULL when out of memory (nothing taken over then). */
 struct snapshot *snapshot_first(struct config *cfg, struct content *content, struct digest *digest);
+/* Fill the first snapshot S's region and hashing thread (each not NULL), which
+ * server_start makes after server_new made S: before any listener serves, so that nobody
+ * reads S meanwhile. Taken over as by snapshot_first. */
+void snapshot_first_fill(struct snapshot *s, struct content *content, struct digest *digest);
 /* The snapshot after PREV: CFG owned (freed with it, also on failure); CONTENT and DIGEST
  * either PREV's (shared) or new ones taken over (NULL = PREV's). One reference. NULL when out
  * of memory (then CFG and any new CONTENT/DIGEST are freed). */

@@ -1,0 +1,41 @@
+/* counters: debitd's totals since start (requests, responses by status class, bytes and
+ * durations of file transfers, connections, uploads, quota refusals): one set of atomics,
+ * updated on the request threads, read by /status and /metrics alike. The server's, not a
+ * configuration's: a reload keeps them (docs/server.md, "Counters"). */
+#ifndef DEBITD_COUNTERS_H
+#define DEBITD_COUNTERS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Upper bounds (seconds) of the transfer-duration histogram: test files take from
+ * milliseconds (1 MB on a LAN) to minutes (10 GB on a slow path). */
+#define COUNTERS_DURATION_BUCKETS {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
+#define COUNTERS_N_BUCKETS 14
+
+struct counters {
+    _Atomic uint64_t requests;     /* requests whose headers arrived */
+    _Atomic uint64_t responses[5]; /* responses queued, by status class 1xx..5xx */
+    _Atomic uint64_t bytes_sent;   /* file bodies (an aborted one: what the peer acknowledged) */
+    _Atomic uint64_t transfer_buckets[COUNTERS_N_BUCKETS + 1]; /* per bucket, not cumulative; last +Inf */
+    _Atomic uint64_t transfer_ns;  /* sum of the transfers' durations */
+    _Atomic uint64_t connections, active; /* accepted since start, open now */
+    _Atomic uint64_t uploads, upload_bytes;
+    _Atomic uint64_t quota_refused; /* 429 answers (limits.per_ip_bytes) */
+};
+
+/* The bounds of the histogram's buckets (COUNTERS_N_BUCKETS of them, the last +Inf not
+ * included). */
+extern const double counters_bucket_le[COUNTERS_N_BUCKETS];
+
+/* One response queued with STATUS (100-599; others are not counted). */
+void counters_response(struct counters *c, unsigned status);
+/* The responses of STATUS's class (2 for 2xx). */
+uint64_t counters_responses(const struct counters *c, unsigned class_digit);
+/* A file transfer ended: BYTES sent in SECONDS. */
+void counters_transfer(struct counters *c, uint64_t bytes, double seconds);
+/* Transfers counted by counters_transfer (the histogram's count). */
+uint64_t counters_transfers(const struct counters *c);
+
+#endif
