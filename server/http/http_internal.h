@@ -187,7 +187,8 @@ struct MHD_Response *http_conn_reuse_get(struct MHD_Connection *conn, int sock, 
  * -1 when there is no table or no memory (the caller keeps it). */
 int http_conn_reuse_put(struct MHD_Connection *conn, int sock, struct MHD_Response *resp, const char *sig,
                         size_t len, char *id_at);
-/* The listener's live configuration as /status shows it (new object; http_pages.c). */
+/* The listener as /status shows it (new object; http_status.c): its live configuration and
+ * what it did (the private fields only with privacy.details). */
 json_t *http_listener_json(struct listener *l);
 /* Name of the interface that holds address SS ("lo", "veth0") in IFNAME (LEN bytes); ""
  * if none, or SS is unspecified (http_headers.c). */
