@@ -273,56 +273,80 @@ int tcp_profile_apply(int fd, const struct tcp_profile *p, char *err, size_t err
     return 0;
 }
 
+int tcp_profile_read(int fd, const struct tcp_profile *applied, struct tcp_profile *p, char *err, size_t errlen)
+{
+    tcp_profile_defaults(p);
+    char cc[TCP_PROFILE_CC_LEN + 1] = "";
+    socklen_t len = TCP_PROFILE_CC_LEN;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &len) < 0)
+        return err_set(err, errlen, "TCP_CONGESTION: read back: %s", strerror(errno));
+    memcpy(p->congestion, cc, TCP_PROFILE_CC_LEN - 1);
+    /* the kernel answers an 8-byte buffer with its unsigned long (~0UL: unlimited), a
+     * 4-byte one with min(rate, ~0U); ~0U set through a 32-bit value also means unlimited */
+    union {
+        uint64_t u64;
+        uint32_t u32;
+    } rate = {0};
+    len = sizeof rate.u64;
+    if (getsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &rate, &len) < 0)
+        return err_set(err, errlen, "SO_MAX_PACING_RATE: read back: %s", strerror(errno));
+    uint64_t bytes = len == sizeof rate.u32 ? rate.u32 : rate.u64;
+    if (bytes != UINT64_MAX && bytes != UINT32_MAX)
+        p->pacing_rate_bps = bytes * 8;
+    int v = 0;
+    len = sizeof v;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, &len) < 0)
+        return err_set(err, errlen, "TCP_NOTSENT_LOWAT: read back: %s", strerror(errno));
+    p->notsent_lowat = v > 0 ? (uint64_t)v : 0;
+    if (applied && applied->sndbuf) {
+        v = 0;
+        len = sizeof v;
+        if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, &len) < 0)
+            return err_set(err, errlen, "SO_SNDBUF: read back: %s", strerror(errno));
+        p->sndbuf = v > 0 ? (uint64_t)v / 2 : 0;
+    }
+    return 0;
+}
+
 int tcp_profile_probe(const struct tcp_profile *p, int family, char *err, size_t errlen)
 {
     int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
     if (fd < 0)
         return err_set(err, errlen, "cannot create a TCP socket: %s", strerror(errno));
+    struct tcp_profile got;
     int r = tcp_profile_apply(fd, p, err, errlen);
-    if (r == 0 && p->congestion[0]) {
-        char got[TCP_PROFILE_CC_LEN + 1] = "";
-        socklen_t gl = TCP_PROFILE_CC_LEN;
-        if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, got, &gl) < 0)
-            r = err_set(err, errlen, "TCP_CONGESTION: read back: %s", strerror(errno));
-        else if (strncmp(got, p->congestion, TCP_PROFILE_CC_LEN) != 0)
-            r = err_set(err, errlen, "TCP_CONGESTION: asked for %s, socket uses %s", p->congestion, got);
-    }
-    if (r == 0 && p->pacing_rate_bps) {
-        uint64_t got = 0;
-        socklen_t gl = sizeof got;
-        uint64_t want = p->pacing_rate_bps / 8 ? p->pacing_rate_bps / 8 : 1;
-        if (getsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &got, &gl) < 0)
-            r = err_set(err, errlen, "SO_MAX_PACING_RATE: read back: %s", strerror(errno));
-        else if (gl == sizeof got && got != want)
-            r = err_set(err, errlen, "SO_MAX_PACING_RATE: asked for %llu bytes/s, socket has %llu",
-                        (unsigned long long)want, (unsigned long long)got);
-    }
-    if (r == 0 && p->notsent_lowat) {
-        int got = 0;
-        socklen_t gl = sizeof got;
-        if (getsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &got, &gl) < 0)
-            r = err_set(err, errlen, "TCP_NOTSENT_LOWAT: read back: %s", strerror(errno));
-        else if ((uint64_t)got != p->notsent_lowat)
-            r = err_set(err, errlen, "TCP_NOTSENT_LOWAT: asked for %llu, socket has %d",
-                        (unsigned long long)p->notsent_lowat, got);
-    }
+    if (r == 0)
+        r = tcp_profile_read(fd, p, &got, err, errlen);
+    if (r == 0 && p->congestion[0] && strncmp(got.congestion, p->congestion, TCP_PROFILE_CC_LEN) != 0)
+        r = err_set(err, errlen, "TCP_CONGESTION: asked for %s, socket uses %s", p->congestion, got.congestion);
+    uint64_t want = p->pacing_rate_bps / 8 ? p->pacing_rate_bps / 8 : 1;
+    if (r == 0 && p->pacing_rate_bps && got.pacing_rate_bps / 8 != want)
+        r = err_set(err, errlen, "SO_MAX_PACING_RATE: asked for %llu bytes/s, socket has %llu",
+                    (unsigned long long)want, (unsigned long long)(got.pacing_rate_bps / 8));
+    if (r == 0 && p->notsent_lowat && got.notsent_lowat != p->notsent_lowat)
+        r = err_set(err, errlen, "TCP_NOTSENT_LOWAT: asked for %llu, socket has %llu",
+                    (unsigned long long)p->notsent_lowat, (unsigned long long)got.notsent_lowat);
     close(fd);
     return r;
 }
 
+void tcp_profile_words(const struct tcp_profile *p, struct tcp_profile_words *w)
+{
+    snprintf(w->cc, sizeof w->cc, "%s", p->congestion[0] ? p->congestion : "default");
+    if (p->pacing_rate_bps)
+        units_format_rate_tc(p->pacing_rate_bps, w->pacing, sizeof w->pacing);
+    else
+        snprintf(w->pacing, sizeof w->pacing, "unlimited");
+    snprintf(w->sndbuf, sizeof w->sndbuf, p->sndbuf ? "%llu" : "auto", (unsigned long long)p->sndbuf);
+    snprintf(w->notsent_lowat, sizeof w->notsent_lowat, p->notsent_lowat ? "%llu" : "off",
+             (unsigned long long)p->notsent_lowat);
+}
+
 int tcp_profile_format(const struct tcp_profile *p, char *buf, size_t len)
 {
-    char pacing[32], sndbuf[32];
-    if (p->pacing_rate_bps)
-        units_format_rate_tc(p->pacing_rate_bps, pacing, sizeof pacing);
-    else
-        snprintf(pacing, sizeof pacing, "unlimited");
-    if (p->sndbuf)
-        snprintf(sndbuf, sizeof sndbuf, "%llu", (unsigned long long)p->sndbuf);
-    else
-        snprintf(sndbuf, sizeof sndbuf, "auto");
-    return snprintf(buf, len, "cc=%s pacing=%s sndbuf=%s", p->congestion[0] ? p->congestion : "default", pacing,
-                    sndbuf);
+    struct tcp_profile_words w;
+    tcp_profile_words(p, &w);
+    return snprintf(buf, len, "cc=%s pacing=%s sndbuf=%s", w.cc, w.pacing, w.sndbuf);
 }
 
 static json_t *uint_or_null(uint64_t v)

@@ -63,6 +63,23 @@ int tcp_profile_apply(int fd, const struct tcp_profile *p, char *err, size_t err
  * socket of FAMILY (AF_INET or AF_INET6) and reads every option back. Returns 0 or -1. */
 int tcp_profile_probe(const struct tcp_profile *p, int family, char *err, size_t errlen);
 
+/* The profile in force on socket FD, read back option by option into P: the congestion
+ * control the socket uses (never "": the default is named), its pacing rate (0 when
+ * unlimited), notsent_lowat (0 when the sysctl's default applies), and the send buffer
+ * only when APPLIED (the profile set on FD; NULL: none) fixes it: an autotuned buffer's
+ * size is no setting (a fixed one reads back doubled: halved here). The one reader of a
+ * profile (tcp_profile_probe, debitd's X-Debit-Tcp). Returns 0, or -1 with err naming the
+ * option (P then holds what was read before it, defaults for the rest). */
+int tcp_profile_read(int fd, const struct tcp_profile *applied, struct tcp_profile *p, char *err, size_t errlen);
+
+/* A profile's values in words, as X-Debit-Tcp and /metrics say them: the congestion
+ * control or "default", the pacing rate as tc writes it or "unlimited", the send buffer in
+ * bytes or "auto", notsent_lowat in bytes or "off". */
+struct tcp_profile_words {
+    char cc[TCP_PROFILE_CC_LEN], pacing[32], sndbuf[24], notsent_lowat[24];
+};
+void tcp_profile_words(const struct tcp_profile *p, struct tcp_profile_words *w);
+
 /* "cc=cubic pacing=500Mbit sndbuf=4194304" — the X-Debit-Tcp header form. Defaults print
  * as cc=default, pacing=unlimited, sndbuf=auto (resolve the congestion name first with
  * tcp_cc_default if the real name is wanted). Returns snprintf's result. */

@@ -20,37 +20,6 @@
 #include "tls.h"
 #include "wire.h"
 
-/* The profile really in force on SOCK, read back option by option. */
-static void live_profile(const struct listener *l, int sock, struct tcp_profile *p)
-{
-    tcp_profile_defaults(p);
-    if (sock < 0)
-        return;
-    char cc[TCP_PROFILE_CC_LEN] = "";
-    socklen_t len = sizeof cc;
-    if (getsockopt(sock, IPPROTO_TCP, TCP_CONGESTION, cc, &len) == 0) {
-        cc[sizeof cc - 1] = 0;
-        memcpy(p->congestion, cc, sizeof cc);
-    }
-    unsigned long rate = 0;
-    len = sizeof rate;
-    /* ~0 (or ~0U from a 32-bit setter) means unlimited */
-    if (getsockopt(sock, SOL_SOCKET, SO_MAX_PACING_RATE, &rate, &len) == 0 && rate != ~0UL && rate != 0xFFFFFFFFUL)
-        p->pacing_rate_bps = (uint64_t)rate * 8;
-    if (l->cfg->tcp.sndbuf) { /* fixed by us: the kernel reports twice what was set */
-        int v = 0;
-        len = sizeof v;
-        if (getsockopt(sock, SOL_SOCKET, SO_SNDBUF, &v, &len) == 0 && v > 0)
-            p->sndbuf = (uint64_t)v / 2;
-    }
-    if (l->cfg->tcp.notsent_lowat) {
-        int v = 0;
-        len = sizeof v;
-        if (getsockopt(sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, &len) == 0 && v > 0)
-            p->notsent_lowat = (uint64_t)v;
-    }
-}
-
 void http_address_interface(const struct sockaddr_storage *ss, char *ifname, size_t len)
 {
     ifname[0] = 0;
@@ -177,8 +146,11 @@ void http_file_head(struct listener *l, struct MHD_Connection *conn, const char 
     if (!f->filled) { /* the connection's first response (or no table): read them */
         f->filled = 1;
         f->have_local = local_address(sock, &f->local) == 0;
+        /* the profile really in force on the socket (docs/server.md, "TCP profiles") */
         struct tcp_profile p;
-        live_profile(l, sock, &p);
+        char err[160];
+        if (sock < 0 || tcp_profile_read(sock, &l->cfg->tcp, &p, err, sizeof err) < 0)
+            tcp_profile_defaults(&p); /* what could not be read is not claimed */
         tcp_profile_format(&p, f->tcp, sizeof f->tcp);
     }
     _Static_assert(sizeof h->tcp == sizeof f->tcp, "X-Debit-Tcp is copied whole");

@@ -190,6 +190,11 @@ int http_conn_reuse_put(struct MHD_Connection *conn, int sock, struct MHD_Respon
 /* The listener as /status shows it (new object; http_status.c): its live configuration and
  * what it did (the private fields only with privacy.details). */
 json_t *http_listener_json(struct listener *l);
+/* The TCP profile L's connections get, as X-Debit-Tcp names it: the configured one, its
+ * congestion control resolved to the netns default when it sets none (then 1, else 0).
+ * What /status and /metrics report for a listener (from the configuration, where the
+ * header reads the socket: docs/server.md, "TCP profiles"). */
+int http_listener_tcp(const struct listener *l, struct tcp_profile *shown);
 /* Name of the interface that holds address SS ("lo", "veth0") in IFNAME (LEN bytes); ""
  * if none, or SS is unspecified (http_headers.c). */
 void http_address_interface(const struct sockaddr_storage *ss, char *ifname, size_t len);

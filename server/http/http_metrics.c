@@ -14,26 +14,13 @@
 
 #define MAX_OFFLOAD_SAMPLES (CONFIG_MAX_LISTENERS * 8)
 
-struct tcp_text {
-    char cc[TCP_PROFILE_CC_LEN], pacing[32], sndbuf[24], lowat[24];
-};
-
-static void tcp_view(const struct listener *l, struct metrics_tcp *t, struct tcp_text *x)
+/* As X-Debit-Tcp and /status say it (http_listener_tcp, tcp_profile_words). */
+static void tcp_view(const struct listener *l, struct metrics_tcp *t, struct tcp_profile_words *x)
 {
-    const struct tcp_profile *p = &l->cfg->tcp;
-    char err[128];
-    /* as X-Debit-Tcp: the algorithm the socket really uses, the netns default if unset */
-    if (p->congestion[0])
-        snprintf(x->cc, sizeof x->cc, "%s", p->congestion);
-    else if (tcp_cc_default(x->cc, sizeof x->cc, err, sizeof err) != 0)
-        snprintf(x->cc, sizeof x->cc, "default");
-    if (p->pacing_rate_bps)
-        units_format_rate_tc(p->pacing_rate_bps, x->pacing, sizeof x->pacing);
-    else
-        snprintf(x->pacing, sizeof x->pacing, "unlimited");
-    snprintf(x->sndbuf, sizeof x->sndbuf, p->sndbuf ? "%llu" : "auto", (unsigned long long)p->sndbuf);
-    snprintf(x->lowat, sizeof x->lowat, p->notsent_lowat ? "%llu" : "off", (unsigned long long)p->notsent_lowat);
-    *t = (struct metrics_tcp){l->name, x->cc, x->pacing, x->sndbuf, x->lowat};
+    struct tcp_profile shown;
+    http_listener_tcp(l, &shown);
+    tcp_profile_words(&shown, x);
+    *t = (struct metrics_tcp){l->name, x->cc, x->pacing, x->sndbuf, x->notsent_lowat};
 }
 
 /* The listeners' offload samples from /status's listener objects (J), once per interface. */
@@ -66,7 +53,7 @@ static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
     const char **fnames = calloc(c->n_files + 1, sizeof *fnames);
     json_t **lj = calloc(nl + 1, sizeof *lj);
     struct metrics_tcp *tcp = calloc(nl + 1, sizeof *tcp);
-    struct tcp_text *tt = calloc(nl + 1, sizeof *tt);
+    struct tcp_profile_words *tt = calloc(nl + 1, sizeof *tt);
     struct metrics_offload *off = calloc(MAX_OFFLOAD_SAMPLES, sizeof *off);
     struct metrics_accept *acc = calloc(nl + 1, sizeof *acc);
     char *body = NULL;

@@ -67,6 +67,13 @@ static json_t *status_content_json(const struct server *s)
     return o;
 }
 
+int http_listener_tcp(const struct listener *l, struct tcp_profile *shown)
+{
+    char err[128];
+    *shown = l->cfg->tcp;
+    return !shown->congestion[0] && tcp_cc_default(shown->congestion, sizeof shown->congestion, err, sizeof err) == 0;
+}
+
 /* The listener's configuration as it is live: address, TCP profile and the X-Debit-Tcp it
  * gives, TLS, send path, offloads of the interface it serves through. */
 static void listener_config(json_t *o, struct listener *l, int details)
@@ -76,14 +83,10 @@ static void listener_config(json_t *o, struct listener *l, int details)
     json_object_set_new(o, "address", json_string(l->cfg->address));
     json_object_set_new(o, "port", json_integer(l->cfg->port));
     json_object_set_new(o, "tcp", tcp_profile_to_json(&l->cfg->tcp));
-    char cc[TCP_PROFILE_CC_LEN], err[128];
-    /* The header names the algorithm the socket really uses; so does /status, where a
-     * listener without `congestion` gets the netns default. */
-    struct tcp_profile shown = l->cfg->tcp;
-    if (!l->cfg->tcp.congestion[0] && tcp_cc_default(cc, sizeof cc, err, sizeof err) == 0) {
-        json_object_set_new(json_object_get(o, "tcp"), "congestion_default", json_string(cc));
-        snprintf(shown.congestion, sizeof shown.congestion, "%s", cc);
-    }
+    char err[128];
+    struct tcp_profile shown;
+    if (http_listener_tcp(l, &shown))
+        json_object_set_new(json_object_get(o, "tcp"), "congestion_default", json_string(shown.congestion));
     char hdr[160];
     tcp_profile_format(&shown, hdr, sizeof hdr);
     json_object_set_new(o, "x_debit_tcp", json_string(hdr));

@@ -319,6 +319,104 @@ static void test_apply_loopback(void **state)
     assert_string_equal(err, "TCP_CONGESTION nosuchcc: Bad file descriptor");
 }
 
+/* tcp_profile_read on a real accepted loopback socket: table-driven profiles applied with
+ * tcp_profile_apply read back equal (the congestion control named even when the profile
+ * leaves it to the default, a fixed send buffer halved back, an autotuned one not claimed),
+ * and in the header's words; a socket that is not one fails with the option named. */
+static void test_read(void **state)
+{
+    (void)state;
+    char err[400], def[32];
+    assert_int_equal(tcp_cc_default(def, sizeof def, err, sizeof err), 0);
+    const char *other = strcmp(def, "reno") ? "reno" : "cubic";
+    static const struct {
+        const char *cc, *pacing, *sndbuf, *lowat; /* NULL: left to the kernel */
+        const char *header;                       /* tcp_profile_format of the read-back; %s: the default cc */
+    } rows[] = {
+        {NULL, NULL, NULL, NULL, "cc=%s pacing=unlimited sndbuf=auto"},
+        {"OTHER", "500Mbit", "1MiB", "128KiB", "cc=OTHER pacing=500Mbit sndbuf=1048576"},
+        {NULL, "8Kbit", NULL, "16KiB", "cc=%s pacing=8Kbit sndbuf=auto"},
+        {NULL, NULL, "256KiB", NULL, "cc=%s pacing=unlimited sndbuf=262144"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct tcp_profile p, got;
+        tcp_profile_defaults(&p);
+        if (rows[i].cc)
+            assert_int_equal(tcp_profile_set_congestion(&p, other, err, sizeof err), 0);
+        if (rows[i].pacing)
+            assert_int_equal(tcp_profile_set_pacing_rate(&p, rows[i].pacing, err, sizeof err), 0);
+        if (rows[i].sndbuf)
+            assert_int_equal(tcp_profile_set_sndbuf(&p, rows[i].sndbuf, err, sizeof err), 0);
+        if (rows[i].lowat)
+            assert_int_equal(tcp_profile_set_notsent_lowat(&p, rows[i].lowat, err, sizeof err), 0);
+        int cli, srv;
+        testlib_loopback_pair(&cli, &srv);
+        if (tcp_profile_apply(srv, &p, err, sizeof err) < 0)
+            fail_msg("row %zu: apply: %s", i, err);
+        if (tcp_profile_read(srv, &p, &got, err, sizeof err) < 0)
+            fail_msg("row %zu: read: %s", i, err);
+        assert_string_equal(got.congestion, rows[i].cc ? other : def);
+        assert_int_equal(got.pacing_rate_bps, p.pacing_rate_bps);
+        assert_int_equal(got.sndbuf, p.sndbuf);
+        assert_int_equal(got.notsent_lowat, p.notsent_lowat);
+        char want[160], hdr[160], fmt[160];
+        snprintf(fmt, sizeof fmt, "%s", rows[i].header);
+        char *o = strstr(fmt, "OTHER");
+        if (o) /* the algorithm this kernel has besides its default */
+            snprintf(want, sizeof want, "cc=%s%s", other, o + 5);
+        else
+            snprintf(want, sizeof want, fmt, def);
+        tcp_profile_format(&got, hdr, sizeof hdr);
+        assert_string_equal(hdr, want);
+        /* the other end: the kernel's defaults, the autotuned buffer not claimed */
+        assert_int_equal(tcp_profile_read(cli, NULL, &got, err, sizeof err), 0);
+        assert_string_equal(got.congestion, def);
+        assert_int_equal(got.pacing_rate_bps, 0);
+        assert_int_equal(got.sndbuf, 0);
+        assert_int_equal(got.notsent_lowat, 0);
+        close(cli);
+        close(srv);
+    }
+    struct tcp_profile got;
+    assert_int_equal(tcp_profile_read(-1, NULL, &got, err, sizeof err), -1);
+    assert_string_equal(err, "TCP_CONGESTION: read back: Bad file descriptor");
+    assert_string_equal(got.congestion, ""); /* nothing read: defaults */
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(tcp_profile_read(fds[0], NULL, &got, err, sizeof err), -1);
+    assert_string_equal(err, "TCP_CONGESTION: read back: Socket operation on non-socket");
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* The words of X-Debit-Tcp and /metrics' debitd_tcp_profile_info, from one function. */
+static void test_words(void **state)
+{
+    (void)state;
+    char err[200];
+    struct tcp_profile p;
+    struct tcp_profile_words w;
+    tcp_profile_defaults(&p);
+    tcp_profile_words(&p, &w);
+    assert_string_equal(w.cc, "default");
+    assert_string_equal(w.pacing, "unlimited");
+    assert_string_equal(w.sndbuf, "auto");
+    assert_string_equal(w.notsent_lowat, "off");
+    assert_int_equal(tcp_profile_set_pacing_rate(&p, "2.5Gbit", err, sizeof err), 0);
+    assert_int_equal(tcp_profile_set_sndbuf(&p, "4MiB", err, sizeof err), 0);
+    assert_int_equal(tcp_profile_set_notsent_lowat(&p, "128KiB", err, sizeof err), 0);
+    snprintf(p.congestion, sizeof p.congestion, "bbr");
+    tcp_profile_words(&p, &w);
+    assert_string_equal(w.cc, "bbr");
+    assert_string_equal(w.sndbuf, "4194304");
+    assert_string_equal(w.notsent_lowat, "131072");
+    char hdr[160];
+    tcp_profile_format(&p, hdr, sizeof hdr);
+    char want[160];
+    snprintf(want, sizeof want, "cc=bbr pacing=%s sndbuf=4194304", w.pacing);
+    assert_string_equal(hdr, want);
+}
+
 /* As root, sndbuf beyond net.core.wmem_max still takes effect (SO_SNDBUFFORCE); without
  * privilege the clamp is an error that says why; and a congestion control outside the
  * netns' allowed list is refused with the list. */
@@ -418,6 +516,8 @@ int main(void)
         cmocka_unit_test(test_mem_max),
         cmocka_unit_test(test_apply_loopback),
         cmocka_unit_test(test_apply_privileges),
+        cmocka_unit_test(test_read),
+        cmocka_unit_test(test_words),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
