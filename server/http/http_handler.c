@@ -1,6 +1,6 @@
 /* http_handler: the libmicrohttpd entry points: routing (a table of paths, methods and
  * handlers), connection and completion notifications. The top of server/http: the routes
- * (http_files.c, http_pages.c, http_metrics.c, http_upload.c) are called from here and
+ * (http_files.c, http_pages.c, http_status.c, http_metrics.c, http_upload.c) are called from here and
  * answer through http_reply.c, never back up. */
 #include "http.h"
 #include "http_internal.h"

@@ -74,7 +74,7 @@ void http_file_head_add(const struct file_head *h, struct MHD_Response *resp, in
  * short. */
 size_t http_file_head_sig(const struct file_head *h, const char *extra, char *buf, size_t len);
 
-/* Routes (http_files.c, http_pages.c, http_upload.c). */
+/* Routes (http_files.c, http_pages.c, http_status.c, http_metrics.c, http_upload.c). */
 enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struct req *r,
                           const struct file_cfg *f, int head);
 /* FILE.sha256: answered at once when the digest is known; otherwise the connection is

@@ -1,62 +1,14 @@
 /* http_pages: the pages that are not files: the HTML index of / and of each folder (like a
  * mirror's directory listing) and /transfers/ID (JSON). /status: http_status.c. */
 #include "http_internal.h"
+#include "http_html.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "units.h"
 #include "wire.h"
-
-struct buf {
-    char *p;
-    size_t len, cap;
-    int oom;
-};
-
-static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bprintf(struct buf *b, const char *fmt, ...)
-{
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->p && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-}
-
-/* Config paths exclude < > " and controls; & and ' still need escaping in HTML. */
-static void bescape(struct buf *b, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '&')
-            bprintf(b, "&amp;");
-        else if (s[i] == '\'')
-            bprintf(b, "&#39;");
-        else
-            bprintf(b, "%c", s[i]);
-    }
-}
 
 struct entry {
     const char *name;
@@ -95,32 +47,32 @@ enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, cons
             e[n++] = x;
     }
     qsort(e, n, sizeof *e, entry_cmp);
-    struct buf b = {0};
-    bprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Index of ");
-    bescape(&b, folder, flen);
-    bprintf(&b, "</title></head>\n<body>\n<h1>Index of ");
-    bescape(&b, folder, flen);
-    bprintf(&b, "</h1><hr><pre>\n");
+    struct html_buf b = {0};
+    html_printf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Index of ");
+    html_escape(&b, folder, flen);
+    html_printf(&b, "</title></head>\n<body>\n<h1>Index of ");
+    html_escape(&b, folder, flen);
+    html_printf(&b, "</h1><hr><pre>\n");
     if (strcmp(folder, "/") != 0)
-        bprintf(&b, "<a href=\"../\">../</a>\n");
+        html_printf(&b, "<a href=\"../\">../</a>\n");
     for (size_t i = 0; i < n; i++) {
-        bprintf(&b, "<a href=\"");
-        bescape(&b, e[i].name, e[i].len);
-        bprintf(&b, "\">");
-        bescape(&b, e[i].name, e[i].len);
-        bprintf(&b, "</a>");
+        html_printf(&b, "<a href=\"");
+        html_escape(&b, e[i].name, e[i].len);
+        html_printf(&b, "\">");
+        html_escape(&b, e[i].name, e[i].len);
+        html_printf(&b, "</a>");
         if (e[i].file) {
             char human[32];
             units_format_size(e[i].file->size, human, sizeof human);
             int pad = 40 - (int)e[i].len;
-            bprintf(&b, "%*s %20llu  %-10s <a href=\"", pad > 1 ? pad : 1, "",
+            html_printf(&b, "%*s %20llu  %-10s <a href=\"", pad > 1 ? pad : 1, "",
                     (unsigned long long)e[i].file->size, human);
-            bescape(&b, e[i].name, e[i].len);
-            bprintf(&b, ".sha256\">sha256</a>");
+            html_escape(&b, e[i].name, e[i].len);
+            html_printf(&b, ".sha256\">sha256</a>");
         }
-        bprintf(&b, "\n");
+        html_printf(&b, "\n");
     }
-    bprintf(&b, "</pre><hr><p>debitd/%s &mdash; <a href=\"%s\">status</a></p>\n</body></html>\n",
+    html_printf(&b, "</pre><hr><p>debitd/%s &mdash; <a href=\"%s\">status</a></p>\n</body></html>\n",
             DEBIT_VERSION, WIRE_STATUS_PATH);
     free(e);
     if (b.oom) {

@@ -1,5 +1,5 @@
 /* http_peer: what a request's client address decides: whose transfer record it may read
- * (http_pages.c asks http_peer) and how much of its per-address quota is left. */
+ * (/transfers/ID in http_pages.c asks http_peer) and how much of its per-address quota is left. */
 #include "http_internal.h"
 
 #include <stdio.h>

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accept.h"
 #include "nopush.h"
 #include "offload.h"
 #include "sendstep.h"
@@ -287,5 +288,16 @@ json_t *http_status_json(struct server *s)
 
 enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn)
 {
-    return http_reply_json(l, conn, 200, http_status_json(l->srv));
+    json_t *j = http_status_json(l->srv);
+    /* a browser (its Accept weighs text/html above application/json) gets a page; curl's
+     * Accept: * / *, a script's application/json or no Accept at all get JSON, as before */
+    const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+    if (!j || !accept_prefers(accept, "text/html", "application/json"))
+        return http_reply_json(l, conn, 200, j);
+    size_t len = 0;
+    char *page = http_status_html(j, &len);
+    json_decref(j);
+    if (!page)
+        return http_reply_text(l, conn, 500, NULL, NULL);
+    return http_reply_buffer(l, conn, 200, page, len, "text/html; charset=utf-8");
 }

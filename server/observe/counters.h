@@ -1,7 +1,7 @@
 /* counters: debitd's totals since start (requests, responses by status class, bytes and
  * durations of file transfers, connections, uploads, quota refusals): one set of atomics,
  * updated on the request threads, read by /status and /metrics alike. The server's, not a
- * configuration's: a reload keeps them (docs/server.md, "Counters"). */
+ * configuration's: a reload keeps them (docs/server.md, "Metrics"). */
 #ifndef DEBITD_COUNTERS_H
 #define DEBITD_COUNTERS_H
 
