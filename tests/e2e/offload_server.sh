@@ -95,6 +95,10 @@ kill $ca $cb 2>/dev/null; wait $ca $cb 2>/dev/null
 ha=$(ip netns exec "$C" curl -s -D - -o /dev/null "http://198.18.0.1:$PA/files/32Mio.dat" | tr -d '\r')
 check_eq "$H_TCP on listener A" "cc=cubic pacing=unlimited sndbuf=4194304" "$(sed -n "s/^$H_TCP: //Ip" <<<"$ha")"
 check_eq "$H_TCP on listener B" "cc=reno pacing=2Gbit sndbuf=auto" "$(sed -n "s/^$H_TCP: //Ip" "$T_TMP/hb" | tr -d '\r')"
+# the header reads the socket (tcp_profile_read), /status the configuration: one format, the same words
+check_eq "/status x_debit_tcp of each listener = its $H_TCP" \
+  "cc=cubic pacing=unlimited sndbuf=4194304|cc=reno pacing=2Gbit sndbuf=auto" \
+  "$(jq -r '[.listeners[].x_debit_tcp] | join("|")' <<<"$st")"
 id=$(sed -n "s/^$H_TRANSFER: //Ip" <<<"$ha")
 sleep 0.2
 tr=$(ip netns exec "$C" curl -s "http://198.18.0.1:$PA/transfers/$id")
