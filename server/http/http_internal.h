@@ -188,8 +188,9 @@ struct MHD_Response *http_conn_reuse_get(struct MHD_Connection *conn, int sock, 
 int http_conn_reuse_put(struct MHD_Connection *conn, int sock, struct MHD_Response *resp, const char *sig,
                         size_t len, char *id_at);
 /* The listener as /status shows it (new object; http_status.c): its live configuration and
- * what it did (the private fields only with privacy.details). */
-json_t *http_listener_json(struct listener *l);
+ * what it did, the private fields (interface names, limits) only with DETAILS: /status
+ * passes privacy.details, /metrics (behind its allow list) 1 for its interface labels. */
+json_t *http_listener_json(struct listener *l, int details);
 /* The TCP profile L's connections get, as X-Debit-Tcp names it: the configured one, its
  * congestion control resolved to the netns default when it sets none (then 1, else 0).
  * What /status and /metrics report for a listener (from the configuration, where the

@@ -64,7 +64,7 @@ static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
         goto done;
     for (size_t i = 0; i < nl; i++) {
         lnames[i] = s->listeners[i].name;
-        lj[i] = http_listener_json(&s->listeners[i]);
+        lj[i] = http_listener_json(&s->listeners[i], 1);
         tcp_view(&s->listeners[i], &tcp[i], &tt[i]);
         struct acceptor_stats as; /* as /status listeners[].accept */
         acceptor_stats(s->listeners[i].acceptor, &as);

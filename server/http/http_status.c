@@ -110,7 +110,10 @@ static void listener_config(json_t *o, struct listener *l, int details)
     struct offload_state st;
     enum offload_err e = ifname[0] ? offload_get(ifname, &st, err, sizeof err) : OFFLOAD_ERR_ARG;
     if (e == OFFLOAD_OK) {
-        json_object_set_new(o, "offload", offload_to_json(&st));
+        json_t *off = offload_to_json(&st);
+        if (!details) /* the interface's name fingerprints the host, as above */
+            json_object_del(off, "interface");
+        json_object_set_new(o, "offload", off);
         offload_format(&st, hdr, sizeof hdr);
         json_object_set_new(o, "x_debit_offload", json_string(hdr));
     } else {
@@ -155,9 +158,8 @@ static void listener_activity(json_t *o, struct listener *l, int details)
     json_object_set_new(o, "accept", a);
 }
 
-json_t *http_listener_json(struct listener *l)
+json_t *http_listener_json(struct listener *l, int details)
 {
-    int details = l->srv->snap->cfg->details;
     json_t *o = json_object();
     listener_config(o, l, details);
     listener_activity(o, l, details);
@@ -273,7 +275,7 @@ json_t *http_status_json(struct server *s)
     json_object_set_new(j, "content", status_content_json(s));
     json_t *listeners = json_array();
     for (size_t i = 0; i < s->n_listeners; i++)
-        json_array_append_new(listeners, http_listener_json(&s->listeners[i]));
+        json_array_append_new(listeners, http_listener_json(&s->listeners[i], details));
     json_object_set_new(j, "listeners", listeners);
     json_object_set_new(j, "files", status_files_json(s));
     json_object_set_new(j, "upload", status_upload_json(c));

@@ -72,6 +72,10 @@ check_eq "details = true: /status has pid, kernel, limits, listener interface, t
   "$(jq -r '"\(has("pid")) \(has("kernel")) \(has("limits")) \(.listeners[0] | has("interface")) \(.listeners[0].accept | has("limit")) \(.listeners[0] | has("connection_memory"))"' "$T_TMP/status-true.json")"
 check_eq "details = false: /status has no pid, kernel, limits, listener interface, acceptor's limit, connection_memory" "false false false false false false" \
   "$(jq -r '"\(has("pid")) \(has("kernel")) \(has("limits")) \(.listeners[0] | has("interface")) \(.listeners[0].accept | has("limit")) \(.listeners[0] | has("connection_memory"))"' "$T_TMP/status-false.json")"
+check_eq "details = false: no interface name anywhere in a listener (offload.interface neither)" "0" \
+  "$(jq '[.listeners[] | .. | objects | select(has("interface"))] | length' "$T_TMP/status-false.json")"
+check_eq "details = true: the offload state names its interface" "true" \
+  "$(jq -r '.listeners[0].offload | if . == null then true else has("interface") end' "$T_TMP/status-true.json")"
 check_eq "details = false: the acceptor's counters stay" "true true" \
   "$(jq -r '"\(.listeners[0].accept | has("accepted")) \(.listeners[0].accept | has("paused_at_limit"))"' "$T_TMP/status-false.json")"
 check_eq "details = false: /status names neither the kernel release nor the pid anywhere" "0 0" \
