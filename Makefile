@@ -12,7 +12,7 @@
 #   make bench      benchmarks in bench/ (ratios against nginx, curl, wget, iperf3)
 #   make demo       the main job on the embedded default (see README.md)
 #   make install    PREFIX=/usr/local DESTDIR= (make uninstall the same); docs/deploy.md
-#   make deb        build/debit_VERSION_ARCH.deb (PREFIX=/usr, built in build/deb)
+#   make deb        build/debit_VERSION-REV_ARCH.deb (PREFIX=/usr, built in build/deb; REV from debian/changelog)
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local

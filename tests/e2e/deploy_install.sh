@@ -16,7 +16,7 @@ check "make install PREFIX=/usr DESTDIR=..." mk install
 for f in usr/sbin/debitd usr/bin/debit usr/sbin/debit-netctl usr/sbin/debit-delayline \
          etc/debit/debitd.conf etc/logrotate.d/debitd lib/systemd/system/debitd.service \
          usr/share/man/man8/debitd.8 usr/share/man/man5/debitd.conf.5 usr/share/man/man1/debit.1 \
-         usr/share/man/man8/debit-netctl.8 \
+         usr/share/man/man8/debit-netctl.8 usr/share/man/man8/debit-delayline.8 \
          usr/share/bash-completion/completions/debit usr/share/bash-completion/completions/debitd; do
   check "installed /$f" test -s "$R/$f"
 done
@@ -38,7 +38,8 @@ for m in "$R"/usr/share/man/man*/*; do
   check_eq "man --warnings -l ${m##*/}: clean" "" "$w"
 done
 opts_of() { "$1" --help 2>&1 | grep -oE '(^|[ ,])--?[A-Za-z0-9][A-Za-z0-9-]*' | tr -d ' ,' | sort -u; }
-for pair in debitd:man8/debitd.8 debit:man1/debit.1 debit-netctl:man8/debit-netctl.8; do
+for pair in debitd:man8/debitd.8 debit:man1/debit.1 debit-netctl:man8/debit-netctl.8 \
+            debit-delayline:man8/debit-delayline.8; do
   prog=${pair%%:*} page=$R/usr/share/man/${pair#*:}
   bin=$R/usr/sbin/$prog; [ -x "$bin" ] || bin=$R/usr/bin/$prog
   src=$(sed 's/\\-/-/g' "$page")

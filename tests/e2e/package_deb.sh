@@ -8,15 +8,45 @@
 # Bounded; the trap purges the package even when a check fails.
 . "$(dirname "$0")/../lib/common.sh"
 need_root "dpkg -i"
-need_cmd dpkg dpkg-deb setpriv curl sha256sum
+need_cmd dpkg dpkg-deb dpkg-parsechangelog setpriv curl sha256sum gzip od
 if dpkg-query -W -f='${db:Status-Status}' debit 2>/dev/null | grep -qv not-installed; then
   skip_all "a package named debit is already installed here; this test will not replace it"
 fi
 getent passwd debit >/dev/null && skip_all "a user debit exists already (not made by this package)"
 
 deb=$(env -u MAKEFLAGS -u MAKELEVEL make --no-print-directory -C "$DEBIT_TOP" BUILD="$DEBIT_BUILD" deb 2>"$T_TMP/make.err" | tail -1)
-check_match "make deb builds build/debit_VERSION_ARCH.deb" '/debit_[0-9.]+_[a-z0-9]+\.deb$' "$deb"
+check_match "make deb builds build/debit_VERSION-REV_ARCH.deb" '/debit_[0-9.]+-[0-9]+_[a-z0-9]+\.deb$' "$deb"
 [ -f "$deb" ] || { t_fail "the .deb exists" "$(tail -5 "$T_TMP/make.err")"; t_done; }
+check_eq "its version is debian/changelog's top entry" "$(dpkg-parsechangelog -l "$DEBIT_TOP/debian/changelog" -S Version)" \
+  "$(dpkg-deb -f "$deb" Version)"
+
+# The documentation Debian requires of every package: a DEP-5 copyright file and the
+# changelog, gzip -9n (no name, no time stamp: the same bytes at every build).
+dpkg-deb -x "$deb" "$T_TMP/x"
+doc=$T_TMP/x/usr/share/doc/debit
+check_match "usr/share/doc/debit/copyright is DEP-5 (machine-readable)" \
+  '^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' "$(head -1 "$doc/copyright" 2>&1)"
+check_match "... with a Files: * paragraph and its License" $'Files: \\*\nCopyright: [0-9]{4} .+\nLicense: [a-z]' "$(cat "$doc/copyright" 2>&1)"
+check_file_eq "... debian/copyright as it is" "$DEBIT_TOP/debian/copyright" "$doc/copyright"
+check "usr/share/doc/debit/changelog.Debian.gz is gzip" gzip -t "$doc/changelog.Debian.gz"
+check_file_eq "... of debian/changelog" "$DEBIT_TOP/debian/changelog" <(gzip -dc "$doc/changelog.Debian.gz" 2>/dev/null)
+# RFC 1952 header: byte 3 FLG (8: a file name follows), bytes 4-7 MTIME, byte 8 XFL (2: -9)
+check_eq "... made by gzip -9n: no name, no time stamp, best compression" "00 00000000 02" \
+  "$(od -An -tx1 -j3 -N6 "$doc/changelog.Debian.gz" | awk '{print $1, $2 $3 $4 $5, $6}')"
+
+# lintian's checks (errors and warnings; the one tag overridden is in debian/lintian-overrides,
+# with its reason). Info tags (hardening flags of the build) are not checked.
+if command -v lintian >/dev/null; then
+  lintian "$deb" >"$T_TMP/lintian.out" 2>&1; rc=$?
+  grep -v 'running with root privileges is not recommended' "$T_TMP/lintian.out" >"$T_TMP/lintian.tags"
+  check_eq "lintian: no error" "" "$(grep '^E:' "$T_TMP/lintian.tags")"
+  check_eq "lintian: no warning" "" "$(grep '^W:' "$T_TMP/lintian.tags")"
+  check_eq "lintian exits 0" 0 "$rc"
+  check_eq "lintian: the overrides are used (initial-upload-closes-no-bugs)" "" \
+    "$(grep -E 'unused-override|mismatched-override' "$T_TMP/lintian.tags")"
+else
+  t_skip "lintian on the .deb" "no lintian (Debian: lintian; tools/deps installs it)"
+fi
 info=$(dpkg-deb -I "$deb")
 check_match "Depends from dpkg-shlibdeps (libmicrohttpd)" 'Depends:.*libmicrohttpd12' "$info"
 check_match "Depends: libsystemd0 (sd_notify)" 'Depends:.*libsystemd0' "$info"
@@ -35,6 +65,7 @@ check_eq "... with no login shell" /usr/sbin/nologin "$(getent passwd debit | cu
 check_eq "/var/log/debit is debit's" debit "$(stat -c %U /var/log/debit 2>/dev/null)"
 check "the unit is enabled (multi-user.target.wants)" test -L /etc/systemd/system/multi-user.target.wants/debitd.service
 check "man debitd finds the page" man -w debitd
+check_eq "dpkg --verify debit: every installed file matches the package's md5sums" "" "$(dpkg --verify debit 2>&1)"
 check_match "/usr/sbin/debitd without -c reads /etc/debit/debitd.conf" \
   'from /etc/debit/debitd.conf$' "$(/usr/sbin/debitd -t 2>/dev/null | head -1)"
 
