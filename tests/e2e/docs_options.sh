@@ -2,7 +2,8 @@
 # Docs true of the code, for options: every option that docs/client.md, man/debit.1 and
 # README.md document for debit exists in `debit --help`, and every option of --help is in
 # docs/client.md's option table and man/debit.1's OPTIONS; the same for debitd with
-# docs/server.md, man/debitd.8 and README.md against `debitd --help`.
+# docs/server.md, man/debitd.8 and README.md against `debitd --help`. And README.md is at
+# most 300 lines, none over 400 characters (issue 31: a newcomer's page).
 #
 # What counts as documenting an option: a row of docs/client.md's "## Options" table (its
 # first column), docs/server.md's "Options:" paragraph, a tag line (after .TP) of a man
@@ -90,6 +91,13 @@ for prog, doc, man, listed in (
         tap(opts <= h, f"{prog}: every option of {src} is in --help", "not in --help: " + fmt(opts - h))
     tap(h <= doc_list, f"{prog}: every option of --help is in {doc}'s option list", "undocumented: " + fmt(h - doc_list))
     tap(h <= man_list, f"{prog}: every option of --help is in {man} OPTIONS", "undocumented: " + fmt(h - man_list))
+# The README is a newcomer's page (issue 31): short, and every line readable on a screen.
+lines = read("README.md").split("\n")
+if lines and lines[-1] == "":
+    lines.pop()
+tap(len(lines) <= 300, f"README.md has at most 300 lines ({len(lines)})", f"{len(lines)} lines")
+long = [f"line {i + 1}: {len(l)} characters" for i, l in enumerate(lines) if len(l) > 400]
+tap(not long, "README.md has no line over 400 characters", "; ".join(long))
 print(f"1..{n}")
 sys.exit(1 if failed else 0)
 PY
