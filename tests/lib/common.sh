@@ -34,7 +34,8 @@ t_cleanup() {
   local i
   # A second SIGTERM (tests/run signals the test's whole process group, and timeout forwards
   # it once more) would run `exit 143` inside this trap and end the clean-up half done.
-  trap '' INT TERM
+  # Caught, not ignored: what the clean-up starts gets the default action back at exec.
+  trap : INT TERM
   for ((i = ${#T_CLEANUP[@]} - 1; i >= 0; i--)); do eval "${T_CLEANUP[$i]}" >/dev/null 2>&1 || true; done
   for p in "${T_PIDS[@]+"${T_PIDS[@]}"}"; do kill -TERM "$p" 2>/dev/null || true; done
   for p in "${T_PIDS[@]+"${T_PIDS[@]}"}"; do
