@@ -5,6 +5,9 @@
 # reads the edited /etc/debit/debitd.conf, serves a file on a port below 1024 and logs to
 # /var/log/debit; logrotate's snippet rotates that log and SIGUSR1 reopens it; dpkg -r
 # leaves only the conffiles (the edited config among them), dpkg -P leaves nothing.
+# Before installing (issue 31): the version is debian/changelog's, the package carries a DEP-5
+# usr/share/doc/debit/copyright and changelog.Debian.gz (gzip -9n), and lintian finds no
+# error and no warning; after dpkg -i, dpkg --verify finds every file as shipped.
 # Bounded; the trap purges the package even when a check fails.
 . "$(dirname "$0")/../lib/common.sh"
 need_root "dpkg -i"
