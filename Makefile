@@ -26,6 +26,11 @@ UNITDIR   ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/sys
 COMPLDIR  ?= $(PREFIX)/share/bash-completion/completions
 LOGROTDIR ?= $(SYSCONFDIR)/logrotate.d
 BUILD     ?= build
+# One spelling of the build folder, relative to the top when inside it: -MMD names each .d
+# file's target as $@ was spelt, so BUILD=/abs/top/build (the tests' way) after BUILD=build
+# would miss every header dependency and link stale objects (a .deb built so crashed at
+# SIGTERM: tests/e2e/package_deb.sh).
+override BUILD := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
 CC        ?= cc
 PKG_CONFIG?= pkg-config
 

@@ -57,8 +57,20 @@ check_match "conffile /etc/debit/debitd.conf" '^/etc/debit/debitd.conf$' "$(dpkg
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|; s|/$||' | grep -v '^$' >"$T_TMP/contents"
 conffiles=$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)
 
-t_on_exit "dpkg -P debit >/dev/null 2>&1"
-dpkg -i "$deb" >"$T_TMP/dpkg-i.log" 2>&1; rc=$?
+# dpkg ARGS...: dpkg, retried while another process (an apt-get of another job on this
+# machine) holds dpkg's lock: bounded, 180 s; any other failure returns at once.
+dpkg_locked() {
+  local i rc
+  for ((i = 0; i < 180; i++)); do
+    dpkg "$@" 2>"$T_TMP/dpkg.err"; rc=$?
+    [ $rc -eq 2 ] && grep -q 'dpkg frontend lock\|dpkg status database is locked' "$T_TMP/dpkg.err" || break
+    sleep 1
+  done
+  cat "$T_TMP/dpkg.err" >&2
+  return $rc
+}
+t_on_exit "dpkg_locked -P debit >/dev/null 2>&1"
+dpkg_locked -i "$deb" >"$T_TMP/dpkg-i.log" 2>&1; rc=$?
 check_eq "dpkg -i exits 0" 0 "$rc"
 [ $rc -eq 0 ] || { t_diag "$(tail -5 "$T_TMP/dpkg-i.log")"; t_done; }
 uid=$(id -u debit 2>/dev/null)
@@ -124,7 +136,7 @@ stop_pid "$DPID" TERM
 check_eq "SIGTERM stops the packaged debitd with 0" 0 "$STOP_RC"
 
 # dpkg -r: programs, man pages, unit and its enablement go; the conffiles stay
-dpkg -r debit >"$T_TMP/dpkg-r.log" 2>&1; rc=$?
+dpkg_locked -r debit >"$T_TMP/dpkg-r.log" 2>&1; rc=$?
 check_eq "dpkg -r exits 0" 0 "$rc"
 left=()
 while read -r f; do
@@ -136,7 +148,7 @@ check "... the unit is no longer enabled" test ! -e /etc/systemd/system/multi-us
 check_match "dpkg knows it as config-files" 'config-files' "$(dpkg-query -W -f='${db:Status-Status}' debit 2>&1)"
 
 # dpkg -P: nothing at all
-dpkg -P debit >"$T_TMP/dpkg-p.log" 2>&1; rc=$?
+dpkg_locked -P debit >"$T_TMP/dpkg-p.log" 2>&1; rc=$?
 check_eq "dpkg -P exits 0" 0 "$rc"
 left=()
 while read -r f; do [ -e "$f" ] && [ ! -d "$f" ] && left+=("$f"); done <"$T_TMP/contents"
