@@ -251,3 +251,53 @@ unsigned long long sys_netns_inode(void)
     struct stat st;
     return stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
 }
+
+const char *sys_file_type_name(mode_t mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO";
+    case S_IFSOCK: return "a socket";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFLNK: return "a symbolic link";
+    default: return "not a regular file";
+    }
+}
+
+static int type_ok(mode_t mode, int allow_chr)
+{
+    return S_ISREG(mode) || (allow_chr && S_ISCHR(mode));
+}
+
+int sys_open_regular(const char *path, int flags, mode_t mode, int allow_chr, const char *verb, char *err,
+                     size_t errlen)
+{
+    struct stat st;
+    /* the type first: stat never blocks, and a FIFO opened for writing without a reader
+     * fails with ENXIO, a message that would not say why (a directory cannot block: open
+     * says EISDIR for writing, fstat below for reading) */
+    if (stat(path, &st) == 0 && !type_ok(st.st_mode, allow_chr) && !S_ISDIR(st.st_mode))
+        return err_set(err, errlen, "\"%s\" is %s, not a regular file", path, sys_file_type_name(st.st_mode));
+    if (!verb)
+        verb = (flags & O_ACCMODE) == O_RDONLY ? "read" : "open";
+    /* O_NONBLOCK still, for what the path became in between */
+    int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, mode);
+    if (fd < 0)
+        return errno == ENXIO ? err_set(err, errlen, "\"%s\" is a FIFO or a device without a peer, not a regular file", path)
+                              : err_set(err, errlen, "cannot %s \"%s\": %s", verb, path, strerror(errno));
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        return err_set(err, errlen, "cannot %s \"%s\": %s", verb, path, strerror(e));
+    }
+    if (!type_ok(st.st_mode, allow_chr)) {
+        close(fd);
+        return err_set(err, errlen, "\"%s\" is %s, not a regular file", path, sys_file_type_name(st.st_mode));
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (!(flags & O_NONBLOCK) && fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "array.h"
@@ -328,20 +329,34 @@ int config_set_user(struct config *c, const char *name, char *err, size_t errlen
 {
     if (check_id_name("user", name, err, errlen) < 0)
         return -1;
-    struct passwd pw, *res = NULL;
-    char buf[4096];
-    int e = getpwnam_r(name, &pw, buf, sizeof buf, &res);
-    if (!res)
-        return e ? err_set(err, errlen, "cannot look up user \"%s\": %s", name, strerror(e))
-                 : err_set(err, errlen, "user \"%s\" does not exist", name);
+    uid_t uid;
+    gid_t gid;
+    if (c->ids) {
+        if (!c->ids->user || strcmp(name, c->ids->user) != 0)
+            return err_set(err, errlen, "\"%s\" is not the user debitd started as (%s%s%s): changes need a restart",
+                           name, c->ids->user ? "\"" : "", c->ids->user ? c->ids->user : "none",
+                           c->ids->user ? "\"" : "");
+        uid = c->ids->uid;
+        gid = c->ids->user_gid;
+    } else {
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        int e = getpwnam_r(name, &pw, buf, sizeof buf, &res);
+        if (!res)
+            return e ? err_set(err, errlen, "cannot look up user \"%s\": %s", name, strerror(e))
+                     : err_set(err, errlen, "user \"%s\" does not exist", name);
+        uid = pw.pw_uid;
+        gid = pw.pw_gid;
+    }
     char *copy = strdup(name);
     if (!copy)
         return err_set(err, errlen, "out of memory");
     free(c->user);
     c->user = copy;
-    c->uid = pw.pw_uid;
+    c->uid = uid;
+    c->user_gid = gid;
     if (!c->group)
-        c->gid = pw.pw_gid;
+        c->gid = gid;
     return 0;
 }
 
@@ -349,18 +364,50 @@ int config_set_group(struct config *c, const char *name, char *err, size_t errle
 {
     if (check_id_name("group", name, err, errlen) < 0)
         return -1;
-    struct group gr, *res = NULL;
-    char buf[4096];
-    int e = getgrnam_r(name, &gr, buf, sizeof buf, &res);
-    if (!res)
-        return e ? err_set(err, errlen, "cannot look up group \"%s\": %s", name, strerror(e))
-                 : err_set(err, errlen, "group \"%s\" does not exist", name);
+    gid_t gid;
+    if (c->ids) {
+        if (!c->ids->group || strcmp(name, c->ids->group) != 0)
+            return err_set(err, errlen, "\"%s\" is not the group debitd started with (%s%s%s): changes need a "
+                           "restart", name, c->ids->group ? "\"" : "", c->ids->group ? c->ids->group : "none",
+                           c->ids->group ? "\"" : "");
+        gid = c->ids->group_gid;
+    } else {
+        struct group gr, *res = NULL;
+        char buf[4096];
+        int e = getgrnam_r(name, &gr, buf, sizeof buf, &res);
+        if (!res)
+            return e ? err_set(err, errlen, "cannot look up group \"%s\": %s", name, strerror(e))
+                     : err_set(err, errlen, "group \"%s\" does not exist", name);
+        gid = gr.gr_gid;
+    }
     char *copy = strdup(name);
     if (!copy)
         return err_set(err, errlen, "out of memory");
     free(c->group);
     c->group = copy;
-    c->gid = gr.gr_gid;
+    c->gid = gid;
+    return 0;
+}
+
+void config_ids_free(struct config_ids *ids)
+{
+    if (!ids)
+        return;
+    free(ids->user);
+    free(ids->group);
+    memset(ids, 0, sizeof *ids);
+}
+
+int config_ids_pin(struct config_ids *ids, const struct config *c)
+{
+    memset(ids, 0, sizeof *ids);
+    ids->uid = c->uid;
+    ids->user_gid = c->user_gid;
+    ids->group_gid = c->gid;
+    if ((c->user && !(ids->user = strdup(c->user))) || (c->group && !(ids->group = strdup(c->group)))) {
+        config_ids_free(ids);
+        return -1;
+    }
     return 0;
 }
 
@@ -463,6 +510,21 @@ uint64_t config_region_size(const struct config *c)
         if (c->files[i].size > max)
             max = c->files[i].size;
     return c->ram && c->ram < max ? c->ram : max;
+}
+
+int config_region_warning(const struct config *c, uint64_t mem_total, char *warn, size_t len)
+{
+    uint64_t region = config_region_size(c);
+    if (!mem_total || region <= mem_total)
+        return 0;
+    char r[32], m[32], where[PATH_MAX + 16];
+    units_format_size(region, r, sizeof r);
+    units_format_size(mem_total, m, sizeof m);
+    snprintf(warn, len, "%s: ram: the content region (%s%s) is larger than this host's memory (MemTotal %s): "
+             "it is generated into RAM and stays resident, so the start would fail or swap; set ram = \"%s\" "
+             "or less (files larger than the region repeat it)", config_place(c, c->ram_line, where, sizeof where), r,
+             c->ram ? ", ram" : ", the largest file: ram not set", m, m);
+    return 1;
 }
 
 int config_validate(const struct config *c, char *err, size_t errlen)

@@ -387,6 +387,7 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
             goto out;
         }
         c->ram = v;
+        c->ram_line = (unsigned)config_setting_source_line(config_setting_get_member(root, "ram"));
     }
     if ((r = cfg_get_uint(root, "transfers", 1, 1000000, &v, err, errlen)) < 0)
         goto out;
