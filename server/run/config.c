@@ -521,9 +521,9 @@ int config_region_warning(const struct config *c, uint64_t mem_total, char *warn
     units_format_size(region, r, sizeof r);
     units_format_size(mem_total, m, sizeof m);
     snprintf(warn, len, "%s: ram: the content region (%s%s) is larger than this host's memory (MemTotal %s): "
-             "it is generated into RAM and stays resident, so the start would fail or swap; set ram = \"%s\" "
-             "or less (files larger than the region repeat it)", config_place(c, c->ram_line, where, sizeof where), r,
-             c->ram ? ", ram" : ", the largest file: ram not set", m, m);
+             "it is generated into RAM and stays resident, so the start would fail or swap; set ram well below "
+             "it (files larger than the region repeat it)", config_place(c, c->ram_line, where, sizeof where), r,
+             c->ram ? ", ram" : ", the largest file: ram not set", m);
     return 1;
 }
 
