@@ -14,6 +14,7 @@
 
 #include "array.h"
 #include "cfg.h"
+#include "config_table.h"
 #include "err.h"
 #include "tls.h"
 #include "units.h"
@@ -58,12 +59,7 @@ void config_free(struct config *c)
     config_clear_listeners(c);
     config_clear_files(c);
     free(c->source);
-    free(c->upload_path);
-    free(c->access_log);
-    free(c->offload.interface);
-    free(c->offload.state_file);
-    free(c->user);
-    free(c->group);
+    config_table_free(c);
     acl_clear(&c->metrics.allow);
     memset(c, 0, sizeof *c);
 }
@@ -271,49 +267,6 @@ int config_set_upload(struct config *c, const char *path, uint64_t max_size, cha
     return 0;
 }
 
-int config_set_access_format(struct config *c, const char *name, char *err, size_t errlen)
-{
-    return access_log_parse_format(name, &c->access_format, err, errlen);
-}
-
-int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen)
-{
-    enum log_level l;
-    if (log_level_parse(name, &l) < 0)
-        return err_set(err, errlen, "unknown level \"%s\" (expected error, warn, info or debug)", name);
-    c->log_level = l;
-    return 0;
-}
-
-int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen)
-{
-    if (n > 1024)
-        return err_set(err, errlen, "%llu threads is out of range [0, 1024] (0 = one per CPU)", (unsigned long long)n);
-    c->threads = (unsigned)n;
-    return 0;
-}
-
-int config_set_quota(struct config *c, uint64_t bytes, uint64_t window_us, char *err, size_t errlen)
-{
-    if (window_us % 1000 != 0)
-        return err_set(err, errlen, "must be whole milliseconds");
-    if (window_us < 1000000ULL || window_us > 366ULL * 86400 * 1000000)
-        return err_set(err, errlen, "must be from 1s to 366d");
-    c->per_ip_bytes = bytes;
-    c->per_ip_window_ms = window_us / 1000;
-    return 0;
-}
-
-int config_set_drain_timeout(struct config *c, uint64_t usec, char *err, size_t errlen)
-{
-    if (usec % 1000 != 0)
-        return err_set(err, errlen, "must be whole milliseconds");
-    if (usec > 3600ULL * 1000000)
-        return err_set(err, errlen, "more than one hour");
-    c->drain_timeout_ms = (unsigned)(usec / 1000);
-    return 0;
-}
-
 /* A user or group name as useradd(8) accepts it: nothing that could be a path or an option. */
 static int check_id_name(const char *what, const char *name, char *err, size_t errlen)
 {
@@ -413,14 +366,19 @@ int config_ids_pin(struct config_ids *ids, const struct config *c)
 
 static const char *const seccomp_names[] = {"eperm", "kill", "log", "off"};
 
-int config_set_seccomp(struct config *c, const char *name, char *err, size_t errlen)
+int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < ARRAY_SIZE(seccomp_names); i++)
-        if (strcmp(name, seccomp_names[i]) == 0) {
-            c->seccomp = (enum config_seccomp)i;
-            return 0;
-        }
-    return err_set(err, errlen, "unknown mode \"%s\" (expected eperm, kill, log or off)", name);
+    return config_table_set_text(c, config_table_find("log.level"), name, err, errlen);
+}
+
+int config_set_header_timeout(struct config *c, const char *duration, char *err, size_t errlen)
+{
+    return config_table_set_text(c, config_table_find("limits.header_timeout"), duration, err, errlen);
+}
+
+int config_set_body_min_rate(struct config *c, const char *rate, char *err, size_t errlen)
+{
+    return config_table_set_text(c, config_table_find("limits.body_min_rate"), rate, err, errlen);
 }
 
 const char *config_seccomp_name(enum config_seccomp m)
@@ -428,62 +386,18 @@ const char *config_seccomp_name(enum config_seccomp m)
     return (size_t)m < ARRAY_SIZE(seccomp_names) ? seccomp_names[m] : "?";
 }
 
-int config_set_header_timeout(struct config *c, uint64_t usec, char *err, size_t errlen)
-{
-    if (usec % 1000 != 0)
-        return err_set(err, errlen, "must be whole milliseconds");
-    if (usec != 0 && (usec < 100000 || usec > 3600000000ULL))
-        return err_set(err, errlen, "%llu ms is out of range (0 = none, or 100ms to 1 hour)",
-                       (unsigned long long)(usec / 1000));
-    c->header_timeout_ms = usec / 1000;
-    return 0;
-}
-
-int config_set_body_min_rate(struct config *c, const char *rate, char *err, size_t errlen)
-{
-    uint64_t bps;
-    enum units_err e = units_parse_rate(rate, &bps);
-    if (e != UNITS_OK)
-        return err_set(err, errlen, "\"%s\": %s (example: \"1kB/s\"; \"0\" = no floor)", rate, units_strerror(e));
-    if (bps != 0 && bps < 8)
-        return err_set(err, errlen, "\"%s\" is below 1 byte/s (\"0\" = no floor)", rate);
-    if (bps > 8000000000ULL)
-        return err_set(err, errlen, "\"%s\" is above 1GB/s: a floor that high would cut honest uploads", rate);
-    c->body_min_rate = bps / 8;
-    return 0;
-}
-
 int config_defaults(struct config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    c->source = strdup("(defaults)");
-    c->seed = 1;
-    c->upload_max = 10ULL << 30;
-    c->max_connections = 10000;
-    c->per_ip = 100; /* a public host: one address may not take every slot */
-    c->idle_timeout = 30;
-    c->per_ip_window_ms = 86400000; /* "100GiB a day" is how hosts state a fair use */
-    c->drain_timeout_ms = 10000;
-    c->details = 1;
-    c->header_timeout_ms = 5000;
-    c->body_min_rate = 1000; /* 1kB/s */
-    c->log_level = LOG_LEVEL_INFO;
-    c->access_log = strdup("-");
-    c->transfers_keep = 1024;
-    c->http_strict = 1;
-    c->offload.restore = 1;
-    c->offload.required = 1;
-    c->offload.state_file = strdup(CONFIG_OFFLOAD_STATE_FILE);
-    if (!c->source || !c->access_log || !c->offload.state_file)
+    /* every scalar from the table (config_table.c); the lists here */
+    if (!(c->source = strdup("(defaults)")) || config_table_defaults(c) < 0)
         return err_set(err, errlen, "out of memory");
     if (config_add_listener(c, "::", 8080, err, errlen) < 0 ||
         config_add_file(c, "/ram/1GiB.dat", 1ULL << 30, err, errlen) < 0 ||
-        config_add_file(c, "/files/1Gio.dat", 1ULL << 30, err, errlen) < 0 ||
-        config_set_upload(c, "/upload", 10ULL << 30, err, errlen) < 0)
+        config_add_file(c, "/files/1Gio.dat", 1ULL << 30, err, errlen) < 0)
         return -1;
     /* a public host: counters for the operator's own scraper, not for every visitor */
     static const char *const loopback[] = {"127.0.0.1", "::1"};
-    c->metrics.enabled = 1;
     for (size_t i = 0; i < ARRAY_SIZE(loopback); i++)
         if (config_add_metrics_allow(c, loopback[i], err, errlen) < 0)
             return -1;

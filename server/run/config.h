@@ -128,7 +128,8 @@ struct config {
     } metrics;
 };
 
-/* Fill *c with the built-in defaults (one listener [::]:8080, the seed's two files). */
+/* Fill *c with the built-in defaults: every scalar's from the table (config_table.c), one
+ * listener [::]:8080, the seed's two files, /metrics for loopback. */
 int config_defaults(struct config *c, char *err, size_t errlen);
 /* Release everything *c owns and zero it. */
 void config_free(struct config *c);
@@ -168,17 +169,9 @@ int config_add_file(struct config *c, const char *path, uint64_t size, char *err
 int config_set_upload(struct config *c, const char *path, uint64_t max_size, char *err, size_t errlen);
 /* "error", "warn", "info" or "debug". */
 int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen);
-/* log.access_format: "json" or "combined". */
-int config_set_access_format(struct config *c, const char *name, char *err, size_t errlen);
-/* Worker threads per listener, 0 (one per CPU) to 1024. */
-int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen);
-/* Per-address quota: BYTES (0 = none) per WINDOW_US, which must be whole milliseconds
- * from 1 s to 366 days (the error is about the window: BYTES is never wrong). */
-int config_set_quota(struct config *c, uint64_t bytes, uint64_t window_us, char *err, size_t errlen);
-/* How long SIGTERM lets running requests finish: 0 to 1 hour, whole milliseconds. */
-int config_set_drain_timeout(struct config *c, uint64_t usec, char *err, size_t errlen);
-/* limits.header_timeout: USEC microseconds, 0 (none) or 100 ms to 1 hour, whole ms. */
-int config_set_header_timeout(struct config *c, uint64_t usec, char *err, size_t errlen);
+/* limits.header_timeout: a DURATION as units.h spells it ("5s", "0" = none), 100 ms to 1
+ * hour, whole ms. (The table's setters, config_table.h, as for every scalar.) */
+int config_set_header_timeout(struct config *c, const char *duration, char *err, size_t errlen);
 /* limits.body_min_rate: a rate as units.h spells it ("1kB/s", "8kbit"), "0" = none; at
  * most 1GB/s (a floor, not a target). */
 int config_set_body_min_rate(struct config *c, const char *rate, char *err, size_t errlen);
@@ -194,8 +187,6 @@ int config_set_group(struct config *c, const char *name, char *err, size_t errle
 int config_ids_pin(struct config_ids *ids, const struct config *c);
 void config_ids_free(struct config_ids *ids);
 
-/* seccomp = "eperm" | "kill" | "log" | "off". */
-int config_set_seccomp(struct config *c, const char *name, char *err, size_t errlen);
 /* The configured name of a seccomp mode ("eperm"...). */
 const char *config_seccomp_name(enum config_seccomp m);
 
