@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -266,9 +268,15 @@ const char *sys_file_type_name(mode_t mode)
     }
 }
 
-static int type_ok(mode_t mode, int allow_chr)
+int sys_anonymous_pipe(const char *path)
 {
-    return S_ISREG(mode) || (allow_chr && S_ISCHR(mode));
+    struct statfs fs;
+    return statfs(path, &fs) == 0 && fs.f_type == PIPEFS_MAGIC;
+}
+
+static int type_ok(const char *path, mode_t mode, int allow_chr)
+{
+    return S_ISREG(mode) || (allow_chr && (S_ISCHR(mode) || (S_ISFIFO(mode) && sys_anonymous_pipe(path))));
 }
 
 int sys_open_regular(const char *path, int flags, mode_t mode, int allow_chr, const char *verb, char *err,
@@ -278,7 +286,7 @@ int sys_open_regular(const char *path, int flags, mode_t mode, int allow_chr, co
     /* the type first: stat never blocks, and a FIFO opened for writing without a reader
      * fails with ENXIO, a message that would not say why (a directory cannot block: open
      * says EISDIR for writing, fstat below for reading) */
-    if (stat(path, &st) == 0 && !type_ok(st.st_mode, allow_chr) && !S_ISDIR(st.st_mode))
+    if (stat(path, &st) == 0 && !type_ok(path, st.st_mode, allow_chr) && !S_ISDIR(st.st_mode))
         return err_set(err, errlen, "\"%s\" is %s, not a regular file", path, sys_file_type_name(st.st_mode));
     if (!verb)
         verb = (flags & O_ACCMODE) == O_RDONLY ? "read" : "open";
@@ -292,7 +300,7 @@ int sys_open_regular(const char *path, int flags, mode_t mode, int allow_chr, co
         close(fd);
         return err_set(err, errlen, "cannot %s \"%s\": %s", verb, path, strerror(e));
     }
-    if (!type_ok(st.st_mode, allow_chr)) {
+    if (!type_ok(path, st.st_mode, allow_chr)) {
         close(fd);
         return err_set(err, errlen, "\"%s\" is %s, not a regular file", path, sys_file_type_name(st.st_mode));
     }

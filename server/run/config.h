@@ -1,7 +1,9 @@
 /* config: debitd's settings. Defaults come from config_defaults(), then the libconfig file
- * (config_load_file), then the command line; all three go through the same setters, which
- * validate and fill a caller's error buffer (config errors read "FILE:LINE: setting: reason").
- * The struct owns every string and array it points to; config_free releases them. */
+ * (config_load_file), then the command line; every scalar setting is a row of
+ * config_table.c (type, bounds, default, what a reload does with it), read and checked
+ * there; the lists (listen, files, metrics.allow) and TLS go through the setters below.
+ * Errors fill a caller's buffer (config errors read "FILE:LINE: setting: reason"). The
+ * struct owns every string and array it points to; config_free releases them. */
 #ifndef DEBITD_CONFIG_H
 #define DEBITD_CONFIG_H
 

@@ -76,9 +76,9 @@ int logfile_check(const struct config *c, char *warn, size_t warnlen, char *err,
     config_place(c, c->access_log_line, where, sizeof where);
     struct stat st = {0};
     if (stat(p, &st) == 0) {
-        if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
-            return err_set(err, errlen, "%s: log.access: \"%s\" is %s, not a regular file (or a character device "
-                           "such as /dev/stderr)", where, p, sys_file_type_name(st.st_mode));
+        if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !(S_ISFIFO(st.st_mode) && sys_anonymous_pipe(p)))
+            return err_set(err, errlen, "%s: log.access: \"%s\" is %s, not a regular file (or a stream such as "
+                           "/dev/stderr)", where, p, sys_file_type_name(st.st_mode));
         int ok = writer_access(c, p, W_OK, err, errlen);
         if (ok < 0)
             return err_prefix(err, errlen, "%s: log.access", where);

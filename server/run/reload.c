@@ -2,15 +2,11 @@
 #include "reload.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/magic.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
-#include <unistd.h>
 
 #include "config_diff.h"
 #include "err.h"
@@ -31,15 +27,8 @@ static int check_config_path(const char *path, int reload, char *err, size_t err
     struct stat st;
     if (stat(path, &st) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
         return 0; /* cfg_load's own message ("cannot read: ...") */
-    if (S_ISFIFO(st.st_mode) && !reload) {
-        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        struct statfs fs;
-        int anonymous = fd >= 0 && fstatfs(fd, &fs) == 0 && fs.f_type == PIPEFS_MAGIC;
-        if (fd >= 0)
-            close(fd);
-        if (anonymous)
-            return 0;
-    }
+    if (S_ISFIFO(st.st_mode) && !reload && sys_anonymous_pipe(path))
+        return 0;
     return err_set(err, errlen, "%s: cannot read: it is %s, not a regular file%s", path, sys_file_type_name(st.st_mode),
                    reload && S_ISFIFO(st.st_mode) ? " (a reload reads the file again by name: a pipe works only at start)" : "");
 }
