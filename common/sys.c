@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -250,4 +252,60 @@ unsigned long long sys_netns_inode(void)
 {
     struct stat st;
     return stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+const char *sys_file_type_name(mode_t mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO";
+    case S_IFSOCK: return "a socket";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFLNK: return "a symbolic link";
+    default: return "not a regular file";
+    }
+}
+
+int sys_anonymous_pipe(const char *path)
+{
+    struct statfs fs;
+    return statfs(path, &fs) == 0 && fs.f_type == PIPEFS_MAGIC;
+}
+
+static int type_ok(const char *path, mode_t mode, int allow_chr)
+{
+    return S_ISREG(mode) || (allow_chr && (S_ISCHR(mode) || (S_ISFIFO(mode) && sys_anonymous_pipe(path))));
+}
+
+int sys_open_regular(const char *path, int flags, mode_t mode, int allow_chr, const char *verb, char *err,
+                     size_t errlen)
+{
+    struct stat st;
+    /* the type first: stat never blocks, and a FIFO opened for writing without a reader
+     * fails with ENXIO, a message that would not say why (a directory cannot block: open
+     * says EISDIR for writing, fstat below for reading) */
+    if (stat(path, &st) == 0 && !type_ok(path, st.st_mode, allow_chr) && !S_ISDIR(st.st_mode))
+        return err_set(err, errlen, "\"%s\" is %s, not a regular file", path, sys_file_type_name(st.st_mode));
+    if (!verb)
+        verb = (flags & O_ACCMODE) == O_RDONLY ? "read" : "open";
+    /* O_NONBLOCK still, for what the path became in between */
+    int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, mode);
+    if (fd < 0)
+        return errno == ENXIO ? err_set(err, errlen, "\"%s\" is a FIFO or a device without a peer, not a regular file", path)
+                              : err_set(err, errlen, "cannot %s \"%s\": %s", verb, path, strerror(errno));
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        return err_set(err, errlen, "cannot %s \"%s\": %s", verb, path, strerror(e));
+    }
+    if (!type_ok(path, st.st_mode, allow_chr)) {
+        close(fd);
+        return err_set(err, errlen, "\"%s\" is %s, not a regular file", path, sys_file_type_name(st.st_mode));
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (!(flags & O_NONBLOCK) && fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
 }

@@ -50,6 +50,22 @@ void sys_atomic_abort(struct sys_atomic *a);
  * long measurement rather than after it. */
 int sys_atomic_check(const char *path, char *err, size_t errlen);
 
+/* Open PATH with FLAGS (O_CLOEXEC added) without ever blocking in open(2): a FIFO or a
+ * device at PATH (a reader-less FIFO blocks a plain open forever) is refused first, by its
+ * file type, with "\"PATH\" is a FIFO, not a regular file". Only a regular file is kept, or
+ * with ALLOW_CHR also a stream that cannot block an open: a character device (/dev/null, a
+ * terminal's /dev/stderr) or an anonymous pipe (/dev/stderr piped). MODE as open(2)'s for
+ * O_CREAT. Returns the descriptor (blocking again), or -1 with the type's reason or "cannot
+ * VERB \"PATH\": strerror" in err (VERB NULL: "read", or "open" when writing). */
+int sys_open_regular(const char *path, int flags, mode_t mode, int allow_chr, const char *verb, char *err,
+                     size_t errlen);
+/* 1 when PATH is an anonymous pipe (pipefs: /dev/fd/N of -c <(...), /dev/stderr piped to
+ * another program), which never blocks an open; a named FIFO (mkfifo) waits there for its
+ * other end. */
+int sys_anonymous_pipe(const char *path);
+/* What the file type in MODE is called ("a FIFO", "a directory", "a socket"...). */
+const char *sys_file_type_name(mode_t mode);
+
 /* Find an executable NAME in $PATH (or a default PATH when unset) into out. A NAME with a
  * slash is checked as it is. Returns 1 found, 0 not found. */
 int sys_find_in_path(const char *name, char *out, size_t outlen);

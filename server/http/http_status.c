@@ -241,7 +241,7 @@ static json_t *status_counters_json(struct server *s)
 }
 
 /* "config": which configuration is in force and how the last reload went (reload.h); its
- * source is a path on the host (private). */
+ * source and a refusal's message name paths on the host (private). */
 static json_t *status_config_json(const struct server *s, int details)
 {
     char loaded[48], last[48];
@@ -250,8 +250,9 @@ static json_t *status_config_json(const struct server *s, int details)
     json_t *lr = json_null();
     if (r->have_last) {
         iso_time(r->last_wall, last, sizeof last);
-        lr = json_pack("{s:s, s:b, s:o}", "time", last, "ok", r->last_ok, "error",
-                       r->last_ok ? json_null() : json_string(r->last_error));
+        lr = json_pack("{s:s, s:b}", "time", last, "ok", r->last_ok);
+        if (details) /* a refusal's message names the configuration's and certificates' paths */
+            json_object_set_new(lr, "error", r->last_ok ? json_null() : json_string(r->last_error));
     }
     json_t *o = json_object();
     if (details)

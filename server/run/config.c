@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "array.h"
 #include "cfg.h"
+#include "config_table.h"
 #include "err.h"
 #include "tls.h"
 #include "units.h"
@@ -57,12 +59,7 @@ void config_free(struct config *c)
     config_clear_listeners(c);
     config_clear_files(c);
     free(c->source);
-    free(c->upload_path);
-    free(c->access_log);
-    free(c->offload.interface);
-    free(c->offload.state_file);
-    free(c->user);
-    free(c->group);
+    config_table_free(c);
     acl_clear(&c->metrics.allow);
     memset(c, 0, sizeof *c);
 }
@@ -270,49 +267,6 @@ int config_set_upload(struct config *c, const char *path, uint64_t max_size, cha
     return 0;
 }
 
-int config_set_access_format(struct config *c, const char *name, char *err, size_t errlen)
-{
-    return access_log_parse_format(name, &c->access_format, err, errlen);
-}
-
-int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen)
-{
-    enum log_level l;
-    if (log_level_parse(name, &l) < 0)
-        return err_set(err, errlen, "unknown level \"%s\" (expected error, warn, info or debug)", name);
-    c->log_level = l;
-    return 0;
-}
-
-int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen)
-{
-    if (n > 1024)
-        return err_set(err, errlen, "%llu threads is out of range [0, 1024] (0 = one per CPU)", (unsigned long long)n);
-    c->threads = (unsigned)n;
-    return 0;
-}
-
-int config_set_quota(struct config *c, uint64_t bytes, uint64_t window_us, char *err, size_t errlen)
-{
-    if (window_us % 1000 != 0)
-        return err_set(err, errlen, "must be whole milliseconds");
-    if (window_us < 1000000ULL || window_us > 366ULL * 86400 * 1000000)
-        return err_set(err, errlen, "must be from 1s to 366d");
-    c->per_ip_bytes = bytes;
-    c->per_ip_window_ms = window_us / 1000;
-    return 0;
-}
-
-int config_set_drain_timeout(struct config *c, uint64_t usec, char *err, size_t errlen)
-{
-    if (usec % 1000 != 0)
-        return err_set(err, errlen, "must be whole milliseconds");
-    if (usec > 3600ULL * 1000000)
-        return err_set(err, errlen, "more than one hour");
-    c->drain_timeout_ms = (unsigned)(usec / 1000);
-    return 0;
-}
-
 /* A user or group name as useradd(8) accepts it: nothing that could be a path or an option. */
 static int check_id_name(const char *what, const char *name, char *err, size_t errlen)
 {
@@ -328,20 +282,34 @@ int config_set_user(struct config *c, const char *name, char *err, size_t errlen
 {
     if (check_id_name("user", name, err, errlen) < 0)
         return -1;
-    struct passwd pw, *res = NULL;
-    char buf[4096];
-    int e = getpwnam_r(name, &pw, buf, sizeof buf, &res);
-    if (!res)
-        return e ? err_set(err, errlen, "cannot look up user \"%s\": %s", name, strerror(e))
-                 : err_set(err, errlen, "user \"%s\" does not exist", name);
+    uid_t uid;
+    gid_t gid;
+    if (c->ids) {
+        if (!c->ids->user || strcmp(name, c->ids->user) != 0)
+            return err_set(err, errlen, "\"%s\" is not the user debitd started as (%s%s%s): changes need a restart",
+                           name, c->ids->user ? "\"" : "", c->ids->user ? c->ids->user : "none",
+                           c->ids->user ? "\"" : "");
+        uid = c->ids->uid;
+        gid = c->ids->user_gid;
+    } else {
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        int e = getpwnam_r(name, &pw, buf, sizeof buf, &res);
+        if (!res)
+            return e ? err_set(err, errlen, "cannot look up user \"%s\": %s", name, strerror(e))
+                     : err_set(err, errlen, "user \"%s\" does not exist", name);
+        uid = pw.pw_uid;
+        gid = pw.pw_gid;
+    }
     char *copy = strdup(name);
     if (!copy)
         return err_set(err, errlen, "out of memory");
     free(c->user);
     c->user = copy;
-    c->uid = pw.pw_uid;
+    c->uid = uid;
+    c->user_gid = gid;
     if (!c->group)
-        c->gid = pw.pw_gid;
+        c->gid = gid;
     return 0;
 }
 
@@ -349,31 +317,68 @@ int config_set_group(struct config *c, const char *name, char *err, size_t errle
 {
     if (check_id_name("group", name, err, errlen) < 0)
         return -1;
-    struct group gr, *res = NULL;
-    char buf[4096];
-    int e = getgrnam_r(name, &gr, buf, sizeof buf, &res);
-    if (!res)
-        return e ? err_set(err, errlen, "cannot look up group \"%s\": %s", name, strerror(e))
-                 : err_set(err, errlen, "group \"%s\" does not exist", name);
+    gid_t gid;
+    if (c->ids) {
+        if (!c->ids->group || strcmp(name, c->ids->group) != 0)
+            return err_set(err, errlen, "\"%s\" is not the group debitd started with (%s%s%s): changes need a "
+                           "restart", name, c->ids->group ? "\"" : "", c->ids->group ? c->ids->group : "none",
+                           c->ids->group ? "\"" : "");
+        gid = c->ids->group_gid;
+    } else {
+        struct group gr, *res = NULL;
+        char buf[4096];
+        int e = getgrnam_r(name, &gr, buf, sizeof buf, &res);
+        if (!res)
+            return e ? err_set(err, errlen, "cannot look up group \"%s\": %s", name, strerror(e))
+                     : err_set(err, errlen, "group \"%s\" does not exist", name);
+        gid = gr.gr_gid;
+    }
     char *copy = strdup(name);
     if (!copy)
         return err_set(err, errlen, "out of memory");
     free(c->group);
     c->group = copy;
-    c->gid = gr.gr_gid;
+    c->gid = gid;
+    return 0;
+}
+
+void config_ids_free(struct config_ids *ids)
+{
+    if (!ids)
+        return;
+    free(ids->user);
+    free(ids->group);
+    memset(ids, 0, sizeof *ids);
+}
+
+int config_ids_pin(struct config_ids *ids, const struct config *c)
+{
+    memset(ids, 0, sizeof *ids);
+    ids->uid = c->uid;
+    ids->user_gid = c->user_gid;
+    ids->group_gid = c->gid;
+    if ((c->user && !(ids->user = strdup(c->user))) || (c->group && !(ids->group = strdup(c->group)))) {
+        config_ids_free(ids);
+        return -1;
+    }
     return 0;
 }
 
 static const char *const seccomp_names[] = {"eperm", "kill", "log", "off"};
 
-int config_set_seccomp(struct config *c, const char *name, char *err, size_t errlen)
+int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < ARRAY_SIZE(seccomp_names); i++)
-        if (strcmp(name, seccomp_names[i]) == 0) {
-            c->seccomp = (enum config_seccomp)i;
-            return 0;
-        }
-    return err_set(err, errlen, "unknown mode \"%s\" (expected eperm, kill, log or off)", name);
+    return config_table_set_text(c, config_table_find("log.level"), name, err, errlen);
+}
+
+int config_set_header_timeout(struct config *c, const char *duration, char *err, size_t errlen)
+{
+    return config_table_set_text(c, config_table_find("limits.header_timeout"), duration, err, errlen);
+}
+
+int config_set_body_min_rate(struct config *c, const char *rate, char *err, size_t errlen)
+{
+    return config_table_set_text(c, config_table_find("limits.body_min_rate"), rate, err, errlen);
 }
 
 const char *config_seccomp_name(enum config_seccomp m)
@@ -381,62 +386,18 @@ const char *config_seccomp_name(enum config_seccomp m)
     return (size_t)m < ARRAY_SIZE(seccomp_names) ? seccomp_names[m] : "?";
 }
 
-int config_set_header_timeout(struct config *c, uint64_t usec, char *err, size_t errlen)
-{
-    if (usec % 1000 != 0)
-        return err_set(err, errlen, "must be whole milliseconds");
-    if (usec != 0 && (usec < 100000 || usec > 3600000000ULL))
-        return err_set(err, errlen, "%llu ms is out of range (0 = none, or 100ms to 1 hour)",
-                       (unsigned long long)(usec / 1000));
-    c->header_timeout_ms = usec / 1000;
-    return 0;
-}
-
-int config_set_body_min_rate(struct config *c, const char *rate, char *err, size_t errlen)
-{
-    uint64_t bps;
-    enum units_err e = units_parse_rate(rate, &bps);
-    if (e != UNITS_OK)
-        return err_set(err, errlen, "\"%s\": %s (example: \"1kB/s\"; \"0\" = no floor)", rate, units_strerror(e));
-    if (bps != 0 && bps < 8)
-        return err_set(err, errlen, "\"%s\" is below 1 byte/s (\"0\" = no floor)", rate);
-    if (bps > 8000000000ULL)
-        return err_set(err, errlen, "\"%s\" is above 1GB/s: a floor that high would cut honest uploads", rate);
-    c->body_min_rate = bps / 8;
-    return 0;
-}
-
 int config_defaults(struct config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    c->source = strdup("(defaults)");
-    c->seed = 1;
-    c->upload_max = 10ULL << 30;
-    c->max_connections = 10000;
-    c->per_ip = 100; /* a public host: one address may not take every slot */
-    c->idle_timeout = 30;
-    c->per_ip_window_ms = 86400000; /* "100GiB a day" is how hosts state a fair use */
-    c->drain_timeout_ms = 10000;
-    c->details = 1;
-    c->header_timeout_ms = 5000;
-    c->body_min_rate = 1000; /* 1kB/s */
-    c->log_level = LOG_LEVEL_INFO;
-    c->access_log = strdup("-");
-    c->transfers_keep = 1024;
-    c->http_strict = 1;
-    c->offload.restore = 1;
-    c->offload.required = 1;
-    c->offload.state_file = strdup(CONFIG_OFFLOAD_STATE_FILE);
-    if (!c->source || !c->access_log || !c->offload.state_file)
+    /* every scalar from the table (config_table.c); the lists here */
+    if (!(c->source = strdup("(defaults)")) || config_table_defaults(c) < 0)
         return err_set(err, errlen, "out of memory");
     if (config_add_listener(c, "::", 8080, err, errlen) < 0 ||
         config_add_file(c, "/ram/1GiB.dat", 1ULL << 30, err, errlen) < 0 ||
-        config_add_file(c, "/files/1Gio.dat", 1ULL << 30, err, errlen) < 0 ||
-        config_set_upload(c, "/upload", 10ULL << 30, err, errlen) < 0)
+        config_add_file(c, "/files/1Gio.dat", 1ULL << 30, err, errlen) < 0)
         return -1;
     /* a public host: counters for the operator's own scraper, not for every visitor */
     static const char *const loopback[] = {"127.0.0.1", "::1"};
-    c->metrics.enabled = 1;
     for (size_t i = 0; i < ARRAY_SIZE(loopback); i++)
         if (config_add_metrics_allow(c, loopback[i], err, errlen) < 0)
             return -1;
@@ -463,6 +424,21 @@ uint64_t config_region_size(const struct config *c)
         if (c->files[i].size > max)
             max = c->files[i].size;
     return c->ram && c->ram < max ? c->ram : max;
+}
+
+int config_region_warning(const struct config *c, uint64_t mem_total, char *warn, size_t len)
+{
+    uint64_t region = config_region_size(c);
+    if (!mem_total || region <= mem_total)
+        return 0;
+    char r[32], m[32], where[PATH_MAX + 16];
+    units_format_size(region, r, sizeof r);
+    units_format_size(mem_total, m, sizeof m);
+    snprintf(warn, len, "%s: ram: the content region (%s%s) is larger than this host's memory (MemTotal %s): "
+             "it is generated into RAM and stays resident, so the start would fail or swap; set ram well below "
+             "it (files larger than the region repeat it)", config_place(c, c->ram_line, where, sizeof where), r,
+             c->ram ? ", ram" : ", the largest file: ram not set", m);
+    return 1;
 }
 
 int config_validate(const struct config *c, char *err, size_t errlen)

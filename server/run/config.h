@@ -1,7 +1,9 @@
 /* config: debitd's settings. Defaults come from config_defaults(), then the libconfig file
- * (config_load_file), then the command line; all three go through the same setters, which
- * validate and fill a caller's error buffer (config errors read "FILE:LINE: setting: reason").
- * The struct owns every string and array it points to; config_free releases them. */
+ * (config_load_file), then the command line; every scalar setting is a row of
+ * config_table.c (type, bounds, default, what a reload does with it), read and checked
+ * there; the lists (listen, files, metrics.allow) and TLS go through the setters below.
+ * Errors fill a caller's buffer (config errors read "FILE:LINE: setting: reason"). The
+ * struct owns every string and array it points to; config_free releases them. */
 #ifndef DEBITD_CONFIG_H
 #define DEBITD_CONFIG_H
 
@@ -73,13 +75,27 @@ enum config_seccomp {
     CONFIG_SECCOMP_OFF,       /* no filter */
 };
 
+/* The user and group as debitd resolved them once, at start, before the privilege drop
+ * (main owns it). A reload's `user` and `group` are compared with it instead of being looked
+ * up again: after the drop no name lookup may happen (glibc may try nscd's socket, whose
+ * connect the seccomp filter refuses; "kill" would end debitd), and a reload that changes
+ * them needs a restart anyway. */
+struct config_ids {
+    char *user, *group; /* as configured at start; NULL: unset */
+    uid_t uid;
+    gid_t user_gid;     /* the user's primary group */
+    gid_t group_gid;    /* group's gid, when group is set */
+};
+
 struct config {
+    const struct config_ids *ids; /* borrowed; NULL: user and group are looked up (getpwnam) */
     char *source; /* file the settings came from, or "(defaults)" */
     struct listen_cfg *listen;
     size_t n_listen;
     unsigned threads; /* per listener; 0 = one per online CPU */
     uint64_t seed;
     uint64_t ram; /* cap of the shared content region; 0 = as large as the largest file */
+    unsigned ram_line; /* where the file set it (0: not from a file), for messages */
     struct file_cfg *files;
     size_t n_files;
     char *upload_path; /* NULL = no upload sink */
@@ -106,6 +122,7 @@ struct config {
     char *user, *group; /* names as configured; group NULL = the user's primary group */
     uid_t uid;          /* resolved when set: the user's uid and primary (or group's) gid */
     gid_t gid;
+    gid_t user_gid;     /* the user's primary group (gid when no group is set) */
     enum config_seccomp seccomp;
     struct { /* metrics = { enabled; allow = ( ... ); }: GET /metrics */
         int enabled;      /* 0: /metrics is a 404 */
@@ -113,7 +130,8 @@ struct config {
     } metrics;
 };
 
-/* Fill *c with the built-in defaults (one listener [::]:8080, the seed's two files). */
+/* Fill *c with the built-in defaults: every scalar's from the table (config_table.c), one
+ * listener [::]:8080, the seed's two files, /metrics for loopback. */
 int config_defaults(struct config *c, char *err, size_t errlen);
 /* Release everything *c owns and zero it. */
 void config_free(struct config *c);
@@ -153,28 +171,24 @@ int config_add_file(struct config *c, const char *path, uint64_t size, char *err
 int config_set_upload(struct config *c, const char *path, uint64_t max_size, char *err, size_t errlen);
 /* "error", "warn", "info" or "debug". */
 int config_set_log_level(struct config *c, const char *name, char *err, size_t errlen);
-/* log.access_format: "json" or "combined". */
-int config_set_access_format(struct config *c, const char *name, char *err, size_t errlen);
-/* Worker threads per listener, 0 (one per CPU) to 1024. */
-int config_set_threads(struct config *c, uint64_t n, char *err, size_t errlen);
-/* Per-address quota: BYTES (0 = none) per WINDOW_US, which must be whole milliseconds
- * from 1 s to 366 days (the error is about the window: BYTES is never wrong). */
-int config_set_quota(struct config *c, uint64_t bytes, uint64_t window_us, char *err, size_t errlen);
-/* How long SIGTERM lets running requests finish: 0 to 1 hour, whole milliseconds. */
-int config_set_drain_timeout(struct config *c, uint64_t usec, char *err, size_t errlen);
-/* limits.header_timeout: USEC microseconds, 0 (none) or 100 ms to 1 hour, whole ms. */
-int config_set_header_timeout(struct config *c, uint64_t usec, char *err, size_t errlen);
+/* limits.header_timeout: a DURATION as units.h spells it ("5s", "0" = none), 100 ms to 1
+ * hour, whole ms. (The table's setters, config_table.h, as for every scalar.) */
+int config_set_header_timeout(struct config *c, const char *duration, char *err, size_t errlen);
 /* limits.body_min_rate: a rate as units.h spells it ("1kB/s", "8kbit"), "0" = none; at
  * most 1GB/s (a floor, not a target). */
 int config_set_body_min_rate(struct config *c, const char *rate, char *err, size_t errlen);
 
 /* user = NAME: must exist (getpwnam); sets uid, and gid to its primary group unless a
- * group was set. */
+ * group was set. With c->ids, no lookup: NAME must be the user debitd started as. */
 int config_set_user(struct config *c, const char *name, char *err, size_t errlen);
-/* group = NAME: must exist (getgrnam); needs a user (checked by config_validate). */
+/* group = NAME: must exist (getgrnam); needs a user (checked by config_validate). With
+ * c->ids, no lookup: NAME must be the group debitd started with. */
 int config_set_group(struct config *c, const char *name, char *err, size_t errlen);
-/* seccomp = "eperm" | "kill" | "log" | "off". */
-int config_set_seccomp(struct config *c, const char *name, char *err, size_t errlen);
+/* Fill *IDS from C's resolved user and group (strings copied), for later configurations'
+ * c->ids. 0, or -1 when out of memory. config_ids_free releases the copies. */
+int config_ids_pin(struct config_ids *ids, const struct config *c);
+void config_ids_free(struct config_ids *ids);
+
 /* The configured name of a seccomp mode ("eperm"...). */
 const char *config_seccomp_name(enum config_seccomp m);
 
@@ -191,6 +205,13 @@ int config_validate(const struct config *c, char *err, size_t errlen);
 unsigned config_threads_effective(const struct config *c);
 /* Size of the shared content region: min(largest file, ram) (ram = 0: largest file). */
 uint64_t config_region_size(const struct config *c);
+
+/* debitd -t's warning when the content region (config_region_size: ram, or the largest
+ * file) is larger than MEM_TOTAL, the host's MemTotal in bytes (0: unknown, no warning). The
+ * region is generated into RAM and stays resident, so it can never fit in more than
+ * MemTotal; MemAvailable is not the measure, since -t often runs while the debitd it will
+ * replace still holds its own region. 1 with the message in WARN, else 0. */
+int config_region_warning(const struct config *c, uint64_t mem_total, char *warn, size_t len);
 
 /* Write the effective settings in the config file's own syntax (what `debitd -t` prints). */
 void config_print(const struct config *c, FILE *out);

@@ -1,5 +1,6 @@
 /* config_diff: see config_diff.h. */
 #include "config_diff.h"
+#include "config_table.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -68,7 +69,7 @@ static int has_size(const struct config *c, uint64_t size)
 /* What a running debitd cannot change: the libmicrohttpd daemons' options (listeners,
  * threads, connection limit, idle timeout, connection memory), the transfer ring, the
  * identity and filter taken at start, and the interface whose original offload state is
- * kept for the exit. */
+ * kept for the exit: the listeners by hand, the rest as the table says (CONFIG_RESTART). */
 static const char *restart_needed(const struct config *o, const struct config *n)
 {
     if (!listeners_eq(o, n))
@@ -78,27 +79,19 @@ static const char *restart_needed(const struct config *o, const struct config *n
     for (size_t i = 0; i < n->n_listen; i++) /* the same listeners, by listeners_eq */
         if (o->listen[i].conn_memory != n->listen[i].conn_memory)
             return "listen.connection_memory";
-    if (o->threads != n->threads)
-        return "threads";
-    if (o->max_connections != n->max_connections)
-        return "limits.connections";
-    if (o->idle_timeout != n->idle_timeout)
-        return "limits.idle_timeout";
-    if (o->transfers_keep != n->transfers_keep)
-        return "transfers";
-    if (!str_eq(o->user, n->user))
-        return "user";
-    if (!str_eq(o->group, n->group))
-        return "group";
-    if (o->seccomp != n->seccomp)
-        return "seccomp";
-    if (!str_eq(o->offload.interface, n->offload.interface))
-        return "offload.interface";
-    if (o->offload.restore != n->offload.restore)
-        return "offload.restore";
-    if (!str_eq(o->offload.state_file, n->offload.state_file))
-        return "offload.state_file";
+    for (size_t i = 0; i < config_table_len; i++)
+        if (config_table[i].reload == CONFIG_RESTART && !config_table_equal(o, n, &config_table[i]))
+            return config_table[i].name;
     return NULL;
+}
+
+/* 1 when a setting whose change a reload takes over as R differs. */
+static int changed(const struct config *o, const struct config *n, enum config_reload r)
+{
+    for (size_t i = 0; i < config_table_len; i++)
+        if (config_table[i].reload == r && !config_table_equal(o, n, &config_table[i]))
+            return 1;
+    return 0;
 }
 
 void config_diff(const struct config *o, const struct config *n, struct config_diff *d)
@@ -117,25 +110,20 @@ void config_diff(const struct config *o, const struct config *n, struct config_d
     for (size_t i = 0; i < o->n_files; i++)
         if (!find(n, o->files[i].path))
             d->files_removed++;
-    d->content = o->seed != n->seed || config_region_size(o) != config_region_size(n);
+    d->content = changed(o, n, CONFIG_RELOAD_CONTENT) || config_region_size(o) != config_region_size(n);
     if (d->content)
         d->sizes = 1; /* a new region: every digest anew */
-    d->upload = !str_eq(o->upload_path, n->upload_path) || o->upload_max != n->upload_max;
-    d->limits = d->upload || o->per_ip != n->per_ip || o->per_ip_bytes != n->per_ip_bytes ||
-                o->per_ip_window_ms != n->per_ip_window_ms || o->drain_timeout_ms != n->drain_timeout_ms ||
-                o->header_timeout_ms != n->header_timeout_ms || o->body_min_rate != n->body_min_rate;
+    d->upload = changed(o, n, CONFIG_RELOAD_UPLOAD);
+    d->limits = d->upload || changed(o, n, CONFIG_RELOAD_LIMITS);
     if (!d->restart) /* the same listeners: compare their profiles one by one */
         for (size_t i = 0; i < n->n_listen && i < 64; i++)
             if (!tcp_eq(&o->listen[i].tcp, &n->listen[i].tcp) || o->listen[i].tcp_nopush != n->listen[i].tcp_nopush)
                 d->tcp |= 1ULL << i;
-    d->offload = memcmp(&o->offload.wish, &n->offload.wish, sizeof n->offload.wish) != 0 ||
-                 o->offload.required != n->offload.required;
-    d->log_level = o->log_level != n->log_level;
-    d->access_log = !str_eq(o->access_log, n->access_log);
-    d->access_format = o->access_format != n->access_format;
-    d->other = o->details != n->details || o->public_transfers != n->public_transfers ||
-               o->http_strict != n->http_strict || o->metrics.enabled != n->metrics.enabled ||
-               !acl_eq(&o->metrics.allow, &n->metrics.allow);
+    d->offload = changed(o, n, CONFIG_RELOAD_OFFLOAD);
+    d->log_level = changed(o, n, CONFIG_RELOAD_LOG_LEVEL);
+    d->access_log = changed(o, n, CONFIG_RELOAD_ACCESS_LOG);
+    d->access_format = changed(o, n, CONFIG_RELOAD_ACCESS_FORMAT);
+    d->other = changed(o, n, CONFIG_RELOAD_OTHER) || !acl_eq(&o->metrics.allow, &n->metrics.allow);
 }
 
 int config_diff_any(const struct config_diff *d)

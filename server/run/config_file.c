@@ -8,6 +8,7 @@
 
 #include "array.h"
 #include "cfg.h"
+#include "config_table.h"
 #include "err.h"
 #include "tls.h"
 #include "units.h"
@@ -122,149 +123,9 @@ static int parse_files(struct config *c, const config_setting_t *list, char *err
     return 0;
 }
 
-static int parse_upload(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+/* metrics.allow: numeric addresses or networks; the file's list replaces the default */
+static int parse_metrics_allow(struct config *c, const config_setting_t *list, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"path", "max_size", NULL};
-    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { path = \"/upload\"; max_size = \"10GiB\"; }", err, errlen) ||
-        cfg_check_keys(g, keys, err, errlen) < 0)
-        return -1;
-    const char *path = c->upload_path ? c->upload_path : "/upload";
-    uint64_t max = c->upload_max;
-    if (cfg_get_string(g, "path", &path, err, errlen) < 0 || cfg_get_size(g, "max_size", &max, err, errlen) < 0)
-        return -1;
-    char *copy = strdup(path); /* path may point into c->upload_path, which the setter frees */
-    if (!copy)
-        return cfg_error(err, errlen, g, "out of memory");
-    int r = config_set_upload(c, copy, max, err, errlen);
-    free(copy);
-    const config_setting_t *where = config_setting_get_member(g, "path");
-    if (r < 0)
-        return cfg_error_prefix(err, errlen, where ? where : g);
-    return 0;
-}
-
-static int parse_limits(struct config *c, const config_setting_t *g, char *err, size_t errlen)
-{
-    static const char *const keys[] = {"connections", "per_ip", "idle_timeout", "header_timeout", "body_min_rate",
-                                       "per_ip_bytes", "per_ip_window", "drain_timeout", NULL};
-    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { connections = 10000; per_ip = 100; idle_timeout = 30; }", err, errlen) ||
-        cfg_check_keys(g, keys, err, errlen) < 0)
-        return -1;
-    uint64_t v;
-    int r;
-    if ((r = cfg_get_uint(g, "connections", 1, 1000000, &v, err, errlen)) < 0)
-        return -1;
-    if (r)
-        c->max_connections = (unsigned)v;
-    if ((r = cfg_get_uint(g, "per_ip", 0, 1000000, &v, err, errlen)) < 0)
-        return -1;
-    if (r)
-        c->per_ip = (unsigned)v;
-    if ((r = cfg_get_duration(g, "idle_timeout", &v, err, errlen)) < 0)
-        return -1;
-    if (r) {
-        const config_setting_t *s = config_setting_get_member(g, "idle_timeout");
-        if (v % 1000000 != 0)
-            return cfg_error(err, errlen, s, "must be whole seconds (libmicrohttpd's resolution)");
-        if (v / 1000000 > 86400)
-            return cfg_error(err, errlen, s, "more than one day");
-        c->idle_timeout = (unsigned)(v / 1000000);
-    }
-    if ((r = cfg_get_duration(g, "header_timeout", &v, err, errlen)) < 0)
-        return -1;
-    if (r && config_set_header_timeout(c, v, err, errlen) < 0)
-        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "header_timeout"));
-    const config_setting_t *rate = config_setting_get_member(g, "body_min_rate");
-    if (rate) {
-        char text[64];
-        long long zero;
-        if (config_setting_type(rate) == CONFIG_TYPE_STRING)
-            snprintf(text, sizeof text, "%s", config_setting_get_string(rate));
-        else if (cfg_int_value(rate, &zero) && zero == 0)
-            snprintf(text, sizeof text, "0");
-        else
-            return cfg_error(err, errlen, rate, "expected a string such as \"1kB/s\", or 0 for no floor");
-        if (config_set_body_min_rate(c, text, err, errlen) < 0)
-            return cfg_error_prefix(err, errlen, rate);
-    }
-    uint64_t bytes = c->per_ip_bytes, window = c->per_ip_window_ms * 1000;
-    if (cfg_get_size(g, "per_ip_bytes", &bytes, err, errlen) < 0 ||
-        cfg_get_duration(g, "per_ip_window", &window, err, errlen) < 0)
-        return -1;
-    if (config_set_quota(c, bytes, window, err, errlen) < 0) {
-        const config_setting_t *w = config_setting_get_member(g, "per_ip_window");
-        return cfg_error_prefix(err, errlen, w ? w : g);
-    }
-    if ((r = cfg_get_duration(g, "drain_timeout", &v, err, errlen)) < 0)
-        return -1;
-    if (r && config_set_drain_timeout(c, v, err, errlen) < 0)
-        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "drain_timeout"));
-    return 0;
-}
-
-static int parse_privacy(struct config *c, const config_setting_t *g, char *err, size_t errlen)
-{
-    static const char *const keys[] = {"details", "public_transfers", NULL};
-    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { details = false; public_transfers = false; }", err, errlen) ||
-        cfg_check_keys(g, keys, err, errlen) < 0)
-        return -1;
-    if (cfg_get_bool(g, "details", &c->details, err, errlen) < 0 ||
-        cfg_get_bool(g, "public_transfers", &c->public_transfers, err, errlen) < 0)
-        return -1;
-    return 0;
-}
-
-static int parse_log(struct config *c, const config_setting_t *g, char *err, size_t errlen)
-{
-    static const char *const keys[] = {"level", "access", "access_format", NULL};
-    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { level = \"info\"; access = \"-\"; }", err, errlen) ||
-        cfg_check_keys(g, keys, err, errlen) < 0)
-        return -1;
-    const char *s;
-    int r;
-    if ((r = cfg_get_string(g, "level", &s, err, errlen)) < 0)
-        return -1;
-    if (r && config_set_log_level(c, s, err, errlen) < 0)
-        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "level"));
-    if ((r = cfg_get_string(g, "access", &s, err, errlen)) < 0)
-        return -1;
-    if (r) {
-        if (!s[0])
-            return cfg_error(err, errlen, config_setting_get_member(g, "access"),
-                             "empty (use \"-\" for stderr, \"off\", or a file path)");
-        char *copy = strdup(s);
-        if (!copy)
-            return cfg_error(err, errlen, config_setting_get_member(g, "access"), "out of memory");
-        free(c->access_log);
-        c->access_log = copy;
-        c->access_log_line = (unsigned)config_setting_source_line(config_setting_get_member(g, "access"));
-    }
-    if ((r = cfg_get_string(g, "access_format", &s, err, errlen)) < 0)
-        return -1;
-    if (r && config_set_access_format(c, s, err, errlen) < 0)
-        return cfg_error_prefix(err, errlen, config_setting_get_member(g, "access_format"));
-    return 0;
-}
-
-static int parse_http(struct config *c, const config_setting_t *g, char *err, size_t errlen)
-{
-    static const char *const keys[] = {"strict", NULL};
-    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { strict = true; }", err, errlen) ||
-        cfg_check_keys(g, keys, err, errlen) < 0)
-        return -1;
-    return cfg_get_bool(g, "strict", &c->http_strict, err, errlen) < 0 ? -1 : 0;
-}
-
-static int parse_metrics(struct config *c, const config_setting_t *g, char *err, size_t errlen)
-{
-    static const char *const keys[] = {"enabled", "allow", NULL};
-    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { enabled = true; allow = ( \"127.0.0.1\", \"::1\" ); }", err,
-                   errlen) ||
-        cfg_check_keys(g, keys, err, errlen) < 0 || cfg_get_bool(g, "enabled", &c->metrics.enabled, err, errlen) < 0)
-        return -1;
-    const config_setting_t *list = config_setting_get_member(g, "allow");
-    if (!list)
-        return 0;
     if (!config_setting_is_aggregate(list) || config_setting_is_group(list))
         return cfg_error(err, errlen, list, "expected a list of addresses: ( \"127.0.0.1\", \"10.0.0.0/8\" )");
     acl_clear(&c->metrics.allow); /* an empty list: nobody (enabled but unreachable) */
@@ -279,67 +140,66 @@ static int parse_metrics(struct config *c, const config_setting_t *g, char *err,
     return 0;
 }
 
-static int parse_offload(struct config *c, const config_setting_t *g, char *err, size_t errlen)
+/* The table's names of GROUP's members (NULL: the top level's keys, copied into NAMES),
+ * NULL-terminated, in the table's order: what cfg_check_keys accepts and lists. */
+#define KEYS_MAX 40
+static void table_keys(const char *group, const char **keys, char (*names)[32])
 {
-    static const char *const keys[] = {"interface", "tso", "gso", "gro", "restore", "required", "state_file", NULL};
-    if (!need_type(g, CONFIG_TYPE_GROUP, "a group { interface = \"eth0\"; tso = false; gso = false; }", err, errlen) ||
-        cfg_check_keys(g, keys, err, errlen) < 0)
-        return -1;
-    const char *s;
-    int r = cfg_get_string(g, "interface", &s, err, errlen);
-    if (r < 0)
-        return -1;
-    if (r == 0)
-        return cfg_error(err, errlen, g, "interface is missing");
-    if (!s[0] || strlen(s) >= IF_NAMESIZE || strchr(s, '/') || strchr(s, ' '))
-        return cfg_error(err, errlen, config_setting_get_member(g, "interface"),
-                         "\"%s\" is not a valid interface name", s);
-    char *ifname = strdup(s);
-    if (!ifname)
-        return cfg_error(err, errlen, g, "out of memory");
-    free(c->offload.interface);
-    c->offload.interface = ifname;
-    c->offload.interface_line = (unsigned)config_setting_source_line(config_setting_get_member(g, "interface"));
-    static const char *const feats[] = {"tso", "gso", "gro"};
-    for (int i = 0; i < OFFLOAD_SETTABLE; i++) {
-        int on;
-        if ((r = cfg_get_bool(g, feats[i], &on, err, errlen)) < 0)
-            return -1;
-        c->offload.wish.want[i] = r == 0 ? OFFLOAD_LEAVE : on ? OFFLOAD_ON : OFFLOAD_OFF;
+    size_t n = 0;
+    for (size_t i = 0; i < config_table_len && n + 1 < KEYS_MAX; i++) {
+        const struct config_entry *e = &config_table[i];
+        if (group) {
+            if (config_entry_in(e, group))
+                keys[n++] = config_entry_leaf(e);
+            continue;
+        }
+        int len = (int)strcspn(e->name, ".");
+        if (n && strlen(keys[n - 1]) == (size_t)len && strncmp(keys[n - 1], e->name, (size_t)len) == 0)
+            continue; /* a group's members are adjacent in the table */
+        snprintf(names[n], sizeof names[n], "%.*s", len, e->name);
+        keys[n] = names[n];
+        n++;
     }
-    if (cfg_get_bool(g, "restore", &c->offload.restore, err, errlen) < 0 ||
-        cfg_get_bool(g, "required", &c->offload.required, err, errlen) < 0)
-        return -1;
-    if ((r = cfg_get_string(g, "state_file", &s, err, errlen)) < 0)
-        return -1;
-    if (r) {
-        if (s[0] != '/')
-            return cfg_error(err, errlen, config_setting_get_member(g, "state_file"), "must be an absolute path");
-        char *copy = strdup(s);
-        if (!copy)
-            return cfg_error(err, errlen, config_setting_get_member(g, "state_file"), "out of memory");
-        free(c->offload.state_file);
-        c->offload.state_file = copy;
-    }
-    return 0;
+    keys[n] = NULL;
 }
 
-/* user, group, seccomp (top level): group first, so that it overrides the user's primary
- * group whatever the order in the file. */
-static int parse_privilege(struct config *c, const config_setting_t *root, char *err, size_t errlen)
+/* "{ connections = 10000; per_ip = 100; idle_timeout = 30; }": GROUP's first three members
+ * that have a default, for the message about a group written as something else. */
+static void group_example(const char *group, char *buf, size_t len)
 {
-    static const struct {
-        const char *key;
-        int (*set)(struct config *, const char *, char *, size_t);
-    } keys[] = {{"group", config_set_group}, {"user", config_set_user}, {"seccomp", config_set_seccomp}};
-    for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-        const char *v;
-        int r = cfg_get_string(root, keys[i].key, &v, err, errlen);
-        if (r < 0)
-            return -1;
-        if (r && keys[i].set(c, v, err, errlen) < 0)
-            return cfg_error_prefix(err, errlen, config_setting_get_member(root, keys[i].key));
+    struct config d = {0};
+    config_table_defaults(&d);
+    size_t off = (size_t)snprintf(buf, len, "a group {");
+    int shown = 0;
+    for (size_t i = 0; i < config_table_len && shown < 3 && off < len; i++) {
+        char v[96];
+        const struct config_entry *e = &config_table[i];
+        if (!config_entry_in(e, group) || !config_table_format(&d, e, v, sizeof v)[0])
+            continue;
+        off += (size_t)snprintf(buf + off, len - off, " %s = %s;", config_entry_leaf(e), v);
+        shown++;
     }
+    if (off < len)
+        snprintf(buf + off, len - off, " }");
+    config_table_free(&d);
+}
+
+/* Group GROUP's table settings (GROUP NULL: the top level's scalars) from G. */
+static int read_group(struct config *c, const char *group, const config_setting_t *g, char *err, size_t errlen)
+{
+    if (group) {
+        char example[200];
+        group_example(group, example, sizeof example);
+        const char *keys[KEYS_MAX];
+        table_keys(group, keys, NULL);
+        if (!need_type(g, CONFIG_TYPE_GROUP, example, err, errlen) || cfg_check_keys(g, keys, err, errlen) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < config_table_len; i++)
+        if (config_entry_in(&config_table[i], group) && config_table_read(c, &config_table[i], g, err, errlen) < 0)
+            return -1;
+    if (group && strcmp(group, "offload") == 0 && !c->offload.interface)
+        return cfg_error(err, errlen, g, "interface is missing");
     return 0;
 }
 
@@ -351,9 +211,9 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
     if (cfg_load(&lc, path, err, errlen) < 0)
         goto out;
     const config_setting_t *root = config_root_setting(&lc);
-    static const char *const keys[] = {"listen", "threads", "seed", "ram", "files", "upload",
-                                       "limits", "log", "transfers", "privacy", "offload", "http", "user", "group",
-                                       "seccomp", "metrics", NULL};
+    const char *keys[KEYS_MAX];
+    char names[KEYS_MAX][32];
+    table_keys(NULL, keys, names);
     if (cfg_check_keys(root, keys, err, errlen) < 0)
         goto out;
     char *source = strdup(path);
@@ -364,55 +224,22 @@ int config_load_file(struct config *c, const char *path, char *err, size_t errle
     free(c->source);
     c->source = source;
     const config_setting_t *s;
-    uint64_t v;
-    int r;
     if ((s = config_setting_get_member(root, "listen")) && parse_listen(c, s, err, errlen) < 0)
         goto out;
-    if ((r = cfg_get_uint(root, "threads", 0, 1024, &v, err, errlen)) < 0)
-        goto out;
-    if (r && config_set_threads(c, v, err, errlen) < 0) { /* the same setter as everywhere */
-        cfg_error_prefix(err, errlen, config_setting_get_member(root, "threads"));
-        goto out;
-    }
-    if ((r = cfg_get_uint(root, "seed", 0, INT64_MAX, &v, err, errlen)) < 0)
-        goto out;
-    if (r)
-        c->seed = v;
-    if ((r = cfg_get_size(root, "ram", &v, err, errlen)) < 0)
-        goto out;
-    if (r) {
-        if (v != 0 && v < 4096) {
-            cfg_error(err, errlen, config_setting_get_member(root, "ram"),
-                      "%llu bytes is too small (at least 4KiB, or 0 for no cap)", (unsigned long long)v);
-            goto out;
-        }
-        c->ram = v;
-    }
-    if ((r = cfg_get_uint(root, "transfers", 1, 1000000, &v, err, errlen)) < 0)
-        goto out;
-    if (r)
-        c->transfers_keep = (unsigned)v;
-    /* upload before files, so that a file that collides with it names the file's line; the
-     * file's list replaces the defaults, so drop them first */
+    /* the file's list replaces the defaults: dropped before upload.path is checked against
+     * them; upload before files, so that a file that collides with it names the file's line */
     if (config_setting_get_member(root, "files"))
         config_clear_files(c);
-    if ((s = config_setting_get_member(root, "upload")) && parse_upload(c, s, err, errlen) < 0)
+    if (read_group(c, NULL, root, err, errlen) < 0)
         goto out;
+    for (int i = 0; keys[i]; i++) { /* the groups, in the table's order */
+        if (!config_table_find(keys[i]) && (s = config_setting_get_member(root, keys[i])) &&
+            read_group(c, keys[i], s, err, errlen) < 0)
+            goto out;
+    }
     if ((s = config_setting_get_member(root, "files")) && parse_files(c, s, err, errlen) < 0)
         goto out;
-    if ((s = config_setting_get_member(root, "limits")) && parse_limits(c, s, err, errlen) < 0)
-        goto out;
-    if ((s = config_setting_get_member(root, "log")) && parse_log(c, s, err, errlen) < 0)
-        goto out;
-    if ((s = config_setting_get_member(root, "offload")) && parse_offload(c, s, err, errlen) < 0)
-        goto out;
-    if ((s = config_setting_get_member(root, "privacy")) && parse_privacy(c, s, err, errlen) < 0)
-        goto out;
-    if ((s = config_setting_get_member(root, "http")) && parse_http(c, s, err, errlen) < 0)
-        goto out;
-    if ((s = config_setting_get_member(root, "metrics")) && parse_metrics(c, s, err, errlen) < 0)
-        goto out;
-    if (parse_privilege(c, root, err, errlen) < 0)
+    if ((s = config_lookup(&lc, "metrics.allow")) && parse_metrics_allow(c, s, err, errlen) < 0)
         goto out;
     ret = 0;
 out:
@@ -420,49 +247,16 @@ out:
     return ret;
 }
 
-/* A size as the config file would spell it: an exact binary unit when there is one, else
- * bytes, with libconfig's L suffix beyond 32 bits (it does not widen by itself). */
-static const char *fmt_size(uint64_t v, char *buf, size_t len)
-{
-    static const char *const unit[] = {"TiB", "GiB", "MiB", "KiB"};
-    for (int i = 0; i < 4 && v; i++) {
-        uint64_t m = 1ULL << (10 * (4 - i));
-        if (v % m == 0) {
-            snprintf(buf, len, "\"%llu%s\"", (unsigned long long)(v / m), unit[i]);
-            return buf;
-        }
-    }
-    snprintf(buf, len, "%llu%s", (unsigned long long)v, v > INT32_MAX ? "L" : "");
-    return buf;
-}
-
-/* Milliseconds in the largest unit that keeps them whole ("1d", "90min", "1500ms"). */
-static const char *fmt_ms(uint64_t ms, char *buf, size_t len)
-{
-    static const struct {
-        uint64_t ms;
-        const char *unit;
-    } u[] = {{86400000, "d"}, {3600000, "h"}, {60000, "min"}, {1000, "s"}};
-    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
-        if (ms && ms % u[i].ms == 0) {
-            snprintf(buf, len, "\"%llu%s\"", (unsigned long long)(ms / u[i].ms), u[i].unit);
-            return buf;
-        }
-    snprintf(buf, len, "\"%llums\"", (unsigned long long)ms);
-    return buf;
-}
-
-void config_print(const struct config *c, FILE *out)
+/* The hand-printed settings: listen, files, metrics.allow. */
+static void print_listen(const struct config *c, FILE *out)
 {
     char b1[48];
-    char buf[64];
-    fprintf(out, "# effective settings of debitd %s, from %s\n", DEBIT_VERSION, c->source);
     fprintf(out, "listen = (\n");
     for (size_t i = 0; i < c->n_listen; i++) {
         const struct tcp_profile *t = &c->listen[i].tcp;
         fprintf(out, "  { address = \"%s\"; port = %u; tcp_nopush = %s; connection_memory = %s;", c->listen[i].address,
                 c->listen[i].port, c->listen[i].tcp_nopush ? "true" : "false",
-                fmt_size(c->listen[i].conn_memory, b1, sizeof b1));
+                config_fmt_size(c->listen[i].conn_memory, b1, sizeof b1));
         if (!tcp_profile_is_default(t)) {
             fprintf(out, " tcp = {");
             if (t->congestion[0])
@@ -472,9 +266,9 @@ void config_print(const struct config *c, FILE *out)
                 fprintf(out, " pacing_rate = \"%s\";", b1);
             }
             if (t->sndbuf)
-                fprintf(out, " sndbuf = %s;", fmt_size(t->sndbuf, b1, sizeof b1));
+                fprintf(out, " sndbuf = %s;", config_fmt_size(t->sndbuf, b1, sizeof b1));
             if (t->notsent_lowat)
-                fprintf(out, " notsent_lowat = %s;", fmt_size(t->notsent_lowat, b1, sizeof b1));
+                fprintf(out, " notsent_lowat = %s;", config_fmt_size(t->notsent_lowat, b1, sizeof b1));
             fprintf(out, " };");
         }
         if (c->listen[i].tls.cert)
@@ -484,60 +278,119 @@ void config_print(const struct config *c, FILE *out)
         fprintf(out, " }%s\n", i + 1 < c->n_listen ? "," : "");
     }
     fprintf(out, ");\n");
-    fprintf(out, "threads = %u; # %u worker thread(s) per listener\n", c->threads, config_threads_effective(c));
-    fprintf(out, "seed = %llu%s;\n", (unsigned long long)c->seed, c->seed > INT32_MAX ? "L" : "");
-    units_format_size(config_region_size(c), buf, sizeof buf);
-    fprintf(out, "ram = %s; # content region: %s\n", fmt_size(c->ram, b1, sizeof b1), buf);
+}
+
+static void print_files(const struct config *c, FILE *out)
+{
+    char b1[48], buf[64];
     fprintf(out, "files = (\n");
     uint64_t region = config_region_size(c);
     for (size_t i = 0; i < c->n_files; i++) {
         units_format_size(c->files[i].size, buf, sizeof buf);
         fprintf(out, "  { path = \"%s\"; size = %s; }%s # %llu bytes%s\n", c->files[i].path,
-                fmt_size(c->files[i].size, b1, sizeof b1), i + 1 < c->n_files ? "," : "",
+                config_fmt_size(c->files[i].size, b1, sizeof b1), i + 1 < c->n_files ? "," : "",
                 (unsigned long long)c->files[i].size, c->files[i].size > region ? ", repeats the region" : "");
     }
     fprintf(out, ");\n");
-    if (c->upload_path)
-        fprintf(out, "upload = { path = \"%s\"; max_size = %s; };\n", c->upload_path,
-                fmt_size(c->upload_max, b1, sizeof b1));
-    else /* spelled out: without an upload group, a re-read would get the default sink back */
-        fprintf(out, "upload = { path = \"\"; }; # no upload sink\n");
-    fprintf(out, "limits = { connections = %u; per_ip = %u; idle_timeout = %u; header_timeout = \"%llums\"; "
-            "body_min_rate = \"%lluB/s\";", c->max_connections, c->per_ip, c->idle_timeout,
-            (unsigned long long)c->header_timeout_ms, (unsigned long long)c->body_min_rate);
-    char b2[32], b3[32];
-    fprintf(out, " per_ip_bytes = %s; per_ip_window = %s; drain_timeout = %s; };%s\n",
-            fmt_size(c->per_ip_bytes, b1, sizeof b1), fmt_ms(c->per_ip_window_ms, b2, sizeof b2),
-            fmt_ms(c->drain_timeout_ms, b3, sizeof b3), c->per_ip_bytes ? "" : " # no per-address quota");
-    fprintf(out, "log = { level = \"%s\"; access = \"%s\"; access_format = \"%s\"; };\n", log_level_name(c->log_level),
-            c->access_log, access_log_format_name(c->access_format));
-    fprintf(out, "transfers = %u;\n", c->transfers_keep);
-    fprintf(out, "privacy = { details = %s; public_transfers = %s; };\n", c->details ? "true" : "false",
-            c->public_transfers ? "true" : "false");
-    fprintf(out, "http = { strict = %s; };\n", c->http_strict ? "true" : "false");
-    fprintf(out, "metrics = { enabled = %s; allow = (", c->metrics.enabled ? "true" : "false");
-    for (size_t i = 0; i < c->metrics.allow.n; i++)
-        fprintf(out, "%s \"%s\"", i ? "," : "", c->metrics.allow.e[i].spec);
-    fprintf(out, " ); };\n");
-    if (c->offload.interface) {
-        static const char *const v[] = {"", "true", "false"};
-        fprintf(out, "offload = { interface = \"%s\";", c->offload.interface);
-        static const char *const feats[] = {"tso", "gso", "gro"};
-        for (int i = 0; i < OFFLOAD_SETTABLE; i++)
-            if (c->offload.wish.want[i] != OFFLOAD_LEAVE)
-                fprintf(out, " %s = %s;", feats[i], v[c->offload.wish.want[i]]);
-        fprintf(out, " restore = %s; required = %s; state_file = \"%s\"; };\n", c->offload.restore ? "true" : "false",
-                c->offload.required ? "true" : "false", c->offload.state_file);
-    } else {
-        fprintf(out, "# offload: not managed (no offload.interface)\n");
+}
+
+static void print_hand(const struct config *c, const struct config_entry *e, FILE *out)
+{
+    if (strcmp(e->name, "listen") == 0) {
+        print_listen(c, out);
+    } else if (strcmp(e->name, "files") == 0) {
+        print_files(c, out);
+    } else if (strcmp(e->name, "metrics.allow") == 0) {
+        fprintf(out, " allow = (");
+        for (size_t i = 0; i < c->metrics.allow.n; i++)
+            fprintf(out, "%s \"%s\"", i ? "," : "", c->metrics.allow.e[i].spec);
+        fprintf(out, " );");
     }
-    if (c->user)
-        fprintf(out, "user = \"%s\"; # uid %u\n", c->user, (unsigned)c->uid);
-    else
-        fprintf(out, "# user: not set (debitd keeps the identity it was started with)\n");
-    if (c->group)
-        fprintf(out, "group = \"%s\"; # gid %u\n", c->group, (unsigned)c->gid);
-    else if (c->user)
-        fprintf(out, "# group: the user's primary group, gid %u\n", (unsigned)c->gid);
-    fprintf(out, "seccomp = \"%s\";\n", config_seccomp_name(c->seccomp));
+}
+
+/* What -t says after a setting's line (or in its place): resolved values, unset settings.
+ * 1 when it wrote something. */
+static int print_note(const struct config *c, const char *name, FILE *out)
+{
+    char buf[64];
+    int n = 0;
+    if (strcmp(name, "threads") == 0) {
+        n = fprintf(out, " # %u worker thread(s) per listener", config_threads_effective(c));
+    } else if (strcmp(name, "ram") == 0) {
+        units_format_size(config_region_size(c), buf, sizeof buf);
+        n = fprintf(out, " # content region: %s", buf);
+    } else if (strcmp(name, "upload") == 0 && !c->upload_path) {
+        n = fprintf(out, " # no upload sink");
+    } else if (strcmp(name, "limits") == 0 && !c->per_ip_bytes) {
+        n = fprintf(out, " # no per-address quota");
+    } else if (strcmp(name, "user") == 0) {
+        if (c->user)
+            n = fprintf(out, " # uid %u", (unsigned)c->uid);
+        else
+            n = fprintf(out, "# user: not set (debitd keeps the identity it was started with)");
+    } else if (strcmp(name, "group") == 0) {
+        if (c->group)
+            n = fprintf(out, " # gid %u", (unsigned)c->gid);
+        else if (c->user)
+            n = fprintf(out, "# group: the user's primary group, gid %u", (unsigned)c->gid);
+    }
+    return n > 0;
+}
+
+/* "leaf = value;" of E, or nothing for an unset string without a default (a string with
+ * one, unset, is written "": upload.path = "" is no sink, not the default). */
+static int print_value(const struct config *c, const struct config_entry *e, const char *leaf, FILE *out)
+{
+    char v[1200];
+    if (!config_table_format(c, e, v, sizeof v)[0]) {
+        if (e->kind != CONFIG_STRING || !e->def_str)
+            return 0;
+        snprintf(v, sizeof v, "\"\"");
+    }
+    fprintf(out, "%s%s = %s;", config_entry_in(e, NULL) ? "" : " ", leaf, v);
+    return 1;
+}
+
+/* GROUP's line: "group = { a = 1; b = 2; };", or a comment when its first member, a string
+ * without a default, is unset (offload without an interface). */
+static void print_group(const struct config *c, const char *group, size_t from, FILE *out)
+{
+    const struct config_entry *first = &config_table[from];
+    char v[8];
+    if (first->kind == CONFIG_STRING && !first->def_str && !config_table_format(c, first, v, sizeof v)[0]) {
+        fprintf(out, "# %s: not managed (no %s)\n", group, first->name);
+        return;
+    }
+    fprintf(out, "%s = {", group);
+    for (size_t i = from; i < config_table_len && config_entry_in(&config_table[i], group); i++) {
+        if (config_table[i].kind == CONFIG_HAND) {
+            print_hand(c, &config_table[i], out);
+        } else {
+            print_value(c, &config_table[i], config_entry_leaf(&config_table[i]), out);
+        }
+    }
+    fprintf(out, " };");
+    print_note(c, group, out);
+    fputc('\n', out);
+}
+
+void config_print(const struct config *c, FILE *out)
+{
+    fprintf(out, "# effective settings of debitd %s, from %s\n", DEBIT_VERSION, c->source);
+    for (size_t i = 0; i < config_table_len; i++) {
+        const struct config_entry *e = &config_table[i];
+        if (e->kind == CONFIG_HAND && config_entry_in(e, NULL)) {
+            print_hand(c, e, out);
+        } else if (config_entry_in(e, NULL)) {
+            int printed = print_value(c, e, e->name, out);
+            if (print_note(c, e->name, out) || printed)
+                fputc('\n', out);
+        } else {
+            char group[32];
+            snprintf(group, sizeof group, "%.*s", (int)strcspn(e->name, "."), e->name);
+            print_group(c, group, i, out);
+            while (i + 1 < config_table_len && config_entry_in(&config_table[i + 1], group))
+                i++;
+        }
+    }
 }

@@ -92,10 +92,7 @@ int privdrop_profiles_need_net_admin(const struct config *cfg)
 
 /* ---- the offload state file's directory ---- */
 
-/* Can UID:GID (no supplementary group) create and remove entries in DIR? Asked of the
- * kernel as that user, in a child, so that ACLs and every parent directory count. 1, 0, or
- * -1 when the child could not be run (err filled). */
-static int user_can_write_dir(const char *dir, uid_t uid, gid_t gid, char *err, size_t errlen)
+int privdrop_user_access(const char *path, int mode, uid_t uid, gid_t gid, char *err, size_t errlen)
 {
     pid_t pid = fork();
     if (pid < 0)
@@ -103,11 +100,11 @@ static int user_can_write_dir(const char *dir, uid_t uid, gid_t gid, char *err, 
     if (pid == 0) {
         if (setgroups(1, &gid) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
             _exit(2);
-        _exit(access(dir, W_OK | X_OK) == 0 ? 0 : 1);
+        _exit(access(path, mode) == 0 ? 0 : 1);
     }
     int status = 0;
     if (sys_reap_child_ms(pid, 5000, &status) == 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
-        return err_set(err, errlen, "checking %s as uid %u: the check failed", dir, (unsigned)uid);
+        return err_set(err, errlen, "checking %s as uid %u: the check failed", path, (unsigned)uid);
     return WEXITSTATUS(status) == 0;
 }
 
@@ -165,7 +162,7 @@ int privdrop_prepare_state_dir(const struct config *cfg, char *note, size_t note
                  created ? "created" : "given", cfg->user);
         st.st_uid = cfg->uid;
     }
-    int ok = user_can_write_dir(dir, cfg->uid, cfg->gid, err, errlen);
+    int ok = privdrop_user_access(dir, W_OK | X_OK, cfg->uid, cfg->gid, err, errlen);
     if (ok < 0)
         return err_prefix(err, errlen, "%s: offload.state_file", cfg->source);
     /* In a sticky directory (/tmp) only the file's owner may remove it, and root writes it. */

@@ -54,6 +54,12 @@ int privdrop_profiles_need_net_admin(const struct config *cfg);
  * with err (a configuration error: exit 2). */
 int privdrop_prepare_state_dir(const struct config *cfg, char *note, size_t notelen, char *err, size_t errlen);
 
+/* May UID:GID (no supplementary group) access PATH with MODE (access(2)'s R_OK, W_OK, X_OK)?
+ * Asked of the kernel as that user, in a child, so that ACLs and every parent directory
+ * count: what a file the user must reopen after the drop needs, checked before it. Needs
+ * root (and fork: only before the drop). 1, 0, or -1 when the child could not be run. */
+int privdrop_user_access(const char *path, int mode, uid_t uid, gid_t gid, char *err, size_t errlen);
+
 /* Apply P (see the top of this file). Fails when the process has more than one thread.
  * An action: 0 with NOTE describing the result (uid, capabilities, seccomp), or -1 with err;
  * after a failure the process may be half dropped: exit. */

@@ -6,37 +6,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config_diff.h"
 #include "err.h"
 #include "log.h"
+#include "logfile.h"
 #include "server.h"
 #include "snapshot.h"
 #include "sys.h"
 #include "tcp_profile.h"
 #include "units.h"
 
-/* As nginx -t does: an access log that cannot be opened is a configuration error (exit 2,
- * also with -t), not a runtime failure found once the content is generated. */
-static int check_access_log(const struct config *cfg, char *err, size_t errlen)
+/* The configuration file must not block debitd's main thread in open(2) (a named FIFO
+ * without a writer would, for ever, with SIGTERM unanswered): refused by its type, found
+ * without blocking. An anonymous pipe (-c <(...)) never blocks an open and is read at start;
+ * a reload re-reads by name, which only a regular file allows. */
+static int check_config_path(const char *path, int reload, char *err, size_t errlen)
 {
-    if (!cfg->access_log || strcmp(cfg->access_log, "off") == 0 || strcmp(cfg->access_log, "-") == 0)
+    struct stat st;
+    if (stat(path, &st) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        return 0; /* cfg_load's own message ("cannot read: ...") */
+    if (S_ISFIFO(st.st_mode) && !reload && sys_anonymous_pipe(path))
         return 0;
-    FILE *f = fopen(cfg->access_log, "ae");
-    char where[PATH_MAX + 16];
-    if (!f)
-        return err_set(err, errlen, "%s: log.access: cannot open \"%s\": %s",
-                       config_place(cfg, cfg->access_log_line, where, sizeof where), cfg->access_log,
-                       strerror(errno));
-    fclose(f);
-    return 0;
+    return err_set(err, errlen, "%s: cannot read: it is %s, not a regular file%s", path, sys_file_type_name(st.st_mode),
+                   reload && S_ISFIFO(st.st_mode) ? " (a reload reads the file again by name: a pipe works only at start)" : "");
 }
 
 int reload_load_config(struct config *c, const struct reload_args *a, char *err, size_t errlen)
 {
     if (config_defaults(c, err, errlen) < 0)
         return -1;
-    if (a->config_path && config_load_file(c, a->config_path, err, errlen) < 0)
+    c->ids = a->ids;
+    if (a->config_path && (check_config_path(a->config_path, a->ids != NULL, err, errlen) < 0 ||
+                           config_load_file(c, a->config_path, err, errlen) < 0))
         return -1;
     /* the command line last, through the same setters */
     if (a->n_listen) {
@@ -49,7 +52,14 @@ int reload_load_config(struct config *c, const struct reload_args *a, char *err,
         return err_prefix(err, errlen, "--log-level");
     if (config_validate(c, err, errlen) < 0)
         return -1;
-    return check_access_log(c, err, errlen);
+    /* as nginx -t does: a log that cannot be written is a configuration error (exit 2, also
+     * with -t), checked without creating it (logfile.h) */
+    char warn[1200];
+    if (logfile_check(c, warn, sizeof warn, err, errlen) < 0)
+        return -1;
+    if (warn[0])
+        log_warn("%s", warn);
+    return 0;
 }
 
 /* Every reload re-reads each HTTPS listener's certificate and key, changed or not: a
@@ -111,23 +121,6 @@ static void prepared_free(struct prepared *p)
     memset(p, 0, sizeof *p);
 }
 
-static int open_access(const struct config *c, FILE **out, char *err, size_t errlen)
-{
-    *out = NULL;
-    if (!c->access_log || strcmp(c->access_log, "off") == 0)
-        return 0;
-    if (strcmp(c->access_log, "-") == 0) {
-        *out = stderr;
-        return 0;
-    }
-    char where[PATH_MAX + 16];
-    if (!(*out = fopen(c->access_log, "ae")))
-        return err_set(err, errlen, "%s: log.access: cannot open \"%s\": %s",
-                       config_place(c, c->access_log_line, where, sizeof where), c->access_log,
-                       strerror(errno));
-    return 0;
-}
-
 static int prepare(struct server *s, const struct reload_args *a, struct prepared *p, char *err, size_t errlen)
 {
     const struct config *old = s->snap->cfg;
@@ -147,7 +140,7 @@ static int prepare(struct server *s, const struct reload_args *a, struct prepare
         if ((p->d.tcp & (1ULL << i)) && !tcp_profile_is_default(&c->listen[i].tcp) &&
             tcp_profile_probe(&c->listen[i].tcp, c->listen[i].sa.ss_family, err, errlen) < 0)
             return err_prefix(err, errlen, "%s: listen %s: tcp", c->source, s->listeners[i].name);
-    if (p->d.access_log && open_access(c, &p->access, err, errlen) < 0)
+    if (p->d.access_log && logfile_open(c, &p->access, err, errlen) < 0)
         return -1;
     if (p->d.content) {
         /* a memfd: the private huge tmpfs needs the CAP_SYS_ADMIN dropped after start */

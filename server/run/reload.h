@@ -25,6 +25,7 @@ struct reload_args {
     const char *const *listens;  /* --listen, replacing the file's listeners when n_listen > 0 */
     size_t n_listen;
     const char *log_level;       /* --log-level, NULL: the file's */
+    const struct config_ids *ids; /* set once debitd started: user and group are not looked up again */
 };
 
 /* Fill *C as debitd's start does: config_defaults, the file, the command line, then

@@ -17,6 +17,7 @@
 
 #include "err.h"
 #include "log.h"
+#include "logfile.h"
 #include "sys.h"
 #include "tcp_profile.h"
 #include "units.h"
@@ -65,20 +66,8 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
     snprintf(s->kernel, sizeof s->kernel, "%s", uname(&u) == 0 ? u.release : "unknown");
     server_set_last_modified(s);
 
-    if (!cfg->access_log || strcmp(cfg->access_log, "off") == 0) {
-        s->access = NULL;
-    } else if (strcmp(cfg->access_log, "-") == 0) {
-        s->access = stderr;
-    } else {
-        s->access = fopen(cfg->access_log, "ae");
-        if (!s->access) {
-            char where[PATH_MAX + 16];
-            err_set(err, errlen, "%s: log.access: cannot open \"%s\": %s",
-                       config_place(cfg, cfg->access_log_line, where, sizeof where), cfg->access_log,
-                    strerror(errno));
-            goto fail;
-        }
-    }
+    if (logfile_open(cfg, &s->access, err, errlen) < 0)
+        goto fail;
     s->transfers = transfers_new(cfg->transfers_keep);
     s->quota = quota_new(0);
     s->cpu = cpu_budget_new(NULL);
@@ -392,15 +381,5 @@ int server_reopen_logs(struct server *s, char *err, size_t errlen)
 {
     if (!s->access || s->access == stderr)
         return 0;
-    int fd = open(s->snap->cfg->access_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return err_set(err, errlen, "log.access: cannot reopen \"%s\": %s", s->snap->cfg->access_log, strerror(errno));
-    /* dup3 replaces the descriptor the workers write to in one step: a line being written
-     * now goes whole to the old file or whole to the new one, and no lock is needed. */
-    int r = dup3(fd, fileno(s->access), O_CLOEXEC);
-    int e = errno;
-    close(fd);
-    if (r < 0)
-        return err_set(err, errlen, "log.access: reopening \"%s\": %s", s->snap->cfg->access_log, strerror(e));
-    return 0;
+    return logfile_reopen(s->snap->cfg->access_log, fileno(s->access), err, errlen);
 }

@@ -117,4 +117,20 @@ check_eq "missing argument: exit 2" 2 "$rc"
 check_match "missing argument: named" 'option -c needs an argument' "$(cat "$T_TMP/out")"
 "$DEBITD" stray >"$T_TMP/out" 2>&1; rc=$?
 check_eq "stray argument: exit 2" 2 "$rc"
+
+# -t warns when the content region is larger than the host's memory (MemTotal: it is held in
+# RAM), and only then
+mem_kib=$(awk '$1 == "MemTotal:" {print $2}' /proc/meminfo)
+over=$(( (mem_kib / 1048576 + 2) ))GiB
+printf 'files = ( { path = "/big.dat"; size = "%s"; } );\nram = "%s";\n' "$over" "$over" >"$T_TMP/big.conf"
+"$DEBITD" -t -c "$T_TMP/big.conf" >/dev/null 2>"$T_TMP/out"; rc=$?
+check_eq "ram = $over (MemTotal $mem_kib KiB): -t still exit 0" 0 "$rc"
+check_match "... with a warning naming ram, the region and MemTotal" \
+  "warn: .*big\.conf:2: ram: the content region \([0-9.]+ GiB, ram\) is larger than this host's memory \(MemTotal [0-9.]+ GiB\)" \
+  "$(cat "$T_TMP/out")"
+printf 'files = ( { path = "/big.dat"; size = "%s"; } );\n' "$over" >"$T_TMP/big2.conf"
+check_match "... also when the largest file sets the region (no ram)" \
+  "big2\.conf: ram: the content region \([0-9.]+ GiB, the largest file: ram not set\)" "$("$DEBITD" -t -c "$T_TMP/big2.conf" 2>&1 >/dev/null)"
+printf 'files = ( { path = "/big.dat"; size = "%s"; } );\nram = "64MiB";\n' "$over" >"$T_TMP/small.conf"
+check_nomatch "ram = 64MiB: no warning" 'MemTotal' "$("$DEBITD" -t -c "$T_TMP/small.conf" 2>&1 >/dev/null)"
 t_done

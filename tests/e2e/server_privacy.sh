@@ -112,5 +112,30 @@ check_eq "debit's table from a details = false host: exit 0" 0 $?
 check_match "debit's table has the debitd row" 'debitd' "$(cat "$T_TMP/table")"
 "$DEBIT" -q -n 1 --min-bytes 0 --format markdown debitd="$BASE/f.dat" >"$T_TMP/md" 2>&1
 check_eq "debit's markdown from a details = false host: exit 0" 0 $?
+
+# --- a refused reload's message names files: /status shows it only with details -------------
+# (a TLS listener whose certificate is missing: the error names the configuration and it)
+refuse() { # CONF: break CONF, SIGHUP, wait (bounded) for the refusal in /status
+  cp "$1" "$1.good"
+  echo "listen = ( { address = \"127.0.0.1\"; port = $PORT; tls = { cert = \"$T_TMP/secret-dir/none.crt\"; key = \"$T_TMP/secret-dir/none.key\"; }; } );" >>"$1"
+  sed -i '1d' "$1"
+  kill -HUP "$DEBITD_PID"
+  wait_for 50 eval '[ "$(curl -s "$BASE/status" | jq -r .config.reloads_refused)" = 1 ]'
+  mv "$1.good" "$1"
+}
+refuse "$T_TMP/d-false.conf"
+curl -s "$BASE/status" >"$T_TMP/refused-false.json"
+check_eq "details = false: a refused reload shows in /status (ok false, counted), without its error" "false 1 false" \
+  "$(jq -r '.config | "\(.last_reload.ok) \(.reloads_refused) \(.last_reload | has("error"))"' "$T_TMP/refused-false.json")"
+check_eq "details = false: /status names neither the configuration nor the certificate path" "0 0" \
+  "$(grep -c "d-false\.conf" "$T_TMP/refused-false.json") $(grep -c secret-dir "$T_TMP/refused-false.json")"
+check_match "... the log has the whole message" "reload refused: .*d-false\.conf.*secret-dir/none\.crt" "$(cat "$T_TMP/debitd.log")"
 srv_stop
+srv_start "$T_TMP/d-true.conf"
+refuse "$T_TMP/d-true.conf"
+check_match "details = true: /status has the refusal's message, paths and all" "d-true\.conf.*secret-dir/none\.crt" \
+  "$(curl -s "$BASE/status" | jq -r .config.last_reload.error)"
+srv_stop
+check_match "etc/debitd.conf (for a public host) ships details = false" 'privacy = \{ details = false;' \
+  "$("$DEBITD" -t -c "$DEBIT_TOP/etc/debitd.conf" 2>/dev/null)"
 t_done

@@ -25,6 +25,9 @@ check_seccomp() { # PID LOG WHAT
 }
 
 # --- user = "nobody": identity, capabilities, NoNewPrivs, seccomp, and everything served ---
+# nobody must reach the access log's directory to reopen the log after the drop (SIGUSR1, a
+# reload), or debitd refuses to start: $T_TMP is mktemp's 0700
+chmod o+x "$T_TMP"
 srv_conf "$T_TMP/d.conf" 'files = ( { path = "/f.dat"; size = "3MiB"; } );' \
   'upload = { path = "/upload"; max_size = "1MiB"; };' "user = \"nobody\";" "group = \"$NOGROUP\";"
 srv_start "$T_TMP/d.conf"
@@ -58,8 +61,7 @@ check_eq "/transfers/ID after the drop" "done 3145728" "$(curl -s "$BASE/transfe
 wait_for 20 grep -q "\"$id\"" "$T_TMP/access.log"
 check_match "access log written after the drop" "\"id\":\"$id\"" "$(cat "$T_TMP/access.log")"
 # SIGUSR1 reopens the access log as the dropped user: logrotate's `create 0640 USER adm`
-# gives it the new file (the directory must be reachable: $T_TMP is mktemp's 0700)
-chmod o+x "$T_TMP"
+# gives it the new file (the directory must be reachable: made so above)
 mv "$T_TMP/access.log" "$T_TMP/access.log.1"
 install -o nobody -m 0640 /dev/null "$T_TMP/access.log"
 kill -USR1 "$P"

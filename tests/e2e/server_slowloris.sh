@@ -19,7 +19,7 @@ limits_of() { "$DEBITD" -t "$@" 2>/dev/null | grep '^limits = '; }
 builtin=$(limits_of)
 check_eq "etc/debitd.conf's limits are the built-in defaults" "$builtin" "$(limits_of -c "$CONF")"
 check_match "the defaults bound header time (5 s), body rate (1 kB/s) and connections per address (100)" \
-  'per_ip = 100; .*header_timeout = "5000ms"; body_min_rate = "1000B/s"' "$builtin"
+  'per_ip = 100; .*header_timeout = "5s"; body_min_rate = "1kB/s"' "$builtin"
 
 PORT=$(free_port)
 BASE=http://127.0.0.1:$PORT

@@ -184,6 +184,8 @@ srv_stop
 if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
   chown root:root "$C/a.key" && chmod 0600 "$C/a.key"
   chmod 0755 "$C" "$T_TMP"
+  # the access log the earlier root runs made: nobody could not reopen it (refused at start)
+  chown nobody "$T_TMP/access.log"
   tls_conf "$T_TMP/dn.conf" "{ cert = \"$C/a.crt\"; key = \"$C/a.key\"; }" 'user = "nobody";'
   srv_start "$T_TMP/dn.conf"
   wait_port "$TPORT" 50 || true

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -263,6 +264,60 @@ static void test_clocks_and_netns(void **state)
     assert_true(sys_netns_inode() == (unsigned long long)st.st_ino);
 }
 
+/* sys_open_regular, by the file type found at the path: a regular file opens; a named
+ * FIFO (no other end: a plain open would block for ever), a directory and, without
+ * allow_chr, a character device are refused at once with a message naming the path; an
+ * anonymous pipe and a character device pass as streams. */
+static void test_open_regular(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/debit-test-open.XXXXXX", reg[64], fifo[64], err[256], pipe_path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(reg, sizeof reg, "%s/f", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    snprintf(pipe_path, sizeof pipe_path, "/proc/self/fd/%d", fds[1]);
+    static const struct {
+        int which, flags, allow_chr;
+        const char *want; /* NULL: opens; else the start of the message after the path */
+    } rows[] = {
+        {0, O_WRONLY | O_CREAT | O_APPEND, 0, NULL},
+        {0, O_RDONLY, 0, NULL},
+        {1, O_RDONLY, 0, "is a FIFO, not a regular file"},
+        {1, O_WRONLY | O_APPEND, 1, "is a FIFO, not a regular file"},
+        {2, O_RDONLY, 0, "is a directory, not a regular file"},
+        {2, O_WRONLY, 1, ": Is a directory"},
+        {3, O_WRONLY, 0, "is a character device, not a regular file"},
+        {3, O_WRONLY, 1, NULL},
+        {4, O_WRONLY, 1, NULL},
+        {4, O_WRONLY, 0, "is a FIFO, not a regular file"},
+    };
+    const char *paths[] = {reg, fifo, dir, "/dev/null", pipe_path};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *p = paths[rows[i].which];
+        int64_t t0 = sys_mono_ms();
+        err[0] = 0;
+        int fd = sys_open_regular(p, rows[i].flags, 0600, rows[i].allow_chr, NULL, err, sizeof err);
+        assert_true(sys_mono_ms() - t0 < 1000); /* never waits */
+        if (!rows[i].want) {
+            if (fd < 0)
+                fail_msg("row %zu: %s refused: %s", i, p, err);
+            assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0); /* blocking again */
+            close(fd);
+        } else {
+            if (fd >= 0 || !strstr(err, p) || !strstr(err, rows[i].want))
+                fail_msg("row %zu: %s: got %d \"%s\", want \"...%s\"", i, p, fd, err, rows[i].want);
+        }
+    }
+    close(fds[0]);
+    close(fds[1]);
+    unlink(reg);
+    unlink(fifo);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_wait_and_reap),
         cmocka_unit_test(test_clocks_and_netns),
         cmocka_unit_test(test_strcpy),
+        cmocka_unit_test(test_open_regular),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -98,7 +98,7 @@ static void test_bad(void **state)
         {"privacy = { details = \"no\"; };", "1: privacy.details: expected true or false"},
         {"privacy = { public = true; };",
          "1: privacy.public: unknown setting (expected one of: details, public_transfers)"},
-        {"privacy = true;", "1: privacy: expected a group { details = false; public_transfers = false; }"},
+        {"privacy = true;", "1: privacy: expected a group { details = true; public_transfers = false; }"},
         {"limits = { header_timeout = \"50ms\"; };",
          "1: limits.header_timeout: 50 ms is out of range (0 = none, or 100ms to 1 hour)"},
         {"limits = {\n header_timeout = \"1.0005s\"; };", "2: limits.header_timeout: must be whole milliseconds"},
@@ -252,7 +252,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.per_ip, 100);
     assert_int_equal(config_set_body_min_rate(&c, "0", err, sizeof err), 0);
     assert_int_equal(c.body_min_rate, 0);
-    assert_int_equal(config_set_header_timeout(&c, 0, err, sizeof err), 0);
+    assert_int_equal(config_set_header_timeout(&c, "0", err, sizeof err), 0);
     assert_int_equal(c.header_timeout_ms, 0);
     assert_int_equal(c.http_strict, 1); /* strict HTTP by default */
     /* a file that would repeat a tiny region too often */
