@@ -14,6 +14,7 @@
 #include "log.h"
 #include "nopush.h"
 #include "sendstep.h"
+#include "speedtest.h"
 #include "sys.h"
 #include "tcp_info.h"
 #include "tcp_profile.h"
@@ -40,14 +41,14 @@ static int is_folder(const struct config *c, const char *folder)
     return 0;
 }
 
-enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_PUT = 8 };
+enum { M_GET = 1, M_HEAD = 2, M_POST = 4, M_PUT = 8, M_OPTIONS = 16 };
 
 static const struct {
     unsigned bit;
     const char *name;
 } method_names[] = {
     {M_GET, MHD_HTTP_METHOD_GET}, {M_HEAD, MHD_HTTP_METHOD_HEAD},
-    {M_POST, MHD_HTTP_METHOD_POST}, {M_PUT, MHD_HTTP_METHOD_PUT},
+    {M_POST, MHD_HTTP_METHOD_POST}, {M_PUT, MHD_HTTP_METHOD_PUT}, {M_OPTIONS, MHD_HTTP_METHOD_OPTIONS},
 };
 
 static unsigned method_bit(const char *method)
@@ -69,6 +70,7 @@ struct route_call {
     size_t *upload_data_size;
     const char *rest;            /* ROUTE_PREFIX: what follows the prefix */
     const struct file_cfg *file; /* route_file, route_sha256: the file */
+    int speed;                   /* route_speedtest: the endpoint (enum speedtest_endpoint) */
     char slash[1100];            /* route_folder_slash: URL with a '/' added */
 };
 
@@ -117,6 +119,36 @@ static int match_folder_slash(const struct config *c, struct route_call *x)
     x->slash[n] = '/';
     x->slash[n + 1] = 0;
     return is_folder(c, x->slash);
+}
+
+/* A speed-test endpoint among A and B whose protocol is on (speedtest.h; off: not found). */
+static int match_speedtest(const struct config *c, struct route_call *x, int a, int b)
+{
+    x->speed = speedtest_endpoint(x->url);
+    if (x->speed == SPEEDTEST_NONE || (x->speed != a && x->speed != b))
+        return 0;
+    return speedtest_protocol_of((enum speedtest_endpoint)x->speed) == SPEEDTEST_CLOUDFLARE ? c->speedtest.cloudflare
+                                                                                             : c->speedtest.librespeed;
+}
+
+static int match_speed_down(const struct config *c, struct route_call *x)
+{
+    return match_speedtest(c, x, SPEEDTEST_GARBAGE, SPEEDTEST_DOWN);
+}
+
+static int match_speed_page(const struct config *c, struct route_call *x)
+{
+    return match_speedtest(c, x, SPEEDTEST_EMPTY, SPEEDTEST_GETIP);
+}
+
+static int match_speed_up(const struct config *c, struct route_call *x)
+{
+    return match_speedtest(c, x, SPEEDTEST_UP, SPEEDTEST_UP);
+}
+
+static enum MHD_Result route_speedtest(struct route_call *x)
+{
+    return http_speedtest(x->l, x->conn, x->r, x->speed, x->method, x->upload_data, x->upload_data_size);
 }
 
 static enum MHD_Result route_upload(struct route_call *x)
@@ -175,6 +207,10 @@ static const struct route routes[] = {
     {WIRE_METRICS_PATH, ROUTE_EXACT, NULL, M_GET | M_HEAD, route_metrics},
     {NULL, ROUTE_CONFIG, match_file, M_GET | M_HEAD, route_file},
     {NULL, ROUTE_CONFIG, match_sha256, M_GET | M_HEAD, route_sha256},
+    /* the speed tests' downloads, pages (ping, upload sink, address) and Cloudflare's upload */
+    {NULL, ROUTE_CONFIG, match_speed_down, M_GET | M_HEAD | M_OPTIONS, route_speedtest},
+    {NULL, ROUTE_CONFIG, match_speed_page, M_GET | M_HEAD | M_POST | M_OPTIONS, route_speedtest},
+    {NULL, ROUTE_CONFIG, match_speed_up, M_POST | M_OPTIONS, route_speedtest},
     {WIRE_STATUS_PATH, ROUTE_EXACT, NULL, M_GET | M_HEAD, route_status},
     {WIRE_TRANSFERS_PATH, ROUTE_PREFIX, NULL, M_GET | M_HEAD, route_transfer},
     {NULL, ROUTE_CONFIG, match_folder, M_GET | M_HEAD, route_index},
@@ -219,12 +255,16 @@ static enum MHD_Result route(struct route_call *x)
     return rt->handler(x);
 }
 
-/* URL (normalized) is the upload sink and METHOD one it takes: answered on the first call. */
-static int is_upload(const struct config *c, const char *url, const char *method)
+/* X's route when it is answered from the request's first call (before any body): the
+ * upload sink with a method it takes, a speed test's upload (http_speedtest_early). */
+static const struct route *early_route(const struct config *c, struct route_call *x)
 {
-    struct route_call x = {.url = url, .method = method};
-    const struct route *rt = route_find(c, &x);
-    return rt && rt->handler == route_upload && (rt->methods & method_bit(method));
+    const struct route *rt = route_find(c, x);
+    if (!rt || !(rt->methods & method_bit(x->method)))
+        return NULL;
+    if (rt->handler == route_upload || (rt->handler == route_speedtest && http_speedtest_early(x->speed, x->method)))
+        return rt;
+    return NULL;
 }
 
 /* A download or an upload now under way is what a graceful stop waits for (until
@@ -232,7 +272,7 @@ static int is_upload(const struct config *c, const char *url, const char *method
  * holding a stop for. Returns RES. */
 static enum MHD_Result in_flight(struct listener *l, struct req *r, enum MHD_Result res)
 {
-    if (!r->in_flight && (r->kind == REQ_FILE || r->kind == REQ_UPLOAD)) {
+    if (!r->in_flight && (r->kind == REQ_FILE || r->kind == REQ_UPLOAD || r->kind == REQ_SPEED_UP)) {
         r->in_flight = 1;
         l->srv->in_flight++;
     }
@@ -261,14 +301,21 @@ static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, co
             return refused;
         /* Answer on the next call: MHD closes the connection after a response queued in the
          * first one (it cannot know whether a body follows). Only the upload sink answers at
-         * once, to refuse an announced body that is too large before it is sent. */
-        char up[512]; /* the sink's path as route() will see it (an upload_path is shorter) */
-        if (c->upload_path && url && urlpath_normalize(url, up, sizeof up) == URLPATH_OK && is_upload(c, up, method))
-            return in_flight(l, r, http_upload(l, conn, r, upload_data, upload_data_size));
+         * once, to refuse an announced body that is too large before it is sent; so do a
+         * speed test's uploads. Only POST and PUT have such routes. */
+        char up[512]; /* the path as route() will see it (an upload_path, an endpoint are shorter) */
+        struct route_call x = {.l = l, .conn = conn, .r = r, .url = up, .method = method, .upload_data = upload_data,
+                               .upload_data_size = upload_data_size};
+        const struct route *rt;
+        if ((method_bit(method) & (M_POST | M_PUT)) && url && urlpath_normalize(url, up, sizeof up) == URLPATH_OK &&
+            (rt = early_route(c, &x)))
+            return in_flight(l, r, rt->handler(&x));
         return MHD_YES;
     }
     if (r->kind == REQ_UPLOAD)
         return in_flight(l, r, http_upload(l, conn, r, upload_data, upload_data_size));
+    if (r->kind == REQ_SPEED_UP)
+        return in_flight(l, r, http_speedtest(l, conn, r, r->speed, method, upload_data, upload_data_size));
     if (*upload_data_size) { /* a body sent where none is expected: drop it, answer at the end */
         *upload_data_size = 0;
         return MHD_YES;
@@ -359,6 +406,7 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
         }
         sent = bytes;
     }
+    http_speedtest_end(l, r, r->kind == REQ_SPEED_UP ? r->up_bytes : sent);
     if (!noted)
         http_conn_note_end(conn, ci ? ci->connect_fd : -1, NULL);
     http_log_end(l, conn, r, entry, sent);

@@ -173,6 +173,11 @@ void http_file_head_add(const struct file_head *h, struct MHD_Response *resp, in
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCEPT_RANGES, "bytes");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, h->etag);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, h->last_modified);
+    http_file_head_add_debit(h, resp);
+}
+
+void http_file_head_add_debit(const struct file_head *h, struct MHD_Response *resp)
+{
     if (h->offload[0]) {
         MHD_add_response_header(resp, WIRE_HDR_OFFLOAD, h->offload);
         if (h->details)

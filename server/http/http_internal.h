@@ -19,6 +19,7 @@ enum req_kind {
     REQ_FILE,   /* a file body (GET), with a transfer record */
     REQ_UPLOAD, /* a body being discarded */
     REQ_DIGEST, /* a .sha256 answer, suspended while the hashing thread works (digest.h) */
+    REQ_SPEED_UP, /* a speed test's upload body being drained (http_speedtest.c) */
 };
 
 /* Per-request context (MHD's req_cls), owned by the request: freed in http_completed. */
@@ -54,6 +55,12 @@ struct req {
     double log_wall, log_t0;
     char *log_target, *log_path, *log_method, *log_version, *log_ua, *log_referer;
     uint64_t resp_bytes; /* body bytes of a small answer (http_log_body) */
+    /* a speed test (http_speedtest.c): its endpoint (enum speedtest_endpoint, 0 = none), and
+     * its client's address while it is counted in srv->speed_per_ip (held) */
+    int speed;
+    int speed_held;
+    socklen_t speed_addr_len;
+    struct sockaddr_storage speed_addr;
 };
 
 /* What a file response's headers say but for its X-Debit-Transfer and Content-Range: type,
@@ -89,6 +96,20 @@ enum MHD_Result http_metrics(struct listener *l, struct MHD_Connection *conn);
 enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id);
 enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, struct req *r,
                             const char *upload_data, size_t *upload_data_size);
+
+/* The speed-test protocols (http_speedtest.c, speedtest.h). ENDPOINT is the route's
+ * (enum speedtest_endpoint): 404 when its protocol is switched off. A POST to empty or __up
+ * is called on the request's first call (http_speedtest_early), to refuse before the body,
+ * then for each piece of it, and answered after its end (REQ_SPEED_UP). */
+enum MHD_Result http_speedtest(struct listener *l, struct MHD_Connection *conn, struct req *r, int endpoint,
+                               const char *method, const char *upload_data, size_t *upload_data_size);
+/* ENDPOINT (enum speedtest_endpoint) with METHOD is answered from the request's first call. */
+int http_speedtest_early(int endpoint, const char *method);
+/* From http_completed: a speed test of R ended with BYTES of body sent or received: its
+ * counters, and its place in speedtest.per_ip given back. Nothing for another request. */
+void http_speedtest_end(struct listener *l, struct req *r, uint64_t bytes);
+/* The X-Debit-* headers of H alone (http_file_head_add adds them with the file's others). */
+void http_file_head_add_debit(const struct file_head *h, struct MHD_Response *resp);
 
 /* What a request's client address decides (http_peer.c). */
 /* The client of CONN as a peer: 0, or -1 when MHD gives no IP address. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "speedtest.h"
 #include "refusal_log.h"
 #include "units.h"
 
@@ -78,6 +79,11 @@ static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
         rnames[r] = refusal_reason_name((enum refusal_reason)r);
         refusals[r] = watchdog_total(s->watchdog, (enum refusal_reason)r);
     }
+    const char *st_labels[2 * (SPEEDTEST_N_ENDPOINTS - 1)];
+    for (int e = 1; e < SPEEDTEST_N_ENDPOINTS; e++) { /* row e - 1 (http_speedtest.c) */
+        st_labels[2 * (e - 1)] = speedtest_protocol_name(speedtest_protocol_of((enum speedtest_endpoint)e));
+        st_labels[2 * (e - 1) + 1] = speedtest_endpoint_name((enum speedtest_endpoint)e);
+    }
     struct metrics_view v = {
         .version = DEBIT_VERSION, .listeners = lnames, .n_listeners = nl, .files = fnames,
         .n_files = c->n_files, .uptime_s = server_uptime(s),
@@ -85,6 +91,7 @@ static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
         .n_refusals = REFUSAL_N, .offload = off, .n_offload = offload_view(lj, nl, off, MAX_OFFLOAD_SAMPLES),
         .tcp = tcp, .n_tcp = nl, .accept = acc, .n_accept = nl, .config_generation = s->reload.generation,
         .reloads_ok = s->reload.ok, .reloads_refused = s->reload.refused,
+        .speedtest_labels = st_labels, .n_speedtest = SPEEDTEST_N_ENDPOINTS - 1,
     };
     struct cpu_budget_view cv;
     cpu_budget_read(s->cpu, 1, &cv);

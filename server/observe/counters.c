@@ -37,3 +37,17 @@ uint64_t counters_transfers(const struct counters *c)
         n += c->transfer_buckets[b];
     return n;
 }
+
+void counters_speedtest(struct counters *c, size_t row, uint64_t bytes)
+{
+    if (!c || row >= COUNTERS_SPEEDTEST_ROWS)
+        return;
+    c->speedtest_tests[row]++;
+    c->speedtest_bytes[row] += bytes;
+}
+
+void counters_speedtest_refused(struct counters *c, size_t row)
+{
+    if (c && row < COUNTERS_SPEEDTEST_ROWS)
+        c->speedtest_refused[row]++;
+}

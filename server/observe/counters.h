@@ -14,6 +14,9 @@
 #define COUNTERS_DURATION_BUCKETS {0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
 #define COUNTERS_N_BUCKETS 14
 
+/* Rows of the speed-test counters (debitd_speedtest_*), named by the metrics view. */
+#define COUNTERS_SPEEDTEST_ROWS 8
+
 struct counters {
     _Atomic uint64_t requests;     /* requests whose headers arrived */
     _Atomic uint64_t responses[5]; /* responses queued, by status class 1xx..5xx */
@@ -23,6 +26,10 @@ struct counters {
     _Atomic uint64_t connections, active; /* accepted since start, open now */
     _Atomic uint64_t uploads, upload_bytes;
     _Atomic uint64_t quota_refused; /* 429 answers (limits.per_ip_bytes) */
+    /* per speed-test endpoint (row = speedtest.h's endpoint - 1): tests answered, their
+     * body bytes sent or received, and refusals */
+    _Atomic uint64_t speedtest_tests[COUNTERS_SPEEDTEST_ROWS], speedtest_bytes[COUNTERS_SPEEDTEST_ROWS],
+        speedtest_refused[COUNTERS_SPEEDTEST_ROWS];
 };
 
 /* The bounds of the histogram's buckets (COUNTERS_N_BUCKETS of them, the last +Inf not
@@ -35,6 +42,11 @@ void counters_response(struct counters *c, unsigned status);
 uint64_t counters_responses(const struct counters *c, unsigned class_digit);
 /* A file transfer ended: BYTES sent in SECONDS. */
 void counters_transfer(struct counters *c, uint64_t bytes, double seconds);
+/* A speed test of row ROW ended: BYTES of body sent (a download) or received (an upload).
+ * Out-of-range rows are ignored. */
+void counters_speedtest(struct counters *c, size_t row, uint64_t bytes);
+/* A speed test of row ROW was refused (speedtest.per_ip, speedtest.max_bytes, the quota). */
+void counters_speedtest_refused(struct counters *c, size_t row);
 /* Transfers counted by counters_transfer (the histogram's count). */
 uint64_t counters_transfers(const struct counters *c);
 

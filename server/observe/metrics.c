@@ -83,6 +83,30 @@ static void simple(FILE *out, const char *name, const char *type, const char *he
     fprintf(out, "%s %llu\n", name, (unsigned long long)v);
 }
 
+/* debitd_speedtest_*{protocol,endpoint}: one sample per row the view names */
+static void speedtest_families(const struct counters *c, const struct metrics_view *v, FILE *out)
+{
+    static const struct {
+        const char *name, *help;
+    } st[] = {
+        {"debitd_speedtest_requests_total", "Speed-test requests answered, by protocol and endpoint."},
+        {"debitd_speedtest_bytes_total",
+         "Speed-test body bytes sent (garbage, down, getip) or received (empty, up), by protocol and endpoint."},
+        {"debitd_speedtest_refused_total",
+         "Speed-test requests refused (speedtest.per_ip, speedtest.max_bytes, quota), by protocol and endpoint."},
+    };
+    size_t ns = v->n_speedtest < COUNTERS_SPEEDTEST_ROWS ? v->n_speedtest : COUNTERS_SPEEDTEST_ROWS;
+    for (size_t k = 0; k < sizeof st / sizeof st[0]; k++) {
+        const _Atomic uint64_t *n = k == 0 ? c->speedtest_tests : k == 1 ? c->speedtest_bytes : c->speedtest_refused;
+        family(out, st[k].name, "counter", st[k].help);
+        for (size_t i = 0; i < ns; i++)
+            sample(out, st[k].name,
+                   (const char *const[]){"protocol", v->speedtest_labels[2 * i], "endpoint",
+                                         v->speedtest_labels[2 * i + 1]},
+                   2, n[i]);
+    }
+}
+
 int metrics_render(const struct metrics *m, const struct counters *c, const struct metrics_view *v, FILE *out)
 {
     family(out, "debitd_build_info", "gauge", "Version of debitd, always 1.");
@@ -109,7 +133,7 @@ int metrics_render(const struct metrics *m, const struct counters *c, const stru
         fprintf(out, "debitd_responses_total{code=\"%uxx\"} %llu\n", k, (unsigned long long)counters_responses(c, k));
 
     family(out, "debitd_transfer_duration_seconds", "histogram",
-           "Duration of test-file transfers, from the response to the end of the request.");
+           "Duration of test-file and speed-test downloads, from the response to the end of the request.");
     uint64_t cum = 0;
     for (size_t b = 0; b < COUNTERS_N_BUCKETS; b++) {
         cum += c->transfer_buckets[b];
@@ -127,6 +151,8 @@ int metrics_render(const struct metrics *m, const struct counters *c, const stru
     simple(out, "debitd_uploads_total", "counter", "Upload requests received.", c->uploads);
     simple(out, "debitd_upload_bytes_total", "counter", "Request body bytes received by the upload sink.",
            c->upload_bytes);
+
+    speedtest_families(c, v, out);
 
     family(out, "debitd_refusals_total", "counter", "Connections closed or refused, by reason.");
     for (size_t r = 0; r < v->n_refusals; r++)

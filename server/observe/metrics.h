@@ -59,6 +59,9 @@ struct metrics_view {
     size_t n_tcp;
     const struct metrics_accept *accept;
     size_t n_accept;
+    /* protocol and endpoint label of each speed-test row (2 x n_speedtest strings) */
+    const char *const *speedtest_labels;
+    size_t n_speedtest;
     uint64_t config_generation, reloads_ok, reloads_refused; /* reload.h */
     /* debitd's cgroup CPU budget (cpu_budget.h): quota_ratio <= 0 = no quota (no sample);
      * the throttling counters only when cpu.stat was read (have_cpu_stat) */

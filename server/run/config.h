@@ -128,6 +128,12 @@ struct config {
         int enabled;      /* 0: /metrics is a 404 */
         struct acl allow; /* clients that may read it (others get a 403); default loopback */
     } metrics;
+    struct { /* speedtest = { librespeed; cloudflare; max_bytes; per_ip; } (speedtest.h) */
+        int librespeed;     /* garbage, empty, getIP (.php, /backend/): 0 = 404 */
+        int cloudflare;     /* __down, __up: 0 = 404 */
+        uint64_t max_bytes; /* largest body a test sends (ckSize clamped, bytes= refused) or takes */
+        unsigned per_ip;    /* tests under way per client address; 0 = unlimited */
+    } speedtest;
 };
 
 /* Fill *c with the built-in defaults: every scalar's from the table (config_table.c), one

@@ -107,6 +107,13 @@ const struct config_entry config_table[] = {
      .names = seccomp_modes, .what = "mode"},
     {"metrics.enabled", CONFIG_BOOL, FIELD(metrics.enabled), .def = 1, .reload = CONFIG_RELOAD_OTHER},
     HAND("metrics.allow", CONFIG_RELOAD_OTHER),
+    /* speed tests on, as large as LibreSpeed's ckSize=1024 and Cloudflare's 250 MB steps;
+     * per_ip 16: LibreSpeed's web client runs 6 streams, its CLI 3 (speedtest.h) */
+    {"speedtest.librespeed", CONFIG_BOOL, FIELD(speedtest.librespeed), .def = 1, .reload = CONFIG_RELOAD_OTHER},
+    {"speedtest.cloudflare", CONFIG_BOOL, FIELD(speedtest.cloudflare), .def = 1, .reload = CONFIG_RELOAD_OTHER},
+    {"speedtest.max_bytes", CONFIG_SIZE, FIELD(speedtest.max_bytes), 1ULL << 20, UINT64_MAX, .def = 1ULL << 30,
+     .reload = CONFIG_RELOAD_LIMITS, .range_msg = "%llu bytes is too small (at least 1MiB)"},
+    {"speedtest.per_ip", CONFIG_UINT, FIELD(speedtest.per_ip), 0, 1000000, .def = 16, .reload = CONFIG_RELOAD_LIMITS},
 };
 const size_t config_table_len = ARRAY_SIZE(config_table);
 

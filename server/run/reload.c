@@ -231,6 +231,7 @@ int reload_run(struct server *s, const struct reload_args *a, struct offload_ctl
         s->listeners[i].cfg = &nc->listen[i];
         ip_limit_set_limit(s->listeners[i].per_ip, nc->per_ip);
     }
+    ip_limit_set_limit(s->speed_per_ip, nc->speedtest.per_ip);
     quota_set_limits(s->quota, nc->per_ip_bytes, nc->per_ip_window_ms, (uint64_t)sys_mono_ms());
     watchdog_set_limits(s->watchdog, nc);
     log_set_level(nc->log_level);

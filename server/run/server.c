@@ -87,6 +87,8 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
         goto fail;
     }
     quota_set_limits(s->quota, cfg->per_ip_bytes, cfg->per_ip_window_ms, (uint64_t)sys_mono_ms());
+    if (!(s->speed_per_ip = ip_limit_new(cfg->speedtest.per_ip, cfg->max_connections, err, errlen)))
+        goto fail;
     s->n_listeners = cfg->n_listen;
     for (size_t i = 0; i < cfg->n_listen; i++) {
         s->listeners[i].srv = s;
@@ -361,6 +363,7 @@ void server_free(struct server *s)
     snapshot_free_all(s->snap, &s->retired); /* they own the content and the digests */
     transfers_free(s->transfers);
     quota_free(s->quota);
+    ip_limit_free(s->speed_per_ip);
     cpu_budget_free(s->cpu);
     if (s->access && s->access != stderr)
         fclose(s->access);

@@ -65,6 +65,9 @@ struct server {
     /* Per-address byte counters (limits.per_ip_bytes): the server's, not the
      * configuration's, so that a reload keeps them (it calls quota_set_limits). */
     struct quota *quota;
+    /* speedtest.per_ip: speed tests under way per address (http_speedtest.c); the server's,
+     * so that a reload keeps the counts (it calls ip_limit_set_limit) */
+    struct ip_limit *speed_per_ip;
     struct listener *listeners;
     size_t n_listeners;
     unsigned threads; /* worker threads per listener, as started (set by server_start) */

@@ -23,12 +23,19 @@ srv_stop() { stop_pid "$DEBITD_PID" TERM; SRV_RC=$STOP_RC; }
 # srv_transfer URL [curl args...]: one download to $T_TMP/body; prints the transfer's
 # record (/transfers/ID on the same server) once it is no longer "sending" (bounded: 5 s).
 srv_transfer() {
-  local url=$1 id rec="" hdr base; shift
+  local url=$1 id hdr base; shift
   hdr=$(wire_get WIRE_HDR_TRANSFER)
   base=$(sed -E 's#^(https?://[^/]+).*#\1#' <<<"$url")
   id=$(curl -s -D - -o "$T_TMP/body" "$@" "$url" | tr -d '\r' | awk -v h="$hdr" 'tolower($1) == tolower(h ":") {print $2}')
+  srv_record "$base" "$id"
+}
+
+# srv_record BASE ID: the record /transfers/ID at BASE once it is no longer "sending"
+# (bounded: 5 s).
+srv_record() {
+  local rec=""
   for _ in $(seq 50); do
-    rec=$(curl -s "$base/transfers/$id")
+    rec=$(curl -s "$1/transfers/$2")
     [ "$(jq -r .state <<<"$rec")" = sending ] || break
     sleep 0.1
   done
