@@ -70,6 +70,8 @@ static const struct opt_def options[] = {
     SECTION("Network:"),
     {OPT_SETTING, NULL, '4', NULL, "IPv4 or IPv6 only", settings_set_ip_version, "4"},
     {OPT_SETTING, NULL, '6', NULL, NULL, settings_set_ip_version, "6"},
+    {OPT_SETTING, "families", 0, NULL, "each URL twice, over IPv4 and over IPv6, as two servers (alternating)",
+     settings_set_families, NULL},
     {OPT_SETTING, "resolve", 0, "HOST:PORT:ADDR", "use ADDR for HOST:PORT (repeatable, as curl)", settings_add_resolve,
      NULL},
     {OPT_SETTING, "connect-to", 0, "HOST:PORT:HOST2:PORT2", "connect there instead (repeatable, as curl)",

@@ -60,10 +60,68 @@ static int apply_member(const config_setting_t *group, const char *key, settings
     return 1;
 }
 
+/* servers[i].librespeed = { server = "http://H/"; dlURL = "garbage.php"; ulURL = "empty.php";
+ * ckSize = 100; upload = "20MiB"; }: LibreSpeed's server-list entry (its dlURL and ulURL
+ * relative to server, or absolute) as two servers: NAME, a download of dlURL?ckSize=N
+ * (default 100, the web client's), and "NAME upload", an upload of UPLOAD bytes (default
+ * 20MiB, the web client's blob) to ulURL. Either URL may be left out, not both. */
+static int load_librespeed(const config_setting_t *e, const char *name, struct settings *st, const char *path,
+                           char *err, size_t errlen)
+{
+    static const char *const keys[] = {"server", "dlURL", "ulURL", "ckSize", "upload", NULL};
+    const config_setting_t *g = config_setting_get_member(e, "librespeed");
+    if (!config_setting_is_group(g))
+        return cfg_error(err, errlen, g, "expected a group { server = \"http://HOST/\"; dlURL = \"garbage.php\"; "
+                                         "ulURL = \"empty.php\"; }");
+    if (cfg_check_keys(g, keys, err, errlen))
+        return -1;
+    static const char *const not_here[] = {"url", "upload", "lab"};
+    for (size_t i = 0; i < ARRAY_SIZE(not_here); i++)
+        if (config_setting_get_member(e, not_here[i]))
+            return cfg_error(err, errlen, config_setting_get_member(e, not_here[i]),
+                             "not with librespeed (its URLs are dlURL and ulURL, its upload size librespeed.upload)");
+    const char *server = "", *dl = NULL, *ul = NULL, *up = "20MiB";
+    uint64_t ck = 100;
+    if (cfg_get_string(g, "server", &server, err, errlen) < 0 || cfg_get_string(g, "dlURL", &dl, err, errlen) < 0 ||
+        cfg_get_string(g, "ulURL", &ul, err, errlen) < 0 || cfg_get_string(g, "upload", &up, err, errlen) < 0 ||
+        cfg_get_uint(g, "ckSize", 1, 1024, &ck, err, errlen) < 0)
+        return -1;
+    if (!server)
+        server = "";
+    if (!dl && !ul)
+        return cfg_error(err, errlen, g, "dlURL and ulURL: missing (at least one)");
+    const char *urls[2] = {dl, ul};
+    for (int k = 0; k < 2; k++) {
+        if (!urls[k])
+            continue;
+        const char *base = strstr(urls[k], "://") ? "" : server;
+        char arg[4096];
+        int n = snprintf(arg, sizeof arg, "%s%s%s%s", name ? name : "", name && k ? " upload" : "", name ? "=" : "",
+                         base);
+        /* "http://h/backend/" + "garbage.php", or "http://h/backend" + "/garbage.php" */
+        const char *rel = urls[k];
+        if (*base && base[strlen(base) - 1] == '/' && *rel == '/')
+            rel++;
+        n += snprintf(arg + n, sizeof arg - (size_t)n, "%s", rel);
+        if (k == 0 && !strstr(rel, "ckSize="))
+            snprintf(arg + n, sizeof arg - (size_t)n, "%sckSize=%llu", strchr(rel, '?') ? "&" : "?",
+                     (unsigned long long)ck);
+        if (settings_add_server(st, arg, err, errlen) != 0) {
+            err_prefix(err, errlen, "librespeed.%s", k ? "ulURL" : "dlURL");
+            return at_setting(g, path, err, errlen);
+        }
+        if (k == 1 && settings_set_server_upload(st, up, err, errlen) != 0) {
+            err_prefix(err, errlen, "librespeed.upload");
+            return at_setting(g, path, err, errlen);
+        }
+    }
+    return 0;
+}
+
 static int load_servers(const config_setting_t *list, struct settings *st, struct scenario *scn, const char *path,
                         char *err, size_t errlen)
 {
-    static const char *const keys[] = {"name", "url", "upload", "lab", NULL};
+    static const char *const keys[] = {"name", "url", "upload", "lab", "librespeed", NULL};
     if (!list) {
         err_set(err, errlen, "servers: missing (a list of { name = \"...\"; url = \"...\"; })");
         return err_prefix(err, errlen, "%s", path);
@@ -79,6 +137,13 @@ static int load_servers(const config_setting_t *list, struct settings *st, struc
         const char *name = NULL, *url = NULL;
         if (cfg_get_string(e, "name", &name, err, errlen) < 0 || cfg_get_string(e, "url", &url, err, errlen) < 0)
             return -1;
+        if (name && (!*name || strchr(name, '=')))
+            return cfg_error(err, errlen, config_setting_get_member(e, "name"), "must be non-empty and without '='");
+        if (config_setting_get_member(e, "librespeed")) {
+            if (load_librespeed(e, name, st, path, err, errlen) < 0)
+                return -1;
+            continue;
+        }
         if (!url)
             return cfg_error(err, errlen, e, "url: missing");
         if (name && (!*name || strchr(name, '=')))

@@ -15,6 +15,7 @@
 #include "escape.h"
 #include "lossrate.h"
 #include "units.h"
+#include "urlkind.h"
 #include "writeout.h"
 
 struct settings *settings_new(void)
@@ -188,6 +189,12 @@ static int name_defaults(struct settings *s, char *err, size_t errlen)
             }
         char name[600];
         const char *colon = p[i].port[0] ? ":" : "";
+        /* the twins of --families differ by their family only: compare hosts alone */
+        if (s->servers[i].family) {
+            same_host /= 2;
+            same_port /= 2;
+            same_file /= 2;
+        }
         /* The same URL every time (the same server measured twice): host, host#2 ... */
         if (same_host == 1 || same_file == same_host)
             snprintf(name, sizeof name, "%s", p[i].host);
@@ -195,6 +202,12 @@ static int name_defaults(struct settings *s, char *err, size_t errlen)
             snprintf(name, sizeof name, "%s%s%s", p[i].host, colon, p[i].port);
         else
             snprintf(name, sizeof name, "%s%s%s/%s", p[i].host, colon, p[i].port, p[i].file);
+        /* a speed-test endpoint says so (the JSON's "kind"), a --families twin its family */
+        enum url_kind kind = urlkind_of(s->servers[i].url);
+        if (kind != URL_KIND_FILE)
+            snprintf(name + strlen(name), sizeof name - strlen(name), " %s", urlkind_name(kind));
+        if (s->servers[i].family)
+            snprintf(name + strlen(name), sizeof name - strlen(name), " IPv%d", s->servers[i].family);
         /* Unique among the names before it (given or default) and every given one. */
         size_t base = strlen(name);
         for (int k = 2; k < 1000; k++) {
@@ -217,9 +230,11 @@ static int name_defaults(struct settings *s, char *err, size_t errlen)
     return 0;
 }
 
+static int server_push(struct settings *s, const char *name, const char *url, int named, int f);
+
 int settings_add_server(struct settings *s, const char *value, char *err, size_t errlen)
 {
-    if (s->nservers >= SETTINGS_MAX_SERVERS)
+    if (s->nservers + (s->families ? 2 : 1) > SETTINGS_MAX_SERVERS)
         return bad(err, errlen, value, "too many servers");
     const char *url = value, *eq = strchr(value, '='), *scheme = strstr(value, "://");
     char name[256] = "";
@@ -249,16 +264,64 @@ int settings_add_server(struct settings *s, const char *value, char *err, size_t
         snprintf(name, sizeof name, "server"); /* placeholder until name_defaults */
     else if (name_taken(s, name))
         return bad(err, errlen, value, "this NAME is already used by another server");
-    char *n = strdup(name), *l = strdup(url);
+    if (server_push(s, name, url, named, s->families ? 4 : 0) < 0 ||
+        (s->families && server_push(s, name, url, named, 6) < 0))
+        return err_set(err, errlen, "out of memory");
+    return name_defaults(s, err, errlen);
+}
+
+/* Append server NAME (given: NAMED; a --families twin: " IPvF" added) at URL, over family
+ * F (0: any). -1 when out of memory. The caller checked there is room. */
+static int server_push(struct settings *s, const char *name, const char *url, int named, int f)
+{
+    char twin[300];
+    snprintf(twin, sizeof twin, named && f ? "%s IPv%d" : "%s", name, f);
+    char *n = strdup(twin), *l = strdup(url);
     if (!n || !l) {
         free(n);
         free(l);
-        return err_set(err, errlen, "out of memory");
+        return -1;
     }
     s->named[s->nservers] = named;
     s->server_own[s->nservers].name = n;
     s->server_own[s->nservers].url = l;
-    s->servers[s->nservers++] = (struct plan_server){n, l, 0};
+    s->servers[s->nservers++] = (struct plan_server){n, l, 0, f};
+    return 0;
+}
+
+int settings_set_families(struct settings *s, const char *value, char *err, size_t errlen)
+{
+    (void)value;
+    if (s->families)
+        return 0;
+    if (s->nservers * 2 > SETTINGS_MAX_SERVERS)
+        return err_set(err, errlen, "--families: too many servers (at most %d URLs)", SETTINGS_MAX_SERVERS / 2);
+    s->families = 1;
+    /* the servers already added become twins, in their order */
+    size_t n = s->nservers;
+    struct plan_server old[SETTINGS_MAX_SERVERS];
+    unsigned char named[SETTINGS_MAX_SERVERS];
+    memcpy(old, s->servers, n * sizeof *old);
+    memcpy(named, s->named, n);
+    char *own[SETTINGS_MAX_SERVERS][2];
+    for (size_t i = 0; i < n; i++) {
+        own[i][0] = s->server_own[i].name;
+        own[i][1] = s->server_own[i].url;
+    }
+    s->nservers = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t up = old[i].upload;
+        if (rc == 0 && (server_push(s, old[i].name, old[i].url, named[i], 4) < 0 ||
+                        server_push(s, old[i].name, old[i].url, named[i], 6) < 0))
+            rc = -1;
+        if (rc == 0)
+            s->servers[s->nservers - 2].upload = s->servers[s->nservers - 1].upload = up;
+        free(own[i][0]);
+        free(own[i][1]);
+    }
+    if (rc < 0)
+        return err_set(err, errlen, "out of memory");
     return name_defaults(s, err, errlen);
 }
 
@@ -648,7 +711,13 @@ int settings_set_server_upload(struct settings *s, const char *value, char *err,
 {
     if (s->nservers == 0)
         return err_set(err, errlen, "no server to upload to");
-    return parse_size(value, UPLOAD_HINT, &s->servers[s->nservers - 1].upload, err, errlen);
+    uint64_t v = 0;
+    if (parse_size(value, UPLOAD_HINT, &v, err, errlen) < 0)
+        return -1;
+    s->servers[s->nservers - 1].upload = v;
+    if (s->families && s->nservers >= 2) /* the URL's IPv4 twin too */
+        s->servers[s->nservers - 2].upload = v;
+    return 0;
 }
 
 int settings_set_write_out(struct settings *s, const char *value, char *err, size_t errlen)
@@ -666,6 +735,8 @@ int settings_check(const struct settings *s, char *err, size_t errlen)
         return err_set(err, errlen, "--split: needs --parallel N with N >= 2");
     if (s->dl.upload && s->dl.max_bytes)
         return err_set(err, errlen, "--max-bytes: downloads only (--upload SIZE is the upload's size)");
+    if (s->families && s->dl.ip_version)
+        return err_set(err, errlen, "--families: measures over both IPv4 and IPv6; -4 and -6 pick one");
     if (s->seed_given && s->order != PLAN_ORDER_RANDOM)
         return err_set(err, errlen, "--seed: only meaningful with --order random");
     if (s->stall_rate_given && s->dl.stall_s <= 0)

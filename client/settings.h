@@ -39,6 +39,7 @@ struct settings {
     } server_own[SETTINGS_MAX_SERVERS];
     size_t nservers;
     unsigned char named[SETTINGS_MAX_SERVERS]; /* NAME=URL given: never renamed */
+    int families; /* --families: each URL is two servers, over IPv4 and over IPv6 */
     unsigned runs;
     enum plan_order order;
     uint64_t seed;
@@ -110,6 +111,9 @@ int settings_set_timeout(struct settings *s, const char *value, char *err, size_
 int settings_set_max_bytes(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_rcvbuf(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_ip_version(struct settings *s, const char *value, char *err, size_t errlen);
+/* --families: every server (those added before and after) is measured twice, as two
+ * servers "NAME IPv4" and "NAME IPv6", each connecting over that family only. */
+int settings_set_families(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_add_resolve(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_add_connect_to(struct settings *s, const char *value, char *err, size_t errlen);
 int settings_set_interface(struct settings *s, const char *value, char *err, size_t errlen);

@@ -126,6 +126,8 @@ enum plan_status plan_execute(const struct plan *p, struct result_set *rs, const
             dl.upload = sv->upload;
             dl.max_bytes = 0;
         }
+        if (sv->family)
+            dl.ip_version = sv->family;
         dl_perform(sv->url, &dl, &dh, r);
         if (r->err == RESULT_ERR_INTERRUPTED) {
             result_free(r);

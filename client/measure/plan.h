@@ -28,6 +28,7 @@ struct plan_server {
     const char *name;
     const char *url;
     uint64_t upload;  /* > 0: this server gets an upload of that size, whatever dl says */
+    int family;       /* 4 or 6: this server over IPv4 or IPv6 only (--families); 0: dl's */
 };
 
 struct plan {

@@ -2,6 +2,7 @@
 #include "result.h"
 
 #include "array.h"
+#include "urlkind.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -149,6 +150,7 @@ json_t *result_to_json(const struct run_result *r)
     json_t *o = json_object();
     json_object_set_new(o, "server", json_string(r->server ? r->server : ""));
     json_object_set_new(o, "url", json_string(r->url ? r->url : ""));
+    json_object_set_new(o, "kind", json_string(urlkind_name(urlkind_of(r->url))));
     if (r->scenario)
         json_object_set_new(o, "scenario", json_string(r->scenario));
     if (r->variant)

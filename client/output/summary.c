@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "labels.h"
+#include "urlkind.h"
 #include "verdict.h"
 
 static int same_cell(const struct run_result *a, const struct server_summary *s)
@@ -262,6 +263,7 @@ json_t *summary_to_json(const struct summary *s)
         json_t *o = json_object();
         json_object_set_new(o, "server", json_string(g->server));
         json_object_set_new(o, "url", json_string(g->url));
+        json_object_set_new(o, "kind", json_string(urlkind_name(urlkind_of(g->url))));
         if (g->scenario)
             json_object_set_new(o, "scenario", json_string(g->scenario));
         if (g->variant)

@@ -122,7 +122,7 @@ static void test_plan_steps(void **state)
         {PLAN_ORDER_SEQUENTIAL, 2, 3, "AAABBB 123123"},
         {PLAN_ORDER_ALTERNATE, 1, 4, "AAAA 1234"},
     };
-    struct plan_server sv[3] = {{"A", "u", 0}, {"B", "u", 0}, {"C", "u", 0}};
+    struct plan_server sv[3] = {{"A", "u", 0, 0}, {"B", "u", 0, 0}, {"C", "u", 0, 0}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct plan p = {.servers = sv, .nservers = rows[i].nservers, .runs = rows[i].runs, .order = rows[i].order};
         size_t n;
