@@ -187,6 +187,18 @@ check_eq "once it ended, the address is served again" "200 1048576" "$(fetch aft
 check_cmp "/metrics counts the refusals" "$(metric debitd_speedtest_refused_total 'protocol="librespeed",endpoint="garbage"')" ">=" 1
 srv_stop
 
+# --- limits.per_ip_bytes: a test is charged as a file download is ---
+srv_conf "$T_TMP/q.conf" 'files = ( { path = "/f.dat"; size = "8MiB"; } );' \
+  'limits = { per_ip_bytes = "3MiB"; per_ip_window = "1min"; };'
+srv_start "$T_TMP/q.conf"
+check_eq "quota 3 MiB: garbage 2 MiB, then 1 MiB: 200 200" "200 200" \
+  "$(fetch q1 "$BASE/garbage.php?ckSize=2" | cut -d' ' -f1) $(fetch q2 "$BASE/__down?bytes=1048576" | cut -d' ' -f1)"
+check_eq "quota used: the next test is 429 with Retry-After" "429 yes" \
+  "$(fetch q3 "$BASE/__down?bytes=1" | cut -d' ' -f1) $([ -n "$(hdr "$T_TMP/q3.h" Retry-After)" ] && echo yes)"
+check_eq "... and an upload too, before its body" "429" \
+  "$(fetch q4 "$BASE/empty.php" --data-binary @"$T_TMP/up25.bin" --max-time 5 | cut -d' ' -f1)"
+srv_stop
+
 # --- configuration errors name FILE:LINE and the setting ---
 printf 'speedtest = {\n  per_ip = -1;\n};\n' >"$T_TMP/bad.conf"
 out=$("$DEBITD" -t -c "$T_TMP/bad.conf" 2>&1); rc=$?
