@@ -17,12 +17,12 @@ struct config_diff {
     size_t files_added, files_removed, files_resized; /* by URL path */
     int content;   /* seed or region size (ram, the largest file): a new region */
     int sizes;     /* a file size the old configuration did not have: a new digest */
-    int limits;    /* per_ip, per_ip_bytes/window, drain, header, body rate, upload */
+    int limits;    /* per_ip, per_ip_bytes/window, drain, header, body rate, upload, speedtest caps */
     int upload;    /* upload path or size */
     uint64_t tcp;  /* bit i: listener i's TCP profile (same listeners: restart otherwise) */
     int offload;   /* tso/gso/gro wishes (same interface) */
     int log_level, access_log, access_format;
-    int other;     /* privacy, http.strict, metrics */
+    int other;     /* privacy, http.strict, metrics, speedtest protocols */
 };
 
 /* Compare OLD and NEW into *D. */

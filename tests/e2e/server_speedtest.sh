@@ -185,6 +185,12 @@ touch "$T_TMP/leave"; wait "$slow"
 sleep 0.3
 check_eq "once it ended, the address is served again" "200 1048576" "$(fetch after "$BASE/garbage.php?ckSize=1")"
 check_cmp "/metrics counts the refusals" "$(metric debitd_speedtest_refused_total 'protocol="librespeed",endpoint="garbage"')" ">=" 1
+# a reload (SIGHUP) switches the protocols and the caps
+sed -i 's/speedtest = .*/speedtest = { librespeed = false; cloudflare = true; per_ip = 0; };/' "$T_TMP/o.conf"
+kill -HUP "$DEBITD_PID"
+wait_for 100 grep -q "reload: generation 2 " "$T_TMP/debitd.log"
+check_eq "after a reload: LibreSpeed 404, Cloudflare 200 (max_bytes back to 1GiB: 5 MiB served)" "404 200 5242880" \
+  "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/garbage.php") $(fetch r1 "$BASE/__down?bytes=5242880")"
 srv_stop
 
 # --- limits.per_ip_bytes: a test is charged as a file download is ---
