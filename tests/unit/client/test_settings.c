@@ -233,6 +233,39 @@ static void test_defaults_and_last_wins(void **state)
     settings_free(s);
 }
 
+/* --families: every server, added before or after it, becomes two (IPv4, IPv6) with the
+ * family in its name and plan entry; a speed-test endpoint's default name says its kind. */
+static void test_families(void **state)
+{
+    (void)state;
+    char err[256];
+    struct settings *s = settings_new();
+    assert_non_null(s);
+    assert_int_equal(settings_add_server(s, "A=http://m.test/f.dat", err, sizeof err), 0);
+    assert_int_equal(settings_set_families(s, NULL, err, sizeof err), 0);
+    assert_int_equal(settings_add_server(s, "http://m.test:81/garbage.php?ckSize=100", err, sizeof err), 0);
+    assert_int_equal(settings_set_server_upload(s, "1MiB", err, sizeof err), 0);
+    static const struct {
+        const char *name;
+        int family;
+        uint64_t upload;
+    } want[] = {
+        {"A IPv4", 4, 0}, {"A IPv6", 6, 0},
+        {"m.test librespeed IPv4", 4, 1048576}, {"m.test librespeed IPv6", 6, 1048576},
+    };
+    assert_int_equal(s->nservers, 4);
+    for (size_t i = 0; i < 4; i++) {
+        assert_string_equal(s->servers[i].name, want[i].name);
+        assert_int_equal(s->servers[i].family, want[i].family);
+        assert_true(s->servers[i].upload == want[i].upload);
+    }
+    assert_int_equal(settings_check(s, err, sizeof err), 0);
+    assert_int_equal(settings_set_ip_version(s, "4", err, sizeof err), 0);
+    assert_int_equal(settings_check(s, err, sizeof err), -1);
+    assert_string_equal(err, "--families: measures over both IPv4 and IPv6; -4 and -6 pick one");
+    settings_free(s);
+}
+
 static void test_check(void **state)
 {
     (void)state;
@@ -288,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_setters),
         cmocka_unit_test(test_defaults_and_last_wins),
         cmocka_unit_test(test_check),
+        cmocka_unit_test(test_families),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();
