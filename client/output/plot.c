@@ -454,14 +454,22 @@ static void script_time(FILE *fp, const struct result_set *rs, const struct summ
     fprintf(fp, "set key at screen 0.5, 0.012 center bottom horizontal Left reverse maxrows %zu samplen 4 "
                 "spacing 1.2\n",
             keyrows);
-    fputs("plot NaN notitle", fp);
+    /* Nothing but the entries in this plot: a placeholder "NaN notitle" would be an
+     * element of its own (an empty gnuplot_plot_N group in SVG) that is no key entry;
+     * it stands only when no line is drawn at all, for plot needs something to plot. */
+    fputs("plot ", fp);
+    int first = 1;
     for (size_t v = 0; v < a->nv; v++)
         for (size_t r = 0; r < a->nr; r++) {
             if (!has_line(s, a, v, r))
                 continue;
-            fprintf(fp, ", \\\n  NaN with lines lw 2 lc rgb \"%s\" dt %u title ", plot_colour(r), plot_dash(v, r));
+            fprintf(fp, "%sNaN with lines lw 2 lc rgb \"%s\" dt %u title ", first ? "" : ", \\\n  ", plot_colour(r),
+                    plot_dash(v, r));
             plot_key_title(fp, a, v, r);
+            first = 0;
         }
+    if (first)
+        fputs("NaN notitle", fp);
     fputc('\n', fp);
 }
 

@@ -19,6 +19,10 @@ check_match "the failed server's key entry says 0/3 ok" '^C \(0/3 ok\)$' "$t"
 check_match "its place among the bars says 0/3 ok" '^0/3 ok$' "$t"
 check_nomatch "no bare key entry for it (the time plot draws no line for it)" '^C$' "$t"
 check_match "the time plot's key lists the line it draws" '^A$' "$t"
+# the key plot holds the entries and nothing else (no placeholder plot beside them)
+if out=$(python3 "$DEBIT_TOP/tests/e2e/lab_plotcheck.py" svg "$T_TMP/p.svg" --key A --lines 1 2>&1); then
+  t_ok "the time plot's key plot: exactly A, in the style of the one line drawn"
+else t_fail "the time plot's key plot: exactly A, in the style of the one line drawn" "$out"; fi
 day=$(date -u +%Y-%m-%d)
 check_match "the title carries n, the file size and the date" "^3 runs per server, file 1\.05 MiB, $day [0-9]{2}:[0-9]{2} UTC$" "$t"
 rt=$(texts "$T_TMP/p-rtt.svg")
