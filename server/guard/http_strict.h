@@ -32,7 +32,9 @@ enum http_strict_result http_strict_check_target(const char *target, size_t len,
  * BAD_REQUEST: a name that is empty or not an RFC 9110 token (whitespace before the colon),
  * a control character in a value, Content-Length repeated or not digits, Content-Length
  * with Transfer-Encoding, Transfer-Encoding repeated or in HTTP/1.0, Host missing (HTTP/1.1),
- * repeated or malformed. NOT_IMPLEMENTED: a Transfer-Encoding other than "chunked". The
+ * repeated or malformed, a Transfer-Encoding that is not exactly "chunked" (any case) but
+ * names chunked (trailing blanks, a parameter, twice) or is not a list of tokens.
+ * NOT_IMPLEMENTED: a well-formed Transfer-Encoding naming another coding. The
  * first problem found wins, in that order of kinds; err says which. */
 enum http_strict_result http_strict_check_fields(const struct http_strict_field *f, size_t n, int http11,
                                                  char *err, size_t errlen);

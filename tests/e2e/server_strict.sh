@@ -35,6 +35,10 @@ CASES=(
   "Content-Length with Transfer-Encoding|400 close 1|GET /files/hello.txt HTTP/1.1\r\n${H}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${NEXT}"
   "Transfer-Encoding: gzip|501 close 1|GET /files/hello.txt HTTP/1.1\r\n${H}Transfer-Encoding: gzip\r\n\r\n${NEXT}"
   "Transfer-Encoding: gzip, chunked|501 close 1|GET /files/hello.txt HTTP/1.1\r\n${H}Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n${NEXT}"
+  "Transfer-Encoding: chunked + a space|400 close 1|POST /upload HTTP/1.1\r\n${H}Transfer-Encoding: chunked \r\n\r\n5\r\nhello\r\n0\r\n\r\n${NEXT}"
+  "Transfer-Encoding: chunked + a tab|400 close 1|POST /upload HTTP/1.1\r\n${H}Transfer-Encoding: chunked\t\r\n\r\n5\r\nhello\r\n0\r\n\r\n${NEXT}"
+  "Transfer-Encoding: chunked;x=1|400 close 1|POST /upload HTTP/1.1\r\n${H}Transfer-Encoding: chunked;x=1\r\n\r\n5\r\nhello\r\n0\r\n\r\n${NEXT}"
+  "Transfer-Encoding: chunked, chunked|400 close 1|POST /upload HTTP/1.1\r\n${H}Transfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n${NEXT}"
   "Transfer-Encoding twice|400 close 1|GET /files/hello.txt HTTP/1.1\r\n${H}Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${NEXT}"
   "Transfer-Encoding in HTTP/1.0|400 close 1|GET /files/hello.txt HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${NEXT}"
   "space before a colon|400 close 1|GET /files/hello.txt HTTP/1.1\r\n${H}Content-Length : 5\r\n\r\nhello${NEXT}"
@@ -106,6 +110,9 @@ check_match "a refusal: exact status line, Connection: close, the reason" \
 check_match "an unknown transfer coding: exact status line, Connection: close, the reason" \
   '^HTTP/1.1 501 Not Implemented .*Connection: close .*501 Not Implemented: Transfer-Encoding other than chunked $' \
   "$(raw 'POST /upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n')"
+check_match "chunked with a trailing space (libmicrohttpd would not decode it): 400, Connection: close, the reason" \
+  '^HTTP/1.1 400 Bad Request .*Connection: close .*400 Bad Request: Transfer-Encoding chunked with blanks libmicrohttpd does not decode $' \
+  "$(raw 'POST /upload HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked \r\n\r\n')"
 
 srv_stop
 
