@@ -23,6 +23,8 @@ struct quota {
     size_t mask; /* buckets - 1 */
     size_t n, max;
     uint64_t last_sweep; /* slot index of the last full sweep + 1 */
+    uint64_t overflow;   /* new addresses that took over an entry of a full table */
+    uint64_t rng;        /* xorshift state for the eviction sample */
 };
 
 static uint64_t mix64(uint64_t x)
@@ -60,6 +62,7 @@ struct quota *quota_new(size_t max_addresses)
     }
     if (getrandom(&q->seed, sizeof q->seed, 0) != (ssize_t)sizeof q->seed)
         q->seed = mix64((uint64_t)(uintptr_t)q); /* a weaker seed, not a failure */
+    q->rng = mix64(q->seed ^ 0x9e3779b97f4a7c15ULL) | 1;
     pthread_mutex_init(&q->lock, NULL);
     return q;
 }
@@ -184,6 +187,70 @@ static uint64_t wait_ms(const struct quota *q, const struct qentry *e, uint64_t 
     return QUOTA_SLOTS * q->slot_ms; /* not reached: an empty window is below any budget */
 }
 
+/* The entry a new address takes over when the table is full: the least used of a sample
+ * (the whole table when it holds at most QUOTA_SAMPLE entries, else QUOTA_SAMPLE entries
+ * from buckets picked at random: a scan of 100,000 entries per new address would be a lever
+ * for whoever sends them). Entries are aged to IDX on the way. NULL only when the table is
+ * empty. *PREV is the link that points to it, for unlinking. */
+static struct qentry *least_used(struct quota *q, uint64_t idx, struct qentry ***prev)
+{
+    struct qentry *best = NULL;
+    uint64_t best_total = UINT64_MAX;
+    int all = q->n <= QUOTA_SAMPLE;
+    size_t seen = 0;
+    for (size_t b = 0; all ? b <= q->mask : seen < QUOTA_SAMPLE && b < 8 * QUOTA_SAMPLE; b++) {
+        size_t i = b;
+        if (!all) {
+            q->rng ^= q->rng << 13;
+            q->rng ^= q->rng >> 7;
+            q->rng ^= q->rng << 17;
+            i = (size_t)(q->rng & q->mask);
+        }
+        for (struct qentry **p = &q->bucket[i]; *p; p = &(*p)->next) {
+            advance(*p, idx);
+            uint64_t t = total(*p);
+            if (t < best_total) {
+                best = *p;
+                best_total = t;
+                *prev = p;
+            }
+            seen++;
+        }
+    }
+    return best;
+}
+
+/* A slot for KEY, new to the table: a new entry while there is room, else the least-used
+ * entry of a sample, taken over with its use (so a full table counts too much, never too
+ * little: no address goes unmetered). NULL when over budget with the use it would take over
+ * (*OVER is that entry, for the wait), or when out of memory with an empty table. */
+static struct qentry *add(struct quota *q, const unsigned char *key, uint64_t idx, struct qentry **over)
+{
+    struct qentry *e = NULL;
+    *over = NULL;
+    if (q->n >= q->max)
+        sweep(q, idx);
+    if (q->n < q->max && (e = calloc(1, sizeof *e)) != NULL) {
+        e->newest = idx;
+        q->n++;
+    } else {
+        struct qentry **prev = NULL;
+        if (!(e = least_used(q, idx, &prev)))
+            return NULL;
+        if (total(e) >= q->budget) {
+            *over = e;
+            return NULL;
+        }
+        *prev = e->next; /* unlinked; re-linked under its new key below */
+        q->overflow++;
+    }
+    memcpy(e->key, key, QUOTA_KEY_LEN);
+    size_t h = hash_key(q, key);
+    e->next = q->bucket[h];
+    q->bucket[h] = e;
+    return e;
+}
+
 enum quota_verdict quota_take(struct quota *q, const unsigned char key[QUOTA_KEY_LEN], uint64_t bytes,
                               uint64_t now_ms, struct quota_receipt *rc, uint64_t *retry_after_s)
 {
@@ -196,29 +263,21 @@ enum quota_verdict quota_take(struct quota *q, const unsigned char key[QUOTA_KEY
     if (!q->budget || !q->slot_ms)
         goto out;
     uint64_t idx = slot_index(q, now_ms);
-    struct qentry *e = find(q, key, idx);
-    if (e && total(e) >= q->budget) {
+    struct qentry *e = find(q, key, idx), *over = NULL;
+    if (e && total(e) >= q->budget)
+        over = e;
+    else if (!e)
+        e = add(q, key, idx, &over);
+    if (over) {
         if (retry_after_s) {
-            uint64_t ms = wait_ms(q, e, idx, now_ms);
+            uint64_t ms = wait_ms(q, over, idx, now_ms);
             *retry_after_s = ms < 1000 ? 1 : (ms + 999) / 1000;
         }
         v = QUOTA_OVER;
         goto out;
     }
-    if (!e) {
-        if (q->n >= q->max)
-            sweep(q, idx);
-        if (q->n >= q->max || !(e = calloc(1, sizeof *e))) {
-            v = QUOTA_UNTRACKED;
-            goto out;
-        }
-        memcpy(e->key, key, QUOTA_KEY_LEN);
-        e->newest = idx;
-        size_t h = hash_key(q, key);
-        e->next = q->bucket[h];
-        q->bucket[h] = e;
-        q->n++;
-    }
+    if (!e) /* out of memory, nothing to take over: served, not counted */
+        goto out;
     e->slot[idx % QUOTA_SLOTS] += bytes;
     memcpy(rc->key, key, QUOTA_KEY_LEN);
     rc->slot = idx;
@@ -265,4 +324,13 @@ size_t quota_addresses(struct quota *q)
     size_t n = q->n;
     pthread_mutex_unlock(&q->lock);
     return n;
+}
+
+void quota_stats(struct quota *q, struct quota_stats *st)
+{
+    pthread_mutex_lock(&q->lock);
+    st->entries = q->n;
+    st->capacity = q->max;
+    st->overflow = q->overflow;
+    pthread_mutex_unlock(&q->lock);
 }

@@ -22,8 +22,10 @@
 
 #define QUOTA_SLOTS 16
 #define QUOTA_KEY_LEN 16
-/* Addresses tracked at once by default: about 170 bytes each. */
+/* Addresses tracked at once by default (limits.per_ip_table): about 170 bytes each. */
 #define QUOTA_MAX_ADDRESSES 100000
+/* Entries compared to pick the one a new address takes over when the table is full. */
+#define QUOTA_SAMPLE 16
 
 struct quota;
 
@@ -38,7 +40,13 @@ struct quota_receipt {
 enum quota_verdict {
     QUOTA_OK = 0,    /* serve; the bytes were charged (or no budget is set) */
     QUOTA_OVER,      /* refuse: the address has used its budget; *retry_after_s says when */
-    QUOTA_UNTRACKED, /* serve: the table is full of live addresses, this one is not counted */
+};
+
+/* The table's state for /metrics. */
+struct quota_stats {
+    size_t entries;    /* addresses in the table (some may have aged out, not yet dropped) */
+    size_t capacity;   /* the most it holds (limits.per_ip_table) */
+    uint64_t overflow; /* new addresses that found it full and took over an entry */
 };
 
 /* An empty table holding at most MAX_ADDRESSES addresses (0 = QUOTA_MAX_ADDRESSES), with
@@ -55,8 +63,14 @@ void quota_set_limits(struct quota *q, uint64_t bytes, uint64_t window_ms, uint6
 
 /* A response of BYTES for the address KEY starts at NOW_MS. QUOTA_OK: charged, *rc says
  * what (for quota_refund). QUOTA_OVER: nothing charged, *retry_after_s (>= 1) is how long
- * until the address is below its budget again. QUOTA_UNTRACKED: served, nothing charged.
- * rc and retry_after_s may be NULL. */
+ * until the address is below its budget again. rc and retry_after_s may be NULL.
+ * A new address that finds the table full (after dropping what aged out) takes over the
+ * least-used of QUOTA_SAMPLE entries (of all, in a table that small) with the use it
+ * holds: it is metered from that use on, and refused if that use is already over the
+ * budget (then nothing changes). A full table thus counts too much, never too little, and
+ * its memory stays bounded; the address whose entry was taken starts from the next one it
+ * takes over. Only when out of memory with an empty table is a response served uncounted
+ * (QUOTA_OK, rc->bytes 0). */
 enum quota_verdict quota_take(struct quota *q, const unsigned char key[QUOTA_KEY_LEN], uint64_t bytes,
                               uint64_t now_ms, struct quota_receipt *rc, uint64_t *retry_after_s);
 
@@ -69,5 +83,8 @@ uint64_t quota_used(struct quota *q, const unsigned char key[QUOTA_KEY_LEN], uin
 
 /* Addresses in the table (some may have aged out and not yet been dropped). */
 size_t quota_addresses(struct quota *q);
+
+/* Entries, capacity and takeovers so far, read together. */
+void quota_stats(struct quota *q, struct quota_stats *st);
 
 #endif

@@ -93,6 +93,9 @@ static enum MHD_Result render(struct listener *l, struct MHD_Connection *conn)
         .reloads_ok = s->reload.ok, .reloads_refused = s->reload.refused,
         .speedtest_labels = st_labels, .n_speedtest = SPEEDTEST_N_ENDPOINTS - 1,
     };
+    struct quota_stats qs;
+    quota_stats(s->quota, &qs);
+    v.quota_entries = qs.entries, v.quota_capacity = qs.capacity, v.quota_overflow = qs.overflow;
     struct cpu_budget_view cv;
     cpu_budget_read(s->cpu, 1, &cv);
     v.cpu_quota_ratio = cv.found && cv.quota_pct >= 0 ? cv.quota_pct / 100 : -1;

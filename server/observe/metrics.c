@@ -158,6 +158,16 @@ int metrics_render(const struct metrics *m, const struct counters *c, const stru
     for (size_t r = 0; r < v->n_refusals; r++)
         sample(out, "debitd_refusals_total", (const char *const[]){"reason", v->refusal_names[r]}, 1, v->refusals[r]);
 
+    simple(out, "debitd_quota_refused_total", "counter",
+           "Requests refused with 429 by the per-address quota (limits.per_ip_bytes).", c->quota_refused);
+    simple(out, "debitd_quota_entries", "gauge",
+           "Addresses the per-address quota tracks now (some may have aged out, not yet dropped).", v->quota_entries);
+    simple(out, "debitd_quota_table_size", "gauge",
+           "Addresses the per-address quota tracks at most (limits.per_ip_table).", v->quota_capacity);
+    simple(out, "debitd_quota_overflow_total", "counter",
+           "New addresses that found the quota table full and took over its least-used entry, with its use.",
+           v->quota_overflow);
+
     family(out, "debitd_offload_enabled", "gauge",
            "Live offload state of each interface the listeners serve through (1 on, 0 off).");
     for (size_t i = 0; i < v->n_offload; i++)

@@ -63,6 +63,8 @@ struct metrics_view {
     const char *const *speedtest_labels;
     size_t n_speedtest;
     uint64_t config_generation, reloads_ok, reloads_refused; /* reload.h */
+    /* the per-address quota's table (quota.h): entries, size, takeovers */
+    uint64_t quota_entries, quota_capacity, quota_overflow;
     /* debitd's cgroup CPU budget (cpu_budget.h): quota_ratio <= 0 = no quota (no sample);
      * the throttling counters only when cpu.stat was read (have_cpu_stat) */
     double cpu_quota_ratio;

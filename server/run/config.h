@@ -105,6 +105,7 @@ struct config {
     unsigned idle_timeout;    /* seconds, 0 = never */
     uint64_t per_ip_bytes;     /* limits.per_ip_bytes: file bytes per address per window, 0 = no quota */
     uint64_t per_ip_window_ms; /* limits.per_ip_window */
+    unsigned per_ip_table;     /* limits.per_ip_table: addresses the quota tracks at once */
     unsigned drain_timeout_ms; /* limits.drain_timeout: SIGTERM lets downloads run this long */
     enum log_level log_level;
     char *access_log; /* "-" = stderr, "off", or a file path (appended) */

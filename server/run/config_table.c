@@ -77,6 +77,8 @@ const struct config_entry config_table[] = {
     /* "100GiB a day" is how hosts state a fair use */
     {"limits.per_ip_window", CONFIG_MSEC, FIELD(per_ip_window_ms), 1000, 366ULL * 86400000, .def = 86400000,
      .reload = CONFIG_RELOAD_LIMITS, .range_msg = "must be from 1s to 366d"},
+    /* addresses the quota tracks at once (about 170 bytes each); the table is sized at start */
+    {"limits.per_ip_table", CONFIG_UINT, FIELD(per_ip_table), 1, 10000000, .def = 100000, .reload = CONFIG_RESTART},
     {"limits.drain_timeout", CONFIG_MSEC, FIELD(drain_timeout_ms), 0, 3600000, .def = 10000,
      .reload = CONFIG_RELOAD_LIMITS, .range_msg = "more than one hour"},
     {"log.level", CONFIG_ENUM, FIELD(log_level), .def = LOG_LEVEL_INFO, .reload = CONFIG_RELOAD_LOG_LEVEL,

@@ -69,7 +69,7 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
     if (logfile_open(cfg, &s->access, err, errlen) < 0)
         goto fail;
     s->transfers = transfers_new(cfg->transfers_keep);
-    s->quota = quota_new(0);
+    s->quota = quota_new(cfg->per_ip_table);
     s->cpu = cpu_budget_new(NULL);
     if (!s->transfers || !s->quota || !s->cpu) {
         err_set(err, errlen, "out of memory");

@@ -3,7 +3,7 @@
 # address has used its budget of file bytes it gets 429 with Retry-After and a short body,
 # while another address is still served; only body bytes count (a Range counts its length,
 # HEAD and /status nothing); after Retry-After seconds it is served again; a bad value is a
-# FILE:LINE configuration error.
+# FILE:LINE configuration error. A full address table still meters new addresses (issue 31).
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/server_lib.bash"
 curl -s -o /dev/null --interface 127.0.0.2 --max-time 2 http://127.0.0.1:1/ 2>/dev/null
@@ -49,9 +49,38 @@ ra=$(hdr "$T_TMP/h" Retry-After)
 check_cmp "3 s window: Retry-After $ra <= 3" "$ra" "<=" 3
 sleep "$ra"; sleep 0.2
 check_eq "after Retry-After ($ra s): served again" 200 "$(get 127.0.0.2)"
-check_match "-t prints the quota" 'per_ip_bytes = "1MiB"; per_ip_window = "3s"; drain_timeout = "10s";' \
+check_match "-t prints the quota" 'per_ip_bytes = "1MiB"; per_ip_window = "3s"; per_ip_table = 100000; drain_timeout = "10s";' \
   "$("$DEBITD" -t -c "$T_TMP/w.conf" 2>/dev/null)"
 srv_stop
+
+# A full table still meters (issue 31): limits.per_ip_table = 4, 3 MiB per address. Once
+# four addresses fill it, a new one takes over the least-used entry with its 1 MiB, so it
+# is refused after 2 MiB more, not served forever; once every entry is over the budget, a
+# new address is refused at once. The table never grows past 4.
+srv_conf "$T_TMP/t.conf" 'files = ( { path = "/f.dat"; size = "1MiB"; } );' \
+  'limits = { per_ip_bytes = "3MiB"; per_ip_window = "1min"; per_ip_table = 4; };'
+srv_start "$T_TMP/t.conf"
+check_eq "four addresses fill a 4-entry table: 200 each" "200 200 200 200" \
+  "$(get 127.0.0.2) $(get 127.0.0.3) $(get 127.0.0.4) $(get 127.0.0.5)"
+codes=; for i in 1 2 3 4 5 6; do c=$(get 127.0.0.6); codes="$codes $c"; [ "$c" = 429 ] && break; done
+check_eq "a fifth address past the table is metered (it took over 1 MiB of use): 200 200 429" " 200 200 429" "$codes"
+ra=$(hdr "$T_TMP/h" Retry-After)
+check_cmp "its 429 has Retry-After ($ra) within the 60 s window" "$ra" "<=" 60
+metric() { curl -s "$BASE/metrics" | awk -v n="$1" '$1 == n { print $2 }'; }
+check_eq "/metrics: debitd_quota_entries 4, debitd_quota_table_size 4, debitd_quota_overflow_total 1" "4 4 1" \
+  "$(metric debitd_quota_entries) $(metric debitd_quota_table_size) $(metric debitd_quota_overflow_total)"
+for a in 2 3 4 5; do for i in 1 2 3; do get 127.0.0.$a >/dev/null; done; done
+check_eq "every entry over its budget: a new address (127.0.0.7) is refused at once" 429 "$(get 127.0.0.7)"
+check_match "... with Retry-After" '^[0-9]+$' "$(hdr "$T_TMP/h" Retry-After)"
+check_eq "... and the table still holds 4" 4 "$(metric debitd_quota_entries)"
+check_eq "the 429s are counted in debitd_quota_refused_total as in /status" \
+  "$(curl -s "$BASE/status" | jq .counters.quota_refused)" "$(metric debitd_quota_refused_total)"
+check_match "-t prints per_ip_table" 'per_ip_table = 4;' "$("$DEBITD" -t -c "$T_TMP/t.conf" 2>/dev/null)"
+srv_stop
+printf 'limits = {\n  per_ip_table = 0;\n};\n' >"$T_TMP/bad3.conf"
+out=$("$DEBITD" -t -c "$T_TMP/bad3.conf" 2>&1); rc=$?
+check_eq "per_ip_table 0: exit 2" 2 "$rc"
+check_match "per_ip_table 0: FILE:LINE message" 'bad3\.conf:2: limits\.per_ip_table: 0 is out of range \[1, 10000000\]' "$out"
 
 # configuration errors name FILE:LINE and the setting
 printf 'limits = {\n  per_ip_bytes = "1GiB";\n  per_ip_window = "100ms";\n};\n' >"$T_TMP/bad.conf"

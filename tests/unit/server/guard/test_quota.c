@@ -12,13 +12,14 @@
 
 #include "quota.h"
 
-enum op { TAKE, REFUND, USED, LIMITS, COUNT };
+enum op { TAKE, REFUND, USED, LIMITS, COUNT, TAKEOVERS };
 
 struct step {
     enum op op;
     uint64_t now_ms;
     char who;            /* 'A', 'B', ...: the address (a key per letter) */
-    uint64_t bytes;      /* TAKE: charged; REFUND: unused; USED: expected; LIMITS: budget; COUNT: addresses */
+    uint64_t bytes;      /* TAKE: charged; REFUND: unused; USED: expected; LIMITS: budget; COUNT: addresses;
+                          * TAKEOVERS: quota_stats' overflow */
     int receipt;         /* TAKE: keep the receipt in slot N; REFUND: give back receipt N */
     enum quota_verdict v;
     uint64_t retry_s;    /* TAKE with QUOTA_OVER: expected Retry-After */
@@ -67,6 +68,14 @@ static void run(const char *name, size_t max, const struct step *steps, size_t n
                 fail_msg("%s step %zu: %zu addresses, want %llu", name, i, quota_addresses(q),
                          (unsigned long long)s->bytes);
             break;
+        case TAKEOVERS: {
+            struct quota_stats st;
+            quota_stats(q, &st);
+            if (st.overflow != s->bytes || st.entries > st.capacity)
+                fail_msg("%s step %zu: %llu takeovers (%zu of %zu entries), want %llu", name, i,
+                         (unsigned long long)st.overflow, st.entries, st.capacity, (unsigned long long)s->bytes);
+            break;
+        }
         }
     }
     quota_free(q);
@@ -127,25 +136,85 @@ static void test_no_budget(void **state)
     RUN(0, steps);
 }
 
-/* A full table: a new address is served untracked until old ones age out; aged-out ones
- * are dropped. */
+/* A full table (2 addresses; 100 bytes per 1.6 s, 100 ms slots, every take in slot 0): a
+ * new address takes over the least-used entry with its use, so it is metered, and refused
+ * when that use is already over the budget; aged-out entries are dropped first. */
 static void test_table_full(void **state)
 {
     (void)state;
     static const struct step steps[] = {
         {LIMITS, 0, 0, 100, 0, 0, 0, 1600},
         {TAKE, 0, 'A', 10, 0, QUOTA_OK, 0, 0},
-        {TAKE, 0, 'B', 10, 0, QUOTA_OK, 0, 0},
-        {TAKE, 50, 'C', 10, 0, QUOTA_UNTRACKED, 0, 0},
-        {USED, 50, 'C', 0, 0, 0, 0, 0},
-        {TAKE, 60, 'A', 10, 0, QUOTA_OK, 0, 0}, /* a tracked one still counts */
-        {COUNT, 60, 0, 2, 0, 0, 0, 0},
-        /* A and B aged out: dropped (on the way or by a sweep: which one depends on the
-         * hash seed), so C is tracked now */
-        {TAKE, 1600, 'C', 10, 0, QUOTA_OK, 0, 0},
-        {USED, 1600, 'C', 10, 0, 0, 0, 0},
+        {TAKE, 0, 'B', 30, 0, QUOTA_OK, 0, 0},
+        {TAKE, 50, 'C', 10, 0, QUOTA_OK, 0, 0}, /* takes over A (10, the least) */
+        {USED, 50, 'C', 20, 0, 0, 0, 0},
+        {USED, 50, 'A', 0, 0, 0, 0, 0},
+        {COUNT, 50, 0, 2, 0, 0, 0, 0},
+        {TAKEOVERS, 50, 0, 1, 0, 0, 0, 0},
+        {TAKE, 60, 'B', 10, 0, QUOTA_OK, 0, 0}, /* a tracked one still counts: 40 */
+        {TAKE, 70, 'A', 5, 0, QUOTA_OK, 0, 0},  /* back: takes over C (20 < 40) */
+        {USED, 70, 'A', 25, 0, 0, 0, 0},
+        {USED, 70, 'C', 0, 0, 0, 0, 0},
+        {TAKE, 80, 'D', 100, 0, QUOTA_OK, 0, 0}, /* takes over A (25): served, now 125 */
+        {TAKE, 85, 'D', 1, 0, QUOTA_OVER, 2, 0}, /* over: slot 0 leaves at 1.6 s */
+        {TAKE, 90, 'E', 70, 0, QUOTA_OK, 0, 0},  /* takes over B (40 < 125): 110 */
+        {TAKEOVERS, 90, 0, 4, 0, 0, 0, 0},
+        /* every entry over the budget: a new address is refused, nothing taken over */
+        {TAKE, 95, 'F', 1, 0, QUOTA_OVER, 2, 0},
+        {USED, 95, 'F', 0, 0, 0, 0, 0},
+        {USED, 95, 'E', 110, 0, 0, 0, 0},
+        {USED, 95, 'D', 125, 0, 0, 0, 0},
+        {TAKEOVERS, 95, 0, 4, 0, 0, 0, 0},
+        {COUNT, 95, 0, 2, 0, 0, 0, 0},
+        /* all aged out: dropped (on the way or by a sweep), so F gets a new entry */
+        {TAKE, 1600, 'F', 10, 0, QUOTA_OK, 0, 0},
+        {USED, 1600, 'F', 10, 0, 0, 0, 0},
+        {TAKEOVERS, 1600, 0, 4, 0, 0, 0, 0},
     };
     RUN(2, steps);
+}
+
+/* A table past its size with the sampled takeover (200 entries, more than QUOTA_SAMPLE): a
+ * flood of new addresses (one byte each, as the 110,000 one-byte requests that once left
+ * every later address unmetered) neither grows the table nor lets a heavy newcomer through. */
+static void test_table_flood(void **state)
+{
+    (void)state;
+    struct quota *q = quota_new(200);
+    quota_set_limits(q, 1000, 60000, 0);
+    unsigned char key[QUOTA_KEY_LEN] = {0};
+    for (uint32_t i = 0; i < 5000; i++) {
+        memcpy(key, &i, sizeof i);
+        assert_int_equal(quota_take(q, key, 1, 10, NULL, NULL), QUOTA_OK);
+    }
+    struct quota_stats st;
+    quota_stats(q, &st);
+    assert_int_equal(st.entries, 200);
+    assert_int_equal(st.capacity, 200);
+    assert_int_equal(st.overflow, 5000 - 200);
+    /* a new address past the table is metered: its budget, then refused */
+    uint32_t heavy = 999999;
+    memcpy(key, &heavy, sizeof heavy);
+    uint64_t retry = 0;
+    int served = 0;
+    for (int i = 0; i < 20 && quota_take(q, key, 100, 20, NULL, &retry) == QUOTA_OK; i++)
+        served++;
+    assert_in_range(served, 10, 11); /* 1000 bytes of 100, plus the one or two it took over */
+    assert_int_equal(quota_take(q, key, 100, 30, NULL, &retry), QUOTA_OVER);
+    assert_int_equal(retry, 60);
+    quota_stats(q, &st);
+    assert_int_equal(st.entries, 200);
+    /* every entry at the budget: any new address is refused at once */
+    for (uint32_t i = 0; i < 5000; i++) {
+        memcpy(key, &i, sizeof i);
+        quota_take(q, key, 1000, 40, NULL, NULL);
+    }
+    uint32_t fresh = 7777777;
+    memcpy(key, &fresh, sizeof fresh);
+    assert_int_equal(quota_take(q, key, 1, 50, NULL, NULL), QUOTA_OVER);
+    quota_stats(q, &st);
+    assert_int_equal(st.entries, 200);
+    quota_free(q);
 }
 
 /* A reload: the budget changes and what was used is kept; a new window re-counts the use
@@ -199,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_budget_and_retry),
         cmocka_unit_test(test_no_budget),
         cmocka_unit_test(test_table_full),
+        cmocka_unit_test(test_table_flood),
         cmocka_unit_test(test_reload_keeps_counters),
         cmocka_unit_test(test_many_keys),
     };

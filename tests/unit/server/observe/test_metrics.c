@@ -41,7 +41,7 @@ static void test_render(void **state)
     (void)state;
     struct metrics *m = metrics_new(2, 2);
     assert_non_null(m);
-    struct counters k = {.connections = 9, .active = 2, .uploads = 1, .upload_bytes = 4096};
+    struct counters k = {.connections = 9, .active = 2, .uploads = 1, .upload_bytes = 4096, .quota_refused = 4};
     static const unsigned statuses[] = {200, 200, 206, 301, 404, 416, 503, 99, 600, 101};
     for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++)
         counters_response(&k, statuses[i]);
@@ -72,6 +72,7 @@ static void test_render(void **state)
         .version = "1.2.3", .listeners = listeners, .n_listeners = 2, .files = files, .n_files = 2,
         .uptime_s = 12.5, .refusal_names = rnames, .refusals = refusals, .n_refusals = 2, .offload = off, .n_offload = 2,
         .tcp = tcp, .n_tcp = 1, .accept = acc, .n_accept = 2,
+        .quota_entries = 8, .quota_capacity = 8, .quota_overflow = 11,
     };
     char *t = render_with(m, &k, &v);
     assert_true(strncmp(t, "# HELP debitd_build_info ", 25) == 0);
@@ -102,6 +103,14 @@ static void test_render(void **state)
         "debitd_active_connections 2",
         "debitd_uploads_total 1",
         "debitd_upload_bytes_total 4096",
+        "# TYPE debitd_quota_refused_total counter",
+        "debitd_quota_refused_total 4",
+        "# TYPE debitd_quota_entries gauge",
+        "debitd_quota_entries 8",
+        "# TYPE debitd_quota_table_size gauge",
+        "debitd_quota_table_size 8",
+        "# TYPE debitd_quota_overflow_total counter",
+        "debitd_quota_overflow_total 11",
         "debitd_refusals_total{reason=\"per_ip\"} 3",
         "debitd_refusals_total{reason=\"header_timeout\"} 0",
         "debitd_offload_enabled{interface=\"lo\",feature=\"tso\"} 1",

@@ -93,6 +93,7 @@ static void test_bad(void **state)
          "2: limits.per_ip_window: must be from 1s to 366d"},
         {"limits = { per_ip_window = \"400d\"; };", "1: limits.per_ip_window: must be from 1s to 366d"},
         {"limits = { per_ip_window = \"1.0005s\"; };", "1: limits.per_ip_window: must be whole milliseconds"},
+        {"limits = { per_ip_table = 0; };", "1: limits.per_ip_table: 0 is out of range [1, 10000000]"},
         {"limits = {\n drain_timeout = \"2h\"; };", "2: limits.drain_timeout: more than one hour"},
         {"limits = { drain_timeout = \"1.5ms\"; };", "1: limits.drain_timeout: must be whole milliseconds"},
         {"privacy = { details = \"no\"; };", "1: privacy.details: expected true or false"},
@@ -154,7 +155,7 @@ static void test_good(void **state)
                                 "upload = { max_size = \"1kB\"; };\n"
                                 "limits = { connections = 5; per_ip = 2; idle_timeout = \"1min\";\n"
                                 "  header_timeout = \"2.5s\"; body_min_rate = \"8kbit\";\n"
-                                "  per_ip_bytes = \"100GiB\"; per_ip_window = \"12h\"; drain_timeout = \"2.5s\"; };\n"
+                                "  per_ip_bytes = \"100GiB\"; per_ip_window = \"12h\"; per_ip_table = 64; drain_timeout = \"2.5s\"; };\n"
                                 "privacy = { details = false; public_transfers = true; };\n"
                                 "log = { level = \"debug\"; access = \"off\"; access_format = \"combined\"; };\n"
                                 "transfers = 7;\n"
@@ -171,6 +172,7 @@ static void test_good(void **state)
     assert_int_equal(c.listen[0].conn_memory, 32 << 10); /* libmicrohttpd's own default */
     assert_int_equal(c.listen[1].conn_memory, 8 << 10);
     assert_int_equal(c.threads, 3);
+    assert_int_equal(c.per_ip_table, 64);
     assert_int_equal(config_threads_effective(&c), 3);
     assert_int_equal(c.seed, 12);
     assert_int_equal(c.n_files, 2);
@@ -243,6 +245,7 @@ static void test_defaults(void **state)
     assert_int_equal(config_region_size(&c), 1 << 30);
     assert_int_equal(c.per_ip_bytes, 0); /* no quota */
     assert_int_equal(c.per_ip_window_ms, 86400000);
+    assert_int_equal(c.per_ip_table, 100000);
     assert_int_equal(c.drain_timeout_ms, 10000);
     assert_int_equal(c.details, 1);
     assert_int_equal(c.public_transfers, 0);

@@ -103,6 +103,8 @@ static void test_diff_table(void **state)
         {"idle timeout", L1 F2, L1 F2 "limits = { idle_timeout = 5; };", "limits.idle_timeout", 0, 0, 0, 0, 0, 0, 0,
          0, 0, 0, 0, NULL},
         {"transfers ring", L1 F2, L1 F2 "transfers = 10;", "transfers", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL},
+        {"quota table size", L1 F2, L1 F2 "limits = { per_ip_table = 10; };", "limits.per_ip_table", 0, 0, 0, 0, 0, 0,
+         0, 0, 0, 0, 0, NULL},
         {"seccomp", L1 F2, L1 F2 "seccomp = \"log\";", "seccomp", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL},
         {"offload interface", L1 F2, L1 F2 "offload = { interface = \"lo\"; tso = false; };", "offload.interface", 0,
          0, 0, 0, 0, 0, 1, 0, 0, 0, 0, NULL},
