@@ -22,7 +22,7 @@ int refusal_log_init(struct refusal_log *rl, int64_t interval_ms, int64_t now_ms
 {
     memset(rl, 0, sizeof *rl);
     rl->interval_ms = interval_ms;
-    rl->start_ms = now_ms;
+    rl->start_ms = rl->lines_start_ms = now_ms;
     int e = pthread_mutex_init(&rl->lock, NULL);
     if (e)
         return err_set(err, errlen, "refusal log: mutex: %s", strerror(e));
@@ -61,6 +61,24 @@ void refusal_log_note(struct refusal_log *rl, enum refusal_reason reason, const 
     pthread_mutex_unlock(&rl->lock);
 }
 
+int refusal_log_line(struct refusal_log *rl, int64_t now_ms, const char *msg)
+{
+    pthread_mutex_lock(&rl->lock);
+    if (now_ms - rl->lines_start_ms >= rl->interval_ms) {
+        rl->lines_start_ms = now_ms;
+        rl->lines = 0;
+    }
+    int ok = rl->lines < REFUSAL_LOG_LINES;
+    if (ok) {
+        rl->lines++;
+    } else {
+        rl->lines_dropped++;
+        snprintf(rl->last_dropped, sizeof rl->last_dropped, "%s", msg ? msg : "");
+    }
+    pthread_mutex_unlock(&rl->lock);
+    return ok;
+}
+
 uint64_t refusal_log_total(struct refusal_log *rl, enum refusal_reason reason)
 {
     return reason < REFUSAL_N ? atomic_load(&rl->total[reason]) : 0;
@@ -89,14 +107,18 @@ int refusal_log_flush(struct refusal_log *rl, int64_t now_ms, int force, char *b
     uint64_t any = 0;
     for (int r = 0; r < REFUSAL_N; r++)
         any += rl->count[r];
-    if (!any || (!force && now_ms - rl->start_ms < rl->interval_ms)) {
-        if (!any)
-            rl->start_ms = now_ms; /* a quiet interval: the next line covers from its first event on */
+    if (!any && !rl->lines_dropped) {
+        rl->start_ms = now_ms; /* a quiet interval: the next line covers from its first event on */
+        pthread_mutex_unlock(&rl->lock);
+        return 0;
+    }
+    if (!force && now_ms - rl->start_ms < rl->interval_ms) {
         pthread_mutex_unlock(&rl->lock);
         return 0;
     }
     size_t at = 0;
-    put(buf, len, &at, "refused or closed in the last %.1f s:", (double)(now_ms - rl->start_ms) / 1000.0);
+    put(buf, len, &at, "%s in the last %.1f s:", any ? "refused or closed" : "warnings",
+        (double)(now_ms - rl->start_ms) / 1000.0);
     const char *sep = " ";
     for (int r = 0; r < REFUSAL_N; r++)
         if (rl->count[r]) {
@@ -133,6 +155,10 @@ int refusal_log_flush(struct refusal_log *rl, int64_t now_ms, int force, char *b
             put(buf, len, &at, " (+%u%s address%s, %llu)", rest, rl->others ? " or more" : "",
                 rest == 1 && !rl->others ? "" : "es", (unsigned long long)(all_n - shown_n));
     }
+    if (rl->lines_dropped)
+        put(buf, len, &at, "%s %llu more warning line%s not written (the last: %s)", any ? ";" : "",
+            (unsigned long long)rl->lines_dropped, rl->lines_dropped == 1 ? "" : "s", rl->last_dropped);
+    rl->lines_dropped = 0;
     memset(rl->count, 0, sizeof rl->count);
     rl->n_addrs = 0;
     rl->others = 0;

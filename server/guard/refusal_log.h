@@ -5,7 +5,11 @@
  * debitd sees the peer, are counted without an address):
  *   refused or closed in the last 10.0 s: header_timeout 1200, limit 800; top addresses:
  *   127.0.0.26 900 (header_timeout 100, limit 800), 127.0.0.2 100 (header_timeout 100),
- *   ... (+7 addresses, 700) */
+ *   ... (+7 addresses, 700)
+ * Other warning lines a client can cause once per connection (libmicrohttpd's "Application
+ * reported internal error", a failed dup() at EMFILE) go through the same limit: the first
+ * REFUSAL_LOG_LINES of an interval are written as they come, the rest only counted, and the
+ * interval's summary line ends "; 19992 more warning lines not written (the last: ...)". */
 #ifndef DEBITD_REFUSAL_LOG_H
 #define DEBITD_REFUSAL_LOG_H
 
@@ -30,6 +34,7 @@ enum refusal_reason {
 
 #define REFUSAL_LOG_ADDRS 64 /* distinct addresses counted per interval; the rest are "others" */
 #define REFUSAL_LOG_TOP 5    /* addresses named in a summary line */
+#define REFUSAL_LOG_LINES 8  /* warning lines written as they come per interval */
 
 struct refusal_log {
     pthread_mutex_t lock;
@@ -43,6 +48,10 @@ struct refusal_log {
     } addrs[REFUSAL_LOG_ADDRS];
     unsigned n_addrs;
     uint64_t others;                  /* events from addresses beyond the table */
+    int64_t lines_start_ms;           /* start of the warning lines' interval */
+    unsigned lines;                   /* written in it */
+    uint64_t lines_dropped;           /* not written since the last summary */
+    char last_dropped[160];           /* the last of them */
     _Atomic uint64_t total[REFUSAL_N]; /* since start, never reset */
 };
 
@@ -52,6 +61,11 @@ void refusal_log_destroy(struct refusal_log *rl);
 
 /* Count one event of REASON from ADDR (text; NULL or "" = unknown). Thread-safe. */
 void refusal_log_note(struct refusal_log *rl, enum refusal_reason reason, const char *addr);
+
+/* Whether a warning line MSG, which a client can cause once per connection, may be written
+ * at NOW: 1 for the first REFUSAL_LOG_LINES of each interval, else 0 and it is counted (MSG
+ * kept as the last) for the next summary line. Thread-safe. */
+int refusal_log_line(struct refusal_log *rl, int64_t now_ms, const char *msg);
 
 /* When the interval that started at the last flush is over at NOW (or FORCE) and anything
  * was counted, write its summary line (no newline) into BUF and start a new interval.

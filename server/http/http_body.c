@@ -121,10 +121,8 @@ static struct MHD_Response *generated_response(const struct content *c, uint64_t
 static struct MHD_Response *fd_response(const struct content *c, uint64_t off, uint64_t len)
 {
     int fd = dup(content_fd(c));
-    if (fd < 0) {
-        log_warn("dup of the content memfd: %s", strerror(errno));
+    if (fd < 0) /* errno kept for the caller's rate-limited line (EMFILE: once per request) */
         return NULL;
-    }
     struct MHD_Response *resp = MHD_create_response_from_fd_at_offset64(len, fd, off);
     if (!resp)
         close(fd);

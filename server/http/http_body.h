@@ -35,7 +35,8 @@ enum send_path send_path_for(const struct content *c, uint64_t off, uint64_t len
 enum send_path send_path_large(const struct content *c, int tls);
 /* A response carrying the body [OFF, OFF+LEN) of C (which the request's snapshot keeps
  * alive), built the way send_path_for(C, OFF, LEN, TLS) says; *PATH is set to that. NULL
- * when out of memory or descriptors. */
+ * when out of memory or descriptors (errno says which, EMFILE for the dup of the memfd;
+ * nothing is logged here: the caller's line goes through the refusal log's limit). */
 struct MHD_Response *http_body_new(const struct content *c, uint64_t off, uint64_t len, int tls,
                                    enum send_path *path);
 

@@ -224,8 +224,15 @@ static int file_body(struct listener *l, struct MHD_Connection *conn, struct req
         l->responses_reused++;
         return 0;
     }
-    if (!(fr->resp = http_body_new(s->snap->content, fr->off, fr->len, l->tls != NULL, &fr->path)))
+    errno = 0;
+    if (!(fr->resp = http_body_new(s->snap->content, fr->off, fr->len, l->tls != NULL, &fr->path))) {
+        char msg[96]; /* a client can cause it once per request at EMFILE: a few lines per interval */
+        snprintf(msg, sizeof msg, "file body: no response (dup of the content memfd or memory): %s",
+                 errno ? strerror(errno) : "libmicrohttpd refused");
+        if (watchdog_line(s->watchdog, msg))
+            log_warn("%s", msg);
         return -1;
+    }
     http_file_head_add(&fr->h, fr->resp, 0);
     if (fr->status == 206) {
         char cr[96];

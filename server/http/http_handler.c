@@ -299,6 +299,7 @@ static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, co
         enum MHD_Result refused;
         if (http_guard_room(l, conn, r, &refused) || http_guard(l, conn, r, version, &refused))
             return refused;
+        http_guard_expect(conn); /* no 100 Continue without a body: a pipelined request is lost */
         /* Answer on the next call: MHD closes the connection after a response queued in the
          * first one (it cannot know whether a body follows). Only the upload sink answers at
          * once, to refuse an announced body that is too large before it is sent; so do a

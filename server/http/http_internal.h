@@ -135,6 +135,10 @@ int http_guard_room(struct listener *l, struct MHD_Connection *conn, struct req 
  * store the MHD result in *OUT and return 1; return 0 for a request that passes. */
 int http_guard(struct listener *l, struct MHD_Connection *conn, struct req *r, const char *version,
                enum MHD_Result *out);
+/* On the first call of a request that passed those: an "Expect: 100-continue" on a request
+ * without a body is dropped, so that libmicrohttpd 0.9.75 sends no 100 and a request
+ * pipelined after it is answered (http_guard.c). */
+void http_guard_expect(struct MHD_Connection *conn);
 
 /* Access log (http_log.c). The handler's slot for this thread's request (NULL after it
  * returns), so that replies can note their body size with http_log_body. */

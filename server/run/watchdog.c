@@ -183,9 +183,14 @@ int watchdog_mhd_message(struct watchdog *w, const char *msg)
 {
     enum refusal_reason r = refusal_classify_mhd(msg);
     if (r == REFUSAL_N)
-        return 0;
+        return !watchdog_line(w, msg);
     refusal_log_note(&w->rl, r, NULL);
     return 1;
+}
+
+int watchdog_line(struct watchdog *w, const char *msg)
+{
+    return refusal_log_line(&w->rl, sys_mono_ms(), msg);
 }
 
 void watchdog_refused(struct watchdog *w, const struct sockaddr *sa, socklen_t len)

@@ -50,8 +50,12 @@ void watchdog_request(struct watchdog *w, struct MHD_Connection *conn, int first
  * deadline starts now. */
 void watchdog_request_done(struct watchdog *w, struct MHD_Connection *conn);
 /* A libmicrohttpd log message: counted in the refusal log when it is one of its
- * once-per-connection messages. A lookup: 1 = counted (do not log it), 0 = log it. */
+ * once-per-connection messages; any other passes the refusal log's line limit
+ * (watchdog_line). A lookup: 1 = counted (do not log it), 0 = log it. */
 int watchdog_mhd_message(struct watchdog *w, const char *msg);
+/* Whether a warning line MSG that a client can cause once per connection may be written
+ * now (refusal_log_line: a few per interval, the rest counted in its summary line). */
+int watchdog_line(struct watchdog *w, const char *msg);
 /* A connection from SA refused at accept (limits.per_ip): counted in the refusal log as
  * "limit" with its address. */
 void watchdog_refused(struct watchdog *w, const struct sockaddr *sa, socklen_t len);

@@ -99,6 +99,43 @@ check_eq "20 requests libmicrohttpd answers itself (505): counted in /status cou
 check_eq "... and not one log line each" "$w0" "$(grep -c 'libmicrohttpd: Error processing request' "$T_TMP/debitd.log")"
 check_eq "a good request is answered 200 and kept open" "200 open 2" \
   "$(send "$DEBITD_PORT" "GET /files/hello.txt HTTP/1.1\r\n${H}\r\n${NEXT}" | cut -d' ' -f1-3)"
+# "Expect: 100-continue" on a request without a body, another pipelined after it: once
+# debitd sent "100 Continue" and closed with "Application reported internal error" (a
+# libmicrohttpd 0.9.75 state bug); now both are answered and the connection kept, as
+# nginx does (nginx sends the 100 first: RFC 9110 10.1.1 lets a server omit it when no
+# content follows, and debitd does).
+statuses() { # PORT REQUEST (Python escapes): the status lines that came back in 1 s, and open/close
+  timeout 5 python3 - "$1" "$2" <<'PY'
+import codecs, re, socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1)
+s.sendall(codecs.decode(sys.argv[2], "unicode_escape").encode("latin-1"))
+data, state, end = b"", "open", time.monotonic() + 1
+while time.monotonic() < end:
+    try:
+        c = s.recv(65536)
+    except socket.timeout:
+        break
+    except ConnectionResetError:
+        state = "close"; break
+    if not c:
+        state = "close"; break
+    data += c
+print(" ".join(re.findall(r"HTTP/1\.1 (\d{3})", data.decode("latin-1"))), state)
+PY
+}
+EXPECT_GET="GET /files/hello.txt HTTP/1.1\r\n${H}Expect: 100-continue\r\n\r\n${NEXT}"
+EXPECT_CL0="GET /files/hello.txt HTTP/1.1\r\n${H}Expect: 100-continue\r\nContent-Length: 0\r\n\r\n${NEXT}"
+EXPECT_BODY="GET /files/hello.txt HTTP/1.1\r\n${H}Expect: 100-continue\r\nContent-Length: 1\r\n\r\nx${NEXT}"
+check_eq "nginx: a GET with Expect, then a pipelined GET: 100, both answered, kept open" "100 200 200 open" \
+  "$(statuses "$NGINX_PORT" "$EXPECT_GET")"
+check_eq "debitd: the same: both answered (no 100: no content follows), kept open" "200 200 open" \
+  "$(statuses "$DEBITD_PORT" "$EXPECT_GET")"
+check_eq "debitd: with Content-Length: 0, the same" "200 200 open" "$(statuses "$DEBITD_PORT" "$EXPECT_CL0")"
+check_eq "debitd: with a 1-byte body the 100 is still sent, both answered" "100 200 200 open" \
+  "$(statuses "$DEBITD_PORT" "$EXPECT_BODY")"
+check_eq "nginx: with a 1-byte body the same" "100 200 200 open" "$(statuses "$NGINX_PORT" "$EXPECT_BODY")"
+check_eq "no \"Application reported internal error\" in debitd's log" 0 \
+  "$(grep -c 'Application reported internal error' "$T_TMP/debitd.log")"
 raw() { # REQUEST (printf format): the whole answer, CRs dropped, lines joined by spaces
   exec 3<>"/dev/tcp/127.0.0.1/$DEBITD_PORT"
   printf "$1" >&3

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # debitd's upload sink: POST and PUT bodies, plain and chunked, are counted and discarded;
-# {"bytes": N, "seconds": T}; over max_size: 413 and the connection is closed.
+# {"bytes": N, "seconds": T}; over max_size: 413 and the connection is closed. A flood of
+# cut chunked uploads writes a bounded number of log lines and a summary (issue 31).
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/server_lib.bash"
 
@@ -56,4 +57,28 @@ check_eq "POST elsewhere: 405 (a file) with the body drained" 405 "$(curl -s -o 
 st=$(curl -s "$BASE/status")
 check_eq "/status counts uploads" 4 "$(jq .counters.uploads <<<"$st")"
 check_eq "daemon still serves after the 413s" 100 "$(curl -s "$BASE/f.dat" | wc -c)"
+srv_stop
+
+# Per-connection warning lines go through the refusal log's limit (issue 31): a chunked
+# upload past max_size + the 64 MiB drain is cut, and libmicrohttpd writes "Application
+# reported internal error" for each; one client once wrote 20,000 such lines in 4.5 s.
+# Now at most 8 per 10 s are written as they come, the rest counted in a summary line
+# (written at the interval's end, or at the stop).
+srv_conf "$T_TMP/w.conf" 'files = ( { path = "/f.dat"; size = 100; } );' \
+  'upload = { path = "/up"; max_size = 1; };'
+srv_start "$T_TMP/w.conf"
+N=24
+for i in $(seq $N); do
+  head -c 68000000 /dev/zero | timeout 20 curl -s -o /dev/null -H 'Transfer-Encoding: chunked' -T - "$BASE/up"
+done
+check_eq "daemon still serves after $N cut uploads" 100 "$(curl -s "$BASE/f.dat" | wc -c)"
+srv_stop
+lines=$(grep -c 'libmicrohttpd: Application reported internal error' "$T_TMP/debitd.log")
+summaries=$(grep -c 'more warning lines\? not written' "$T_TMP/debitd.log")
+summed=$(grep -o '[0-9]* more warning lines\? not written' "$T_TMP/debitd.log" | awk '{n += $1} END {print n + 0}')
+check_cmp "at least one summary line" "$summaries" ">=" 1
+check_cmp "at most 8 lines written per summary interval ($lines in $summaries)" "$lines" "<=" "$((8 * summaries))"
+check_eq "written + summarised = the $N cut uploads" "$N" "$((lines + summed))"
+check_match "the summary names the last message" 'not written \(the last: Application reported internal error' \
+  "$(grep -m1 'more warning lines\? not written' "$T_TMP/debitd.log")"
 t_done

@@ -55,6 +55,52 @@ static void test_summary(void **state)
     refusal_log_destroy(&rl);
 }
 
+/* Warning lines a client can cause once per connection: REFUSAL_LOG_LINES per interval are
+ * written, the rest counted into the summary (20,000 lines in 4.5 s became 9 lines). */
+static void test_lines(void **state)
+{
+    (void)state;
+    struct refusal_log rl;
+    char err[128], line[1024];
+    assert_int_equal(refusal_log_init(&rl, 10000, 0, err, sizeof err), 0);
+    static const struct {
+        int64_t now_ms;
+        int n;       /* lines offered at NOW_MS */
+        int written; /* of which may be written */
+    } rows[] = {
+        {0, 1, 1},
+        {100, REFUSAL_LOG_LINES - 1, REFUSAL_LOG_LINES - 1}, /* the interval's budget */
+        {200, 20000, 0},                                     /* the flood: counted only */
+        {9999, 1, 0},
+        {10000, REFUSAL_LOG_LINES + 5, REFUSAL_LOG_LINES},   /* a new interval: a new budget */
+    };
+    int64_t dropped = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        int written = 0;
+        for (int k = 0; k < rows[i].n; k++) {
+            char msg[64];
+            snprintf(msg, sizeof msg, "Application reported internal error %zu.%d", i, k);
+            written += refusal_log_line(&rl, rows[i].now_ms, msg);
+        }
+        if (written != rows[i].written)
+            fail_msg("row %zu: %d lines may be written, want %d", i, written, rows[i].written);
+        dropped += rows[i].n - written;
+    }
+    assert_int_equal(dropped, 20006);
+    assert_int_equal(refusal_log_flush(&rl, 10000, 0, line, sizeof line), 1);
+    assert_string_equal(line, "warnings in the last 10.0 s: 20006 more warning lines not written "
+                              "(the last: Application reported internal error 4.12)");
+    assert_int_equal(refusal_log_flush(&rl, 30000, 0, line, sizeof line), 0); /* said once */
+    /* with refusals in the same interval: one line for both */
+    refusal_log_note(&rl, REFUSAL_TLS, "::1");
+    for (int k = 0; k < REFUSAL_LOG_LINES + 1; k++)
+        refusal_log_line(&rl, 30001, "x");
+    assert_int_equal(refusal_log_flush(&rl, 40000, 0, line, sizeof line), 1);
+    assert_string_equal(line, "refused or closed in the last 10.0 s: tls_handshake 1; top addresses: ::1 1 "
+                              "(tls_handshake 1); 1 more warning line not written (the last: x)");
+    refusal_log_destroy(&rl);
+}
+
 static void test_many_addresses(void **state)
 {
     (void)state;
@@ -135,6 +181,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_lines),
         cmocka_unit_test(test_many_addresses),
         cmocka_unit_test(test_classify),
         cmocka_unit_test(test_addr_format),
