@@ -10,11 +10,19 @@
 # server negotiated with curl are printed first (they must match for a fair comparison).
 # nginx gets ssl_protocols TLSv1.2 TLSv1.3 (debitd's default; nginx 1.22's own default
 # lacks 1.3) and otherwise its TLS defaults (no sendfile with TLS: no kTLS in this build).
+# Then handshakes per second, full and resumed, with one client for both servers: openssl
+# s_time (OpenSSL, as nginx) fetching a 100-byte file over a new connection each time,
+# -new (a full handshake every time) and -reuse (the session of the first connection
+# resumed: TLS 1.3 tickets), HS_SECONDS each, HS_RUNS pairs in ABBA order; per server the
+# median rate [min-max] and the server's CPU ms per handshake, then the ratios.
 #   RUNS=10 SIZE=1GiB bench/https.sh   (SIZE: 256MiB or 1GiB; PIN=1: servers CPU 0, curl CPU 1)
+#   HS_RUNS=3 HS_SECONDS=5             (HS_RUNS=0: no handshake runs; RUNS=0: no throughput runs)
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
 need_cmd curl nginx openssl
 RUNS=${RUNS:-10}
+HS_RUNS=${HS_RUNS:-3}
+HS_SECONDS=${HS_SECONDS:-5}
 SIZE=${SIZE:-1GiB}
 PIN=${PIN:-0}
 case "$SIZE" in 256MiB) BYTES=268435456 ;; 1GiB) BYTES=1073741824 ;; *) echo "SIZE: 256MiB or 1GiB"; exit 2 ;; esac
@@ -36,13 +44,14 @@ port_p=$(free_port); port_d=$(free_port); port_n=$(free_port)
 cat >"$T_TMP/d.conf" <<CONF
 listen = ( { address = "127.0.0.1"; port = $port_p; },
            { address = "127.0.0.1"; port = $port_d; tls = { cert = "$pki/cert.pem"; key = "$pki/key.pem"; }; } );
-files = ( { path = "/ram/f.dat"; size = "$SIZE"; } );
+files = ( { path = "/ram/f.dat"; size = "$SIZE"; }, { path = "/ram/hs.dat"; size = 100; } );
 log = { access = "off"; level = "info"; };
 CONF
 t_bg debitd "$DEBITD" -c "$T_TMP/d.conf"
 DEBITD_PID=$T_LAST_PID
 for _ in $(seq 300); do curl -s -o /dev/null -r 0-0 "http://127.0.0.1:$port_p/ram/f.dat" && break; sleep 0.1; done
 curl -s -o "$root/ram/f.dat" "http://127.0.0.1:$port_p/ram/f.dat" || { echo "debitd did not start"; cat "$T_TMP/debitd.log"; exit 1; }
+curl -s -o "$root/ram/hs.dat" "http://127.0.0.1:$port_p/ram/hs.dat"
 debitd_content_ready "http://127.0.0.1:$port_p" || { echo "debitd: content not ready in 30 s"; exit 1; }
 
 NGINX_LISTEN_OPTS=ssl NGINX_SERVER_EXTRA="ssl_protocols TLSv1.2 TLSv1.3; ssl_certificate $pki/cert.pem; ssl_certificate_key $pki/key.pem;" \
@@ -76,6 +85,7 @@ done
 col() { awk -v s="$1" -v c="$2" '$1 == s {print $c}' "$T_TMP/runs"; }
 mbps() { awk -v b="$BYTES" '{printf "%.0f\n", b * 8 / $1 / 1e6}'; }
 for s in debitd nginx; do
+  [ "$RUNS" -gt 0 ] || break
   printf '%-6s HTTPS throughput %.0f Mb/s [%s]  server CPU %.3f s/GiB [%s]  machine CPU %.3f s/GiB [%s]\n' "$s" "$(col $s 2 | mbps | median)" \
     "$(col $s 2 | mbps | minmax)" "$(col $s 3 | median)" "$(col $s 3 | minmax)" "$(col $s 4 | median)" "$(col $s 4 | minmax)"
 done
@@ -85,7 +95,39 @@ ratio() { # NAME COL TRANSFORM(cat|mbps)
   pr=$(paste <(col debitd "$2" | $3) <(col nginx "$2" | $3) | awk '$2 > 0 {printf "%.3f\n", $1 / $2}' | minmax)
   awk -v n="$1" -v a="$md" -v b="$mn" -v pr="$pr" 'BEGIN{printf "ratio debitd/nginx %-16s %.3f [per pair %s]\n", n, (b > 0 ? a / b : 0), pr}'
 }
-ratio "throughput" 2 mbps
-ratio "CPU per GiB" 3 cat
-ratio "machine CPU/GiB" 4 cat
-echo "runs (name wall_s cpu_s_per_GiB machine_cpu_s_per_GiB):"; sed 's/^/  /' "$T_TMP/runs"
+if [ "$RUNS" -gt 0 ]; then
+  ratio "throughput" 2 mbps
+  ratio "CPU per GiB" 3 cat
+  ratio "machine CPU/GiB" 4 cat
+  echo "runs (name wall_s cpu_s_per_GiB machine_cpu_s_per_GiB):"; sed 's/^/  /' "$T_TMP/runs"
+fi
+[ "$HS_RUNS" -gt 0 ] || exit 0
+
+hs_one() { # name mode(new|reuse) port pids...: handshakes/s and the server's CPU ms per handshake
+  local name=$1 mode=$2 port=$3 c0 c1 t0 t1 n; shift 3
+  c0=$(cpu_of "$@") t0=$(date +%s.%N)
+  n=$("${cli_pin[@]}" openssl s_time -connect "127.0.0.1:$port" -CAfile "$pki/cert.pem" -"$mode" -time "$HS_SECONDS" \
+        -www /ram/hs.dat 2>&1 | awk '/connections in .* real seconds/ {n = $1} END {print n + 0}')
+  t1=$(date +%s.%N) c1=$(cpu_of "$@")
+  awk -v n="$name" -v m="$mode" -v c="$n" -v t0="$t0" -v t1="$t1" -v a="$c0" -v b="$c1" 'BEGIN{split(a, x, " "); split(b, y, " ");
+    printf "%s %s %.1f %.3f\n", n, m, c / (t1 - t0), (c > 0 ? (y[2] - x[2]) / c : 0)}' >>"$T_TMP/hs"
+}
+: >"$T_TMP/hs"
+for i in $(seq "$HS_RUNS"); do
+  for mode in new reuse; do
+    if [ $((i % 2)) = 1 ]; then hs_one debitd $mode "$port_d" "$DEBITD_PID"; hs_one nginx $mode "$port_n" $(nginx_pids)
+    else hs_one nginx $mode "$port_n" $(nginx_pids); hs_one debitd $mode "$port_d" "$DEBITD_PID"; fi
+  done
+done
+hcol() { awk -v s="$1" -v m="$2" -v c="$3" '$1 == s && $2 == m {print $c}' "$T_TMP/hs"; }
+for mode in new reuse; do
+  label=full; [ $mode = reuse ] && label=resumed
+  for s in debitd nginx; do
+    printf '%-6s %-7s handshakes/s %.0f [%s]  server CPU %.3f ms/handshake [%s]\n' "$s" "$label" "$(hcol $s $mode 3 | median)" \
+      "$(hcol $s $mode 3 | minmax)" "$(hcol $s $mode 4 | median)" "$(hcol $s $mode 4 | minmax)"
+  done
+  pr=$(paste <(hcol debitd $mode 3) <(hcol nginx $mode 3) | awk '$2 > 0 {printf "%.3f\n", $1 / $2}' | minmax)
+  awk -v l="$label" -v a="$(hcol debitd $mode 3 | median)" -v b="$(hcol nginx $mode 3 | median)" -v pr="$pr" \
+    'BEGIN{printf "ratio debitd/nginx %-7s handshakes/s %.3f [per pair %s]\n", l, (b > 0 ? a / b : 0), pr}'
+done
+echo "handshake runs (name mode per_s server_cpu_ms_per_handshake):"; sed 's/^/  /' "$T_TMP/hs"

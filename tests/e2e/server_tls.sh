@@ -8,6 +8,9 @@
 # priority string with FILE:LINE: listen[N].tls.FIELD. debit: --cacert works and its JSON
 # has tls.version (and validates against the schema), without it the run fails with a
 # certificate error (exit 1, error_kind tls), -k succeeds, -H sends a header (access log).
+# Session tickets (issue 31): openssl s_client resumes a session (TLS 1.3 and 1.2), also one
+# saved before a reload; a client without TCP_NODELAY gets its first response without the
+# ~40 ms delayed-ACK stall.
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/server_lib.bash"
 need_cmd openssl
@@ -132,6 +135,46 @@ if python3 -c 'import jsonschema' 2>/dev/null; then
 else
   t_skip "debit's https JSON against the schema" "needs python3-jsonschema"
 fi
+# --- session tickets: a session resumed; the first response without a delayed-ACK stall ---
+# sess FILE IN|OUT [openssl options...]: a HEAD over s_client, saving or resuming the session;
+# prints "New"/"Reused" and the protocol of s_client's connection line
+sess() {
+  local f=$1 dir=$2; shift 2
+  printf 'HEAD /f.dat HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n' |
+    timeout 10 openssl s_client -connect "127.0.0.1:$TPORT" -CAfile "$C/a.crt" -ign_eof "$@" \
+      "$([ "$dir" = OUT ] && echo -sess_out || echo -sess_in)" "$f" 2>/dev/null |
+    sed -n 's/^\(New\|Reused\), \(TLSv1\.[23]\),.*/\1 \2/p' | head -1
+}
+ttfb() { # N: min, median and max ms to the first response byte of N new TLS 1.3 connections
+  timeout 60 python3 - "$TPORT" "$C/a.crt" "$1" <<'PY'
+import socket, ssl, sys, time
+port, ca, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+ctx = ssl.create_default_context(cafile=ca)
+ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+ms = []
+for _ in range(n):
+    raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+    assert raw.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 0  # Nagle on, as many clients
+    s = ctx.wrap_socket(raw, server_hostname="127.0.0.1")
+    t0 = time.monotonic()
+    s.sendall(b"HEAD /f.dat HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    assert s.recv(1) == b"H"
+    ms.append((time.monotonic() - t0) * 1000)
+    s.close()
+ms.sort()
+print("%.1f %.1f %.1f" % (ms[0], ms[len(ms) // 2], ms[-1]))
+PY
+}
+check_eq "s_client -sess_out: a new TLS 1.3 session, its ticket saved" "New TLSv1.3" "$(sess "$T_TMP/s13" OUT)"
+check_eq "s_client -sess_in: the TLS 1.3 session resumed" "Reused TLSv1.3" "$(sess "$T_TMP/s13" IN)"
+check_eq "... and again with the same ticket" "Reused TLSv1.3" "$(sess "$T_TMP/s13" IN)"
+check_eq "TLS 1.2: a new session" "New TLSv1.2" "$(sess "$T_TMP/s12" OUT -tls1_2)"
+check_eq "TLS 1.2: resumed from its ticket" "Reused TLSv1.2" "$(sess "$T_TMP/s12" IN -tls1_2)"
+read -r t_min t_med t_max <<<"$(ttfb 20)"
+t_diag "first response byte, 20 TLS 1.3 connections without TCP_NODELAY: min $t_min, median $t_med, max $t_max ms"
+check_cmp "without TCP_NODELAY: the median first byte ($t_med ms) is well under the 40 ms delayed ACK" \
+  "${t_med%.*}" "<" 20
+
 srv_stop
 check_eq "debitd with a TLS listener: SIGTERM exits 0" 0 "$SRV_RC"
 
@@ -147,6 +190,7 @@ hup_wait() { # GENERATION-LINE-COUNT: SIGHUP, then wait for the Nth "reload" out
   wait_for 100 eval '[ "$(grep -c -e "reload: generation" -e "reload refused" "$T_TMP/debitd.log")" -ge '"$1"' ]'
 }
 check_eq "before the reload: the certificate of CN=debit-test-a" "CN=debit-test-a" "$(subject)"
+check_eq "before the reload: a TLS 1.3 session saved" "New TLSv1.3" "$(sess "$T_TMP/s_reload" OUT)"
 # a renewal as certbot does it: new files at the same paths
 cp "$C/b.crt" "$C/r.crt"; cp "$C/b.key" "$C/r.key"
 hup_wait 1
@@ -155,6 +199,8 @@ check_eq "after the reload: /status names the new certificate" "CN=debit-test-b"
 check_eq "after the reload: a new handshake verifies with the new CA" 200 "$(code_with "$C/b.crt")"
 check_eq "after the reload: the old CA no longer verifies (curl exit 60)" 60 \
   "$(curl -s -o /dev/null --cacert "$C/a.crt" "$TBASE/f.dat"; echo $?)"
+check_eq "after the reload: the session saved before it still resumes (the ticket key is kept)" "Reused TLSv1.3" \
+  "$(sess "$T_TMP/s_reload" IN)"
 # a certificate that cannot be read: refused, the one in force keeps serving
 sed -i "s|$C/r.crt|$C/gone.crt|" "$T_TMP/dr.conf"
 hup_wait 2
