@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "sendstep.h"
 
 static const char *const send_path_names[SEND_PATH_N] = {
