@@ -331,19 +331,16 @@ static size_t conn_hash(const struct MHD_Connection *conn)
  * tickets after the client's Finished, and they carry the ACK, but GnuTLS 3.7 sends them
  * in its first flight, before, so the server had nothing to send and the kernel delayed
  * the ACK (about 40 ms on the first request of every TLS 1.3 connection). TCP_QUICKACK
- * set while an ACK is pending sends it now (tcp_sock_set_quickack). The session pointer
- * is the MHD_Connection, as for the certificate callback. */
+ * set while an ACK is pending sends it now (tcp_sock_set_quickack). The socket is the
+ * session's transport (libmicrohttpd 0.9.75: gnutls_transport_set_int, daemon.c). */
 static int finished_hook(gnutls_session_t session, unsigned int htype, unsigned when, unsigned int incoming,
                          const gnutls_datum_t *msg)
 {
     (void)htype, (void)when, (void)msg;
-    if (!incoming)
-        return 0;
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(gnutls_session_get_ptr(session), MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (ci) {
+    int fd = incoming ? gnutls_transport_get_int(session) : -1;
+    if (fd >= 0) {
         int one = 1;
-        (void)setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one); /* a hint */
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one); /* a hint: nothing to fail */
     }
     return 0;
 }
