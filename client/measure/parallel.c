@@ -13,7 +13,7 @@
 
 #include "sys.h"
 #include "testfile.h"
-#include "verdict.h"
+#include "verdict_input.h"
 #include "xfer.h"
 
 /* Fewer intervals than this and a peak or a slow-start time is one noisy sample. */

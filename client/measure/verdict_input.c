@@ -2,7 +2,7 @@
  * JSON) and the pure rules of verdict.c. Every key is optional: an older debitd, or a
  * field the server's kernel does not fill, leaves NAN and the rule that needs it
  * silent. */
-#include "verdict.h"
+#include "verdict_input.h"
 
 #include <jansson.h>
 #include <math.h>

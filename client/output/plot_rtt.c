@@ -17,7 +17,7 @@
 #include "plot_int.h"
 #include "sys.h"
 #include "units.h"
-#include "verdict.h"
+#include "verdict_input.h"
 
 #define CURVE_POINTS 120
 

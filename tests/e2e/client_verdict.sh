@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every run's verdict and prediction (client/measure/verdict.c, predict.c; docs/verdict.md)
+# Every run's verdict and prediction (common/verdict.c, predict.c; docs/verdict.md)
 # on loopback: limited_by one of the six, its evidence, predicted_mbps, the receiver's
 # buffer; --bottleneck (and the scenario key) as a setting, good and bad values; the
 # summary's verdict of most runs in JSON, table, Markdown and CSV; nginx (not debitd):

@@ -1,19 +1,18 @@
-/* verdict: what limited one download — the path, the receiver's window, the sender's
- * buffer, the sender's CPU, congestion control (losses, slow start) — with a sentence of
- * the figures that decided it. verdict_decide() is a pure function of a struct of
- * numbers (no JSON, no I/O: unit-tested as a table, tests/unit/client/measure/
- * test_verdict.c); verdict_input.c fills that struct from a run_result and the server's
- * /transfers/ID record, and verdict_apply() stores the outcome in the run. The rules,
- * their order and their thresholds are in docs/verdict.md. */
+/* verdict: what limited one download — the path, the receiver's window or CPU, the
+ * sender's buffer or CPU, congestion control (losses, slow start) — with a sentence of the
+ * figures that decided it. verdict_decide() is a pure function of a struct of numbers (no
+ * JSON, no I/O: unit-tested as a table, tests/unit/common/test_verdict.c), shared by both
+ * programs: debit fills the struct from its run and the server's /transfers/ID record
+ * (client/measure/verdict_input.c), debitd from its own record of the transfer
+ * (server/observe/transfers.c). The rules, their order and their thresholds are in
+ * docs/verdict.md. */
 #ifndef DEBIT_VERDICT_H
 #define DEBIT_VERDICT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "download.h"
 #include "predict.h"
-#include "result.h"
 
 enum verdict_kind {
     VERDICT_NETWORK = 0,     /* the path's capacity (or losses at full path rate) */
@@ -96,14 +95,5 @@ void verdict_predict_in(const struct verdict_in *in, double rtt_ms, struct predi
  * (the bottleneck after slow start), sender_buffer, receiver_window, congestion, else
  * unknown. Pure; fills every field of out. */
 void verdict_decide(const struct verdict_in *in, struct verdict *out);
-
-/* The adapter (verdict_input.c): in from r alone (its figures, bottleneck, "tcp",
- * receiver buffer and server_record JSON; any key absent or null stays NAN). */
-void verdict_in_from_run(const struct run_result *r, struct verdict_in *in);
-
-/* Record o's bottleneck in r, decide r's verdict and prediction and store them in r
- * (limited_by, limited_by_evidence, predicted_mbps). A failed run gets "unknown" and
- * says so. */
-void verdict_apply(struct run_result *r, const struct dl_options *o);
 
 #endif

@@ -1,6 +1,6 @@
-/* Unit tests for client/measure/verdict.c (the rules) and verdict_input.c (the adapter
- * from a run and the server's record JSON): a TABLE of inputs -> verdict, at least one
- * row per verdict, plus the not-debitd, missing-key, upload and parallel cases. Each
+/* Unit tests for common/verdict.c (the rules both programs share): a TABLE of inputs ->
+ * verdict, at least one row per verdict, plus the not-debitd, missing-key, upload and
+ * parallel cases (the client's adapter: tests/unit/client/measure/test_verdict_input.c). Each
  * row's inputs are "name=value" words over struct verdict_in (anything not named stays
  * unknown, NAN), so a row reads as the figures a run would report. */
 #include <stdarg.h>
@@ -13,7 +13,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "result.h"
 #include "verdict.h"
 
 #define F(name) {#name, offsetof(struct verdict_in, name)}
@@ -231,95 +230,11 @@ static void test_names(void **state)
         assert_string_equal(verdict_name((enum verdict_kind)k), want[k]);
 }
 
-/* The adapter reads the keys debitd's record has (hand-written, as S documents them);
- * null and absent keys stay unknown. */
-static void test_adapter(void **state)
-{
-    (void)state;
-    struct run_result *r = result_new();
-    assert_non_null(r);
-    r->ok = 1;
-    r->avg_mbps = 231;
-    r->bytes = 268435456;
-    r->body_s = 9.3;
-    r->parallel = 1;
-    r->so_rcvbuf = 6291456;
-    r->tcp_rmem_max = 6291456;
-    r->bottleneck_mbps = 1000;
-    json_error_t je;
-    r->server_record = json_loads(
-        "{\"id\":\"x\",\"state\":\"done\",\"duration_s\":9.31,"
-        "\"tcp\":{\"busy_time_ms\":9300,\"rwnd_limited_ratio\":0.01,\"sndbuf_limited_ratio\":0.78,\"total_retrans\":0,"
-        "\"bytes_retrans\":0,\"snd_ssthresh\":null,\"min_rtt_ms\":35.6,\"snd_mss\":1448},"
-        "\"cpu\":{\"user_ms\":5,\"sys_ms\":90,\"wall_ms\":9310,\"share\":0.0102},"
-        "\"sampled\":{\"count\":93,\"app_limited\":1},"
-        "\"cgroup\":null,"
-        "\"sndbuf\":{\"setting\":1048576,\"so_sndbuf\":2097152,\"tcp_wmem_max\":4194304},\"initial_cwnd\":10}",
-        0, &je);
-    assert_non_null(r->server_record);
-    struct verdict_in in;
-    verdict_in_from_run(r, &in);
-    assert_true(in.server_debitd);
-    assert_float_equal(in.sndbuf_limited_ratio, 0.78, 1e-9);
-    assert_float_equal(in.so_sndbuf, 2097152, 0);
-    assert_float_equal(in.sndbuf_setting, 1048576, 0);
-    assert_float_equal(in.srv_min_rtt_ms, 35.6, 1e-9);
-    assert_float_equal(in.samples, 93, 0);
-    assert_float_equal(in.initial_cwnd, 10, 0);
-    assert_true(isnan(in.snd_ssthresh)); /* null */
-    assert_true(isnan(in.quota_pct));    /* cgroup null */
-    assert_true(isnan(in.throttled_ms));
-    assert_true(isnan(in.rcvbuf_setting)); /* autotuning */
-    verdict_apply(r, &(struct dl_options){.bottleneck_bps = 1e9});
-    assert_string_equal(r->limited_by, "sender_buffer");
-    assert_non_null(strstr(r->limited_by_evidence, "send buffer 1 MiB: 0.67 x SO_SNDBUF 2 MiB / 35.6 ms RTT predicts 316 Mb/s, measured 231"));
-    /* 0.67 x 2 MiB / 35.6 ms = 315.8 Mb/s steady; slow start from iw 10 lowers the average. */
-    assert_true(r->predicted_mbps > 280 && r->predicted_mbps < 315.8);
-
-    /* An older debitd: no "sndbuf" in the record, its setting in X-Debit-Tcp instead. */
-    json_object_del(r->server_record, "sndbuf");
-    r->server_config = json_pack("{s:s}", "X-Debit-Tcp", "cc=bbr pacing=unlimited sndbuf=1048576");
-    verdict_in_from_run(r, &in);
-    assert_float_equal(in.sndbuf_setting, 1048576, 0);
-    assert_float_equal(in.so_sndbuf, 2097152, 0); /* socket(7): Linux doubles it */
-    json_object_set_new(r->server_config, "X-Debit-Tcp", json_string("cc=bbr pacing=unlimited sndbuf=auto"));
-    verdict_in_from_run(r, &in);
-    assert_true(isnan(in.sndbuf_setting) && isnan(in.so_sndbuf));
-
-    /* No record (nginx, a public mirror): client side only. */
-    json_decref(r->server_record);
-    r->server_record = NULL;
-    verdict_apply(r, &(struct dl_options){.bottleneck_bps = 0});
-    assert_string_equal(r->limited_by, "unknown");
-    assert_non_null(strstr(r->limited_by_evidence, "server side unknown (not debitd)"));
-
-    /* An upload to debitd: no record, but debitd's own answer; never "(not debitd)". */
-    r->upload = 1;
-    r->server_upload = json_pack("{s:I, s:f, s:b}", "bytes", (json_int_t)r->bytes, "seconds", 9.3, "bytes_match", 1);
-    verdict_apply(r, &(struct dl_options){.bottleneck_bps = 0});
-    assert_null(strstr(r->limited_by_evidence, "not debitd"));
-    assert_non_null(strstr(r->limited_by_evidence, "upload"));
-    /* An upload elsewhere (no debitd answer): said so. */
-    json_decref(r->server_upload);
-    r->server_upload = NULL;
-    verdict_apply(r, &(struct dl_options){.bottleneck_bps = 0});
-    assert_non_null(strstr(r->limited_by_evidence, "not debitd"));
-    r->upload = 0;
-
-    /* A failed run. */
-    r->ok = 0;
-    verdict_apply(r, &(struct dl_options){.bottleneck_bps = 1e9});
-    assert_string_equal(r->limited_by, "unknown");
-    assert_true(isnan(r->predicted_mbps));
-    result_free(r);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_names),
-        cmocka_unit_test(test_adapter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* Unit tests for client/measure/predict.c: the predicted average against hand-computed
+/* Unit tests for common/predict.c: the predicted average against hand-computed
  * cases, table-driven. The arithmetic of each row is in its comment. */
 #include <stdarg.h>
 #include <stddef.h>
