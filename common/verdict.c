@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "units.h"
@@ -17,9 +18,18 @@ const char *verdict_name(enum verdict_kind k)
     case VERDICT_SENDER_BUFFER: return "sender_buffer";
     case VERDICT_SENDER_CPU: return "sender_cpu";
     case VERDICT_CONGESTION: return "congestion";
+    case VERDICT_RECEIVER_CPU: return "receiver_cpu";
     case VERDICT_UNKNOWN: break;
     }
     return "unknown";
+}
+
+enum verdict_kind verdict_from_name(const char *name)
+{
+    for (int k = VERDICT_NETWORK; k < VERDICT_UNKNOWN; k++)
+        if (name && strcmp(name, verdict_name((enum verdict_kind)k)) == 0)
+            return (enum verdict_kind)k;
+    return VERDICT_UNKNOWN;
 }
 
 void verdict_in_init(struct verdict_in *in)
@@ -34,7 +44,8 @@ void verdict_in_init(struct verdict_in *in)
         &in->snd_ssthresh, &in->max_snd_cwnd, &in->delivery_rate_bps, &in->srv_min_rtt_ms, &in->snd_mss,
         &in->cpu_user_ms, &in->cpu_sys_ms, &in->cpu_wall_ms, &in->cpu_share, &in->samples, &in->app_limited,
         &in->quota_pct, &in->throttled_ms, &in->nr_throttled, &in->nr_periods, &in->so_sndbuf, &in->tcp_wmem_max,
-        &in->sndbuf_setting, &in->initial_cwnd,
+        &in->sndbuf_setting, &in->initial_cwnd, &in->rcv_cpu_ms, &in->rcv_runq_ms, &in->rcv_wall_ms,
+        &in->cpu_runq_ms, &in->data_segs_out, &in->plateau_mbps, &in->plateau_share,
     };
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         *d[i] = NAN;
@@ -66,10 +77,13 @@ void verdict_predict_in(const struct verdict_in *in, double rtt_ms, struct predi
     double rtt = rtt_ms > 0 ? rtt_ms : base_rtt_ms(in);
     p->rtt_s = pos(rtt) ? rtt / 1000 : 0;
     p->bottleneck_bps = pos(in->bottleneck_mbps) ? in->bottleneck_mbps * 1e6 : 0;
-    /* Under autotuning the buffer may grow to tcp_wmem[2]: that is the settings' limit. */
-    double snd = known(in->sndbuf_setting) ? in->so_sndbuf : pos(in->tcp_wmem_max) ? in->tcp_wmem_max : in->so_sndbuf;
+    /* A capped buffer is a limit. Under autotuning the buffer may grow to its ceiling
+     * (tcp_wmem[2], tcp_rmem[2]): a limit where it binds below a known path rate (a long
+     * RTT), else only what the autotuner may reach, never a prediction of its own. */
+    int bn = p->bottleneck_bps > 0;
+    double snd = known(in->sndbuf_setting) ? in->so_sndbuf : bn && pos(in->tcp_wmem_max) ? in->tcp_wmem_max : NAN;
     p->sndbuf_bytes = pos(snd) ? snd * PREDICT_SNDBUF_PAYLOAD : 0;
-    double rcv = known(in->rcvbuf_setting) ? in->so_rcvbuf : pos(in->tcp_rmem_max) ? in->tcp_rmem_max : in->so_rcvbuf;
+    double rcv = known(in->rcvbuf_setting) ? in->so_rcvbuf : bn && pos(in->tcp_rmem_max) ? in->tcp_rmem_max : NAN;
     p->rwnd_bytes = pos(rcv) ? rcv * PREDICT_RCVBUF_WINDOW : 0;
     p->initial_cwnd = pos(in->initial_cwnd) && in->initial_cwnd < 1e6 ? (unsigned)in->initial_cwnd : 0;
     double mss = pos(in->snd_mss) ? in->snd_mss : in->rcv_mss;
@@ -183,6 +197,18 @@ static double server_wall_ms(const struct verdict_in *in)
     return pos(in->duration_s) ? in->duration_s * 1000 : NAN;
 }
 
+/* The mechanism of a CPU-bound sender: what a GiB cost it, and its segments' size. */
+static void cpu_per_gib(const struct ctx *c)
+{
+    const struct verdict_in *in = c->in;
+    if (known(in->cpu_user_ms) && known(in->cpu_sys_ms) && in->bytes) {
+        double gib = (double)in->bytes / (1024.0 * 1024 * 1024);
+        add(c->t, "; %.2f CPU-s per GiB sent", (in->cpu_user_ms + in->cpu_sys_ms) / 1000 / gib);
+    }
+    if (pos(in->data_segs_out) && in->bytes)
+        add(c->t, ", %.0f bytes per segment", (double)in->bytes / in->data_segs_out);
+}
+
 static int rule_sender_cpu(const struct ctx *c)
 {
     const struct verdict_in *in = c->in;
@@ -194,9 +220,15 @@ static int rule_sender_cpu(const struct ctx *c)
     double share = in->cpu_share;
     if (!known(share) && known(in->cpu_user_ms) && known(in->cpu_sys_ms) && pos(in->cpu_wall_ms))
         share = (in->cpu_user_ms + in->cpu_sys_ms) / in->cpu_wall_ms;
+    /* Runnable but waiting for a CPU (a machine shared with other work) is CPU-bound too:
+     * without a quota, the time on a CPU and waiting for one together are the demand. */
+    double wait = !pos(in->quota_pct) && known(share) && pos(in->cpu_runq_ms) && pos(in->cpu_wall_ms)
+                      ? in->cpu_runq_ms / in->cpu_wall_ms
+                      : 0;
+    double demand = known(share) ? share + wait : NAN;
     double budget = pos(in->quota_pct) ? in->quota_pct / 100 : 1.0;
     int throttled = (known(thr) && thr >= VERDICT_THROTTLED_SHARE) || (known(per) && per >= VERDICT_THROTTLED_PERIODS);
-    int at_budget = known(share) && share >= VERDICT_CPU_NEAR_BUDGET * budget;
+    int at_budget = known(demand) && demand >= VERDICT_CPU_NEAR_BUDGET * budget;
     if (!throttled && !at_budget)
         return 0;
     double dry_s = pos(in->samples) && known(in->app_limited) ? in->app_limited / in->samples : NAN;
@@ -227,8 +259,11 @@ static int rule_sender_cpu(const struct ctx *c)
         if (pos(in->quota_pct))
             add(c->t, " under a %g%% CPU quota", in->quota_pct);
     } else {
-        add(c->t, "serving thread used %.2f CPU of a %.2f budget", share, budget);
+        add(c->t, "serving thread used %.2f CPU of a %.2f budget", share < 1 ? share : 1.0, budget);
+        if (wait > 0)
+            add(c->t, " and waited to run %.0f%% of the transfer", (wait < 1 ? wait : 1.0) * 100);
     }
+    cpu_per_gib(c);
     if (dry_known) {
         add(c->t, dry ? "; socket ran dry:" : "; socket:");
         if (known(dry_s))
@@ -307,6 +342,101 @@ static int rule_receiver_window(const struct ctx *c)
     return 1;
 }
 
+/* The receiver's transfer thread on a CPU (or waiting for one) for at least
+ * VERDICT_CPU_NEAR_BUDGET of the transfer: it read as fast as it could, and its window
+ * stayed full for that reason (the sender then sees rwnd-limited time). Not when the
+ * serving thread was at least as busy (then both were, and the sender's rule decides). */
+static int rule_receiver_cpu(const struct ctx *c)
+{
+    const struct verdict_in *in = c->in;
+    if (!known(in->rcv_cpu_ms) || !pos(in->rcv_wall_ms))
+        return 0;
+    double on = in->rcv_cpu_ms / in->rcv_wall_ms;
+    double wait = pos(in->rcv_runq_ms) ? in->rcv_runq_ms / in->rcv_wall_ms : 0;
+    double demand = on + wait;
+    if (demand < VERDICT_CPU_NEAR_BUDGET)
+        return 0;
+    double srv = NAN;
+    if (in->server_debitd && known(in->cpu_user_ms) && known(in->cpu_sys_ms) && pos(in->cpu_wall_ms))
+        srv = (in->cpu_user_ms + in->cpu_sys_ms + (pos(in->cpu_runq_ms) ? in->cpu_runq_ms : 0)) / in->cpu_wall_ms;
+    if (known(srv) && srv >= demand)
+        return 0;
+    char a[32];
+    add(c->t, "receiver's transfer thread on a CPU %.0f%% of the transfer", (on < 1 ? on : 1.0) * 100);
+    if (wait > 0)
+        add(c->t, " and waiting to run %.0f%%", (wait < 1 ? wait : 1.0) * 100);
+    add(c->t, " (a full core)");
+    if (known(srv))
+        add(c->t, "; sender's serving thread %.0f%%", (srv < 1 ? srv : 1.0) * 100);
+    if (in->server_debitd && known(in->rwnd_limited_ratio))
+        add(c->t, "; rwnd-limited %.0f%% of busy time", in->rwnd_limited_ratio * 100);
+    if (in->bytes)
+        add(c->t, "; %.2f CPU-s per GiB received", in->rcv_cpu_ms / 1000 / ((double)in->bytes / (1024.0 * 1024 * 1024)));
+    add(c->t, "; measured %s Mb/s", mbps(in->measured_mbps, a, sizeof a));
+    return 1;
+}
+
+/* No --bottleneck: the sender was free (neither its receiver's window nor its send buffer
+ * held it, its socket never ran dry), it barely retransmitted, and the rate held one level
+ * after slow start: what held it there is the path, whose rate that plateau estimates. */
+static int rule_network_inferred(const struct ctx *c)
+{
+    const struct verdict_in *in = c->in;
+    if (pos(in->bottleneck_mbps) || !in->server_debitd || !pos(in->plateau_mbps) || !known(in->plateau_share) ||
+        in->plateau_share < VERDICT_PLATEAU_SHARE)
+        return 0;
+    if (!known(in->rwnd_limited_ratio) || in->rwnd_limited_ratio >= VERDICT_FREE_RATIO ||
+        !known(in->sndbuf_limited_ratio) || in->sndbuf_limited_ratio >= VERDICT_FREE_RATIO)
+        return 0;
+    double dry_s = pos(in->samples) && known(in->app_limited) ? in->app_limited / in->samples : NAN;
+    double busy = known(in->busy_ms) && pos(in->srv_duration_s) ? in->busy_ms / (in->srv_duration_s * 1000) : NAN;
+    if (!known(dry_s) || dry_s >= VERDICT_DRY_SAMPLES || (known(busy) && busy <= VERDICT_DRY_BUSY))
+        return 0;
+    double rs = known(in->bytes_retrans) && in->bytes ? in->bytes_retrans / (double)in->bytes : NAN;
+    if (!known(in->total_retrans) || (in->total_retrans > 0 && !(known(rs) && rs < VERDICT_RETRANS_SHARE)))
+        return 0;
+    char a[32], p[32];
+    add(c->t, "sender free (rwnd-limited %.0f%%, sndbuf-limited %.0f%% of busy time, %.0f of %.0f samples "
+              "app-limited, %.0f segments retransmitted) at a plateau of %s Mb/s (%.0f%% of the intervals within %.0f%%): "
+              "the path's rate, inferred (no --bottleneck); measured %s Mb/s",
+        in->rwnd_limited_ratio * 100, in->sndbuf_limited_ratio * 100, in->app_limited, in->samples, in->total_retrans,
+        mbps(in->plateau_mbps, p, sizeof p), in->plateau_share * 100, VERDICT_PLATEAU_BAND * 100,
+        mbps(c->rate, a, sizeof a));
+    return 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void verdict_plateau(const double *mbps, size_t n, double *median, double *share)
+{
+    *median = *share = NAN;
+    double peak = 0;
+    for (size_t i = 0; i < n; i++)
+        peak = mbps[i] > peak ? mbps[i] : peak;
+    size_t from = 0;
+    while (from < n && mbps[from] < 0.9 * peak)
+        from++;
+    size_t m = n - from;
+    if (peak <= 0 || m < VERDICT_PLATEAU_MIN)
+        return;
+    double *v = malloc(m * sizeof *v);
+    if (!v)
+        return;
+    memcpy(v, mbps + from, m * sizeof *v);
+    qsort(v, m, sizeof *v, cmp_double);
+    double med = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+    size_t on = 0;
+    for (size_t i = 0; i < m; i++)
+        on += fabs(v[i] - med) <= VERDICT_PLATEAU_BAND * med;
+    free(v);
+    *median = med;
+    *share = (double)on / (double)m;
+}
+
 static int rule_congestion(const struct ctx *c, const struct predict_out *pred)
 {
     const struct verdict_in *in = c->in;
@@ -341,9 +471,45 @@ static int rule_congestion(const struct ctx *c, const struct predict_out *pred)
     return 1;
 }
 
+/* Why there is no prediction: what would have made one is unknown. */
+static void no_prediction(const struct verdict_in *in, struct verdict *out)
+{
+    struct text t = {out->no_prediction, sizeof out->no_prediction, 0};
+    add(&t, "no limit known: no --bottleneck nor a plateau of a free sender, no capped buffer");
+    if (!pos(base_rtt_ms(in)) && (known(in->sndbuf_setting) || known(in->rcvbuf_setting)))
+        add(&t, " with an RTT");
+    else if (pos(in->tcp_wmem_max) || pos(in->tcp_rmem_max))
+        add(&t, " (autotuning's ceilings are not limits)");
+}
+
+/* The rules in order; the first that fires decides. */
+static enum verdict_kind decide_rules(const struct ctx *c, struct verdict *out)
+{
+    if (rule_network(c))
+        return VERDICT_NETWORK;
+    if (rule_sender_cpu(c))
+        return VERDICT_SENDER_CPU;
+    if (rule_network_slow_start(c, &out->pred))
+        return VERDICT_NETWORK;
+    if (rule_receiver_cpu(c))
+        return VERDICT_RECEIVER_CPU;
+    if (rule_sender_buffer(c))
+        return VERDICT_SENDER_BUFFER;
+    if (rule_receiver_window(c))
+        return VERDICT_RECEIVER_WINDOW;
+    if (rule_network_inferred(c)) {
+        out->path_mbps = c->in->plateau_mbps;
+        return VERDICT_NETWORK;
+    }
+    if (rule_congestion(c, &out->pred))
+        return VERDICT_CONGESTION;
+    return VERDICT_UNKNOWN;
+}
+
 void verdict_decide(const struct verdict_in *in, struct verdict *out)
 {
     memset(out, 0, sizeof *out);
+    out->path_mbps = NAN;
     struct text t = {out->evidence, sizeof out->evidence, 0};
     struct predict_in pin;
     verdict_predict_in(in, 0, &pin);
@@ -356,27 +522,26 @@ void verdict_decide(const struct verdict_in *in, struct verdict *out)
     char a[32], b[32];
     if (in->upload) {
         add(&t, "upload: the rules read a download's sender, the server; no verdict");
+        snprintf(out->no_prediction, sizeof out->no_prediction, "an upload: the prediction is a download's");
+        out->pred.limit = PREDICT_LIMIT_NONE;
         return;
     }
     if (!pos(in->measured_mbps)) {
         add(&t, "no throughput measured");
-        return;
+    } else {
+        if (n > 1)
+            add(&t, "%u streams, figures per stream: ", n);
+        out->kind = decide_rules(&c, out);
     }
-    if (n > 1)
-        add(&t, "%u streams, figures per stream: ", n);
-    if (rule_network(&c))
-        out->kind = VERDICT_NETWORK;
-    else if (rule_sender_cpu(&c))
-        out->kind = VERDICT_SENDER_CPU;
-    else if (rule_network_slow_start(&c, &out->pred))
-        out->kind = VERDICT_NETWORK;
-    else if (rule_sender_buffer(&c))
-        out->kind = VERDICT_SENDER_BUFFER;
-    else if (rule_receiver_window(&c))
-        out->kind = VERDICT_RECEIVER_WINDOW;
-    else if (rule_congestion(&c, &out->pred))
-        out->kind = VERDICT_CONGESTION;
-    if (out->kind != VERDICT_UNKNOWN)
+    if (known(out->path_mbps)) { /* the inferred path's rate is the prediction's bottleneck */
+        struct verdict_in with = *in;
+        with.bottleneck_mbps = out->path_mbps;
+        verdict_predict_in(&with, 0, &pin);
+        predict_rate(&pin, &out->pred);
+    }
+    if (out->pred.limit == PREDICT_LIMIT_NONE)
+        no_prediction(in, out);
+    if (out->kind != VERDICT_UNKNOWN || !pos(in->measured_mbps))
         return;
     add(&t, "no rule matched: measured %s Mb/s", mbps(c.rate, a, sizeof a));
     if (out->pred.limit != PREDICT_LIMIT_NONE)
@@ -384,4 +549,6 @@ void verdict_decide(const struct verdict_in *in, struct verdict *out)
             predict_limit_name(out->pred.limit));
     if (!pos(in->bottleneck_mbps))
         add(&t, "; bottleneck unknown (--bottleneck)");
+    if (out->pred.limit == PREDICT_LIMIT_NONE)
+        add(&t, "; no prediction: %s", out->no_prediction);
 }

@@ -20,11 +20,12 @@ enum verdict_kind {
     VERDICT_SENDER_BUFFER,   /* the server's send buffer / RTT */
     VERDICT_SENDER_CPU,      /* the server ran out of CPU (budget, throttling) and the socket ran dry */
     VERDICT_CONGESTION,      /* cwnd after losses, or slow start for most of the transfer */
+    VERDICT_RECEIVER_CPU,    /* the receiver's transfer thread at a full core */
     VERDICT_UNKNOWN,
 };
 
 /* The JSON strings: "network", "receiver_window", "sender_buffer", "sender_cpu",
- * "congestion", "unknown". */
+ * "congestion", "receiver_cpu", "unknown". */
 const char *verdict_name(enum verdict_kind k);
 
 /* Thresholds (docs/verdict.md says why each is where it is). */
@@ -43,6 +44,10 @@ const char *verdict_name(enum verdict_kind k);
 #define VERDICT_DRY_BUSY 0.90           /* busy time / transfer time at most: the socket idle 10% */
 #define VERDICT_RETRANS_SHARE 0.001     /* bytes_retrans / bytes */
 #define VERDICT_SLOW_START_SHARE 0.50   /* slow start / transfer time */
+#define VERDICT_FREE_RATIO 0.10         /* rwnd/sndbuf-limited share of busy time below which the sender was free */
+#define VERDICT_PLATEAU_BAND 0.10       /* an interval within 10% of the plateau's median is on it */
+#define VERDICT_PLATEAU_SHARE 0.70      /* ... and at least 70% of the intervals after slow start are */
+#define VERDICT_PLATEAU_MIN 5           /* intervals after slow start needed to call anything a plateau */
 
 /* Every figure the rules may use. NAN (from <math.h>) = unknown or null, for each double;
  * a rule whose inputs are unknown does not fire. Times in ms unless named _s, sizes in
@@ -71,6 +76,15 @@ struct verdict_in {
     double quota_pct, throttled_ms, nr_throttled, nr_periods; /* quota_pct NAN: no limit */
     double so_sndbuf, tcp_wmem_max, sndbuf_setting;           /* sndbuf_setting NAN: autotuning */
     double initial_cwnd;
+    /* The receiver's transfer thread over the transfer (threadcpu.h): CPU ms, ms waited to
+     * run, wall ms. */
+    double rcv_cpu_ms, rcv_runq_ms, rcv_wall_ms;
+    /* The serving thread's run-queue wait over the transfer (debitd), and its segments. */
+    double cpu_runq_ms, data_segs_out;
+    /* The rate's plateau (verdict_plateau): the median interval after slow start, Mb/s
+     * (the run's total, as the path is shared by its streams), and the share of those
+     * intervals within VERDICT_PLATEAU_BAND of it. */
+    double plateau_mbps, plateau_share;
 };
 
 /* A verdict_in with every double NAN and every count 0. */
@@ -82,18 +96,34 @@ struct verdict {
     enum verdict_kind kind;
     char evidence[VERDICT_EVIDENCE_MAX]; /* never empty */
     struct predict_out pred;             /* pred.limit NONE: no prediction */
+    char no_prediction[160];             /* pred.limit NONE: why ("" otherwise) */
+    double path_mbps;                    /* the path's rate inferred from the plateau (network
+                                          * without --bottleneck), NAN otherwise */
 };
 
 /* The prediction's inputs from the run's figures: the bottleneck, the base RTT (the
  * server's min_rtt, else the client's), the send buffer's payload (so_sndbuf x
- * PREDICT_SNDBUF_PAYLOAD, its ceiling tcp_wmem_max under autotuning), the receive
- * window's (SO_RCVBUF under --rcvbuf, else tcp_rmem_max, x PREDICT_RCVBUF_WINDOW), the
- * initial window and MSS, the size. rtt_ms > 0 replaces the RTT (the plot's curve). */
+ * PREDICT_SNDBUF_PAYLOAD) when capped (debitd's sndbuf set), the receive window's
+ * (SO_RCVBUF x PREDICT_RCVBUF_WINDOW) under --rcvbuf, the initial window and MSS, the
+ * size. The autotuning ceilings (tcp_wmem_max, tcp_rmem_max) are limits only below a
+ * known bottleneck: alone they are what the autotuner may reach, not what limits (a
+ * loopback RTT of microseconds would make them terabits). rtt_ms > 0 replaces the RTT
+ * (the plot's curve). */
 void verdict_predict_in(const struct verdict_in *in, double rtt_ms, struct predict_in *p);
 
 /* The rules, in order: network (the average at the bottleneck), sender_cpu, network
- * (the bottleneck after slow start), sender_buffer, receiver_window, congestion, else
- * unknown. Pure; fills every field of out. */
+ * (the bottleneck after slow start), receiver_cpu, sender_buffer, receiver_window,
+ * network (inferred: a free sender at a plateau), congestion, else unknown. Pure; fills
+ * every field of out. */
 void verdict_decide(const struct verdict_in *in, struct verdict *out);
+
+/* The plateau of a rate series (N intervals of Mb/s, the last partial one left out by the
+ * caller): the median of the intervals from the first at 90% of the peak on (slow start
+ * done) into *median, and the share of those within VERDICT_PLATEAU_BAND of it into
+ * *share; both NAN with fewer than VERDICT_PLATEAU_MIN such intervals. */
+void verdict_plateau(const double *mbps, size_t n, double *median, double *share);
+
+/* V's kind from the JSON name ("network", ...); VERDICT_UNKNOWN for any other. */
+enum verdict_kind verdict_from_name(const char *name);
 
 #endif

@@ -26,7 +26,8 @@ static const struct {
     F(total_retrans), F(bytes_retrans), F(snd_ssthresh), F(max_snd_cwnd), F(delivery_rate_bps), F(srv_min_rtt_ms),
     F(snd_mss), F(cpu_user_ms), F(cpu_sys_ms), F(cpu_wall_ms), F(cpu_share), F(samples), F(app_limited),
     F(quota_pct), F(throttled_ms), F(nr_throttled), F(nr_periods), F(so_sndbuf), F(tcp_wmem_max), F(sndbuf_setting),
-    F(initial_cwnd),
+    F(initial_cwnd), F(rcv_cpu_ms), F(rcv_runq_ms), F(rcv_wall_ms), F(cpu_runq_ms), F(data_segs_out), F(plateau_mbps),
+    F(plateau_share),
 };
 
 /* "debitd", "upload", "bytes=N", "parallel=N" and NAME=VALUE for the doubles. */
@@ -207,6 +208,71 @@ static void test_rules(void **state)
         {"parallel: a window rule on the per-stream rate",
          "measured_mbps=1600 parallel=4 so_rcvbuf=2097152 rcvbuf_setting=1048576 rcv_rtt_ms=20", VERDICT_RECEIVER_WINDOW,
          "4 streams, figures per stream: "},
+        /* Loopback (a 100 MiB debitd download on this machine, 2026-12-06): the receiver's
+         * thread 95 of 100 ms on a CPU, the serving thread's 14 of 104, rwnd-limited half
+         * of its busy time: the receiver's CPU, not its window's size. */
+        {"receiver_cpu: loopback, the receiver at a full core, the sender mostly idle",
+         "measured_mbps=8051 debitd bytes=104857600 rcv_cpu_ms=95 rcv_runq_ms=2 rcv_wall_ms=100 cpu_user_ms=0 "
+         "cpu_sys_ms=14 cpu_wall_ms=104 rwnd_limited_ratio=0.5 busy_ms=96 srv_duration_s=0.104 srv_min_rtt_ms=0.003",
+         VERDICT_RECEIVER_CPU,
+         "receiver's transfer thread on a CPU 95% of the transfer and waiting to run 2% (a full core); sender's serving "
+         "thread 13%; rwnd-limited 50% of busy time; 0.97 CPU-s per GiB received; measured 8051 Mb/s"},
+        {"receiver_cpu: on a shared machine, half on a CPU and half waiting to run",
+         "measured_mbps=4000 debitd bytes=104857600 rcv_cpu_ms=48 rcv_runq_ms=45 rcv_wall_ms=100 cpu_user_ms=0 "
+         "cpu_sys_ms=10 cpu_wall_ms=100 rwnd_limited_ratio=0.3",
+         VERDICT_RECEIVER_CPU, "on a CPU 48% of the transfer and waiting to run 45% (a full core)"},
+        {"receiver_cpu: not debitd, the client's side alone", "measured_mbps=9000 rcv_cpu_ms=97 rcv_wall_ms=100",
+         VERDICT_RECEIVER_CPU, "server side unknown (not debitd): client-side evidence only; receiver's transfer thread"},
+        {"receiver_cpu: never a share above 100%", "measured_mbps=9000 rcv_cpu_ms=104 rcv_wall_ms=100", VERDICT_RECEIVER_CPU,
+         "on a CPU 100% of the transfer (a full core)"},
+        {"not receiver_cpu: the receiver at half a core", "measured_mbps=300 debitd rcv_cpu_ms=50 rcv_wall_ms=100 "
+         "rwnd_limited_ratio=0.9",
+         VERDICT_RECEIVER_WINDOW, "rwnd-limited 90% of busy time"},
+        {"not receiver_cpu: the serving thread as busy (its rule or the window decides)",
+         "measured_mbps=8000 debitd rcv_cpu_ms=90 rcv_wall_ms=100 cpu_user_ms=1 cpu_sys_ms=95 cpu_wall_ms=100 "
+         "rwnd_limited_ratio=0.7 busy_ms=100 srv_duration_s=0.1 samples=0 app_limited=0",
+         VERDICT_RECEIVER_WINDOW, "rwnd-limited 70% of busy time"},
+        {"sender_cpu: no quota, a full core with the run-queue wait, the mechanism's figures",
+         "measured_mbps=3000 debitd bytes=1073741824 cpu_user_ms=10 cpu_sys_ms=490 cpu_wall_ms=1000 cpu_runq_ms=400 "
+         "busy_ms=700 srv_duration_s=1.0 data_segs_out=741530",
+         VERDICT_SENDER_CPU,
+         "serving thread used 0.50 CPU of a 1.00 budget and waited to run 40% of the transfer; 0.50 CPU-s per GiB sent, "
+         "1448 bytes per segment; socket ran dry: busy 70%"},
+        {"sender_cpu: never a share above 100%", "measured_mbps=3000 debitd cpu_share=1.07 busy_ms=700 srv_duration_s=1.0",
+         VERDICT_SENDER_CPU, "serving thread used 1.00 CPU of a 1.00 budget"},
+        /* A free sender at a plateau, no --bottleneck: 4 s at a steady 912 Mb/s. */
+#define FREE "debitd bytes=456000000 srv_min_rtt_ms=20 rwnd_limited_ratio=0.01 sndbuf_limited_ratio=0 samples=40 " \
+             "app_limited=1 busy_ms=4000 srv_duration_s=4.0 total_retrans=0 bytes_retrans=0 "
+        {"network inferred: a free sender at a plateau", FREE "measured_mbps=880 plateau_mbps=912 plateau_share=0.9",
+         VERDICT_NETWORK,
+         "sender free (rwnd-limited 1%, sndbuf-limited 0% of busy time, 1 of 40 samples app-limited, 0 segments "
+         "retransmitted) at a plateau of 912 Mb/s (90% of the intervals within 10%): the path's rate, inferred (no "
+         "--bottleneck); measured 880 Mb/s"},
+        {"network inferred: a retransmit or two is still low", FREE "measured_mbps=880 plateau_mbps=912 plateau_share=0.9 "
+         "total_retrans=3 bytes_retrans=4344",
+         VERDICT_NETWORK, "the path's rate, inferred"},
+        {"not inferred: --bottleneck overrides", FREE "measured_mbps=880 plateau_mbps=912 plateau_share=0.9 "
+         "bottleneck_mbps=2000",
+         VERDICT_UNKNOWN, "no rule matched"},
+        {"not inferred: no plateau", FREE "measured_mbps=880 plateau_mbps=912 plateau_share=0.5", VERDICT_UNKNOWN,
+         "no rule matched"},
+        {"not inferred: the socket ran dry", "debitd bytes=456000000 rwnd_limited_ratio=0 sndbuf_limited_ratio=0 samples=40 "
+         "app_limited=20 total_retrans=0 measured_mbps=880 plateau_mbps=912 plateau_share=0.9",
+         VERDICT_UNKNOWN, "no rule matched"},
+        {"not inferred: the receiver's window held it", FREE "measured_mbps=880 plateau_mbps=912 plateau_share=0.9 "
+         "rwnd_limited_ratio=0.3",
+         VERDICT_UNKNOWN, "no rule matched"},
+        {"not inferred: losses (congestion)", FREE "measured_mbps=880 plateau_mbps=912 plateau_share=0.9 total_retrans=9000 "
+         "bytes_retrans=13032000",
+         VERDICT_CONGESTION, "9000 segments retransmitted"},
+        {"not inferred: not debitd (the sender's side unknown)", "measured_mbps=880 plateau_mbps=912 plateau_share=0.9",
+         VERDICT_UNKNOWN, "server side unknown"},
+        {"unknown on loopback: no limit known, no absurd prediction",
+         "measured_mbps=17000 debitd bytes=104857600 srv_min_rtt_ms=0.003 so_rcvbuf=6291456 tcp_rmem_max=6291456 "
+         "so_sndbuf=2626560 tcp_wmem_max=4194304 busy_ms=48 srv_duration_s=0.049",
+         VERDICT_UNKNOWN,
+         "no rule matched: measured 17000 Mb/s; bottleneck unknown (--bottleneck); no prediction: no limit known: no "
+         "--bottleneck nor a plateau of a free sender, no capped buffer (autotuning's ceilings are not limits)"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct verdict_in in;
@@ -221,19 +287,100 @@ static void test_rules(void **state)
     }
 }
 
+/* The prediction beside the verdict: a figure only from a known limit (a bottleneck given or
+ * inferred, a capped buffer), else none with the reason; the inferred path's rate. */
+static void test_prediction(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *in;
+        double lo, hi;   /* predicted Mb/s within [lo, hi]; lo < 0: none */
+        double path;     /* path_mbps; < 0: NAN */
+        const char *why; /* in no_prediction when none */
+    } rows[] = {
+        {"loopback, autotuning only: none", "measured_mbps=17000 debitd srv_min_rtt_ms=0.003 so_rcvbuf=6291456 "
+         "tcp_rmem_max=6291456 so_sndbuf=2626560 tcp_wmem_max=4194304 bytes=104857600",
+         -1, -1, -1, "(autotuning's ceilings are not limits)"},
+        {"nothing at all: none", "measured_mbps=100", -1, -1, -1, "no limit known"},
+        {"an upload: none", "measured_mbps=100 upload bottleneck_mbps=1000", -1, -1, -1, "an upload"},
+        /* 256 MiB at 35.6 ms behind 1 Gb/s: 892 Mb/s (test_rules' +30 ms row) */
+        {"the bottleneck after slow start", LAB "measured_mbps=870 debitd srv_min_rtt_ms=35.6 initial_cwnd=10 snd_mss=1448",
+         891, 892, -1, ""},
+        /* autotuning's 4 MiB ceiling binds below 1 Gb/s at 35.6 ms: 0.67 x 4 MiB x 8 / 35.6 ms = 632 */
+        {"a ceiling below the bottleneck binds", LAB "measured_mbps=450 debitd so_sndbuf=2097152 tcp_wmem_max=4194304 "
+         "srv_min_rtt_ms=35.6",
+         550, 632, -1, ""},
+        /* a capped 1 MiB send buffer: 0.67 x 2 MiB x 8 / 30.04 ms = 374 steady */
+        {"a capped buffer without a bottleneck", "measured_mbps=383 debitd bytes=268435456 so_sndbuf=2097152 "
+         "sndbuf_setting=1048576 srv_min_rtt_ms=30.04",
+         340, 374.3, -1, ""},
+        /* the inferred 912 Mb/s at 20 ms: 456 MB, slow start of 7 rounds (14480 B x 2^k x 8
+         * / 20 ms = 5.8 Mb/s x 2^k < 912 up to k = 7): 0.14 s carrying 1.8 MB, then 454.2 MB
+         * at 912 Mb/s = 3.98 s: 456e6 x 8 / 4.12 s = 885 */
+        {"the inferred path's rate is the prediction's bottleneck",
+         FREE "measured_mbps=880 plateau_mbps=912 plateau_share=0.9", 880, 890, 912, ""},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct verdict_in in;
+        parse_row(rows[i].in, &in);
+        struct verdict v;
+        verdict_decide(&in, &v);
+        double got = v.pred.limit != PREDICT_LIMIT_NONE ? v.pred.avg_bps / 1e6 : -1;
+        if (rows[i].lo < 0 ? got >= 0 || !strstr(v.no_prediction, rows[i].why) : got < rows[i].lo || got > rows[i].hi)
+            fail_msg("%s: predicted %.3f (%s), want [%g, %g] / \"%s\"", rows[i].name, got, v.no_prediction, rows[i].lo,
+                     rows[i].hi, rows[i].why);
+        if (got >= 0 && v.no_prediction[0])
+            fail_msg("%s: a prediction with a reason for none: %s", rows[i].name, v.no_prediction);
+        if (rows[i].path < 0 ? !isnan(v.path_mbps) : v.path_mbps != rows[i].path)
+            fail_msg("%s: path_mbps %g, want %g", rows[i].name, v.path_mbps, rows[i].path);
+    }
+}
+
+/* The plateau of a series: slow start left out, the median, the share near it. */
+static void test_plateau(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double v[16];
+        size_t n;
+        double median, share; /* NAN: none */
+    } rows[] = {
+        {"slow start, then a steady 900", {100, 400, 850, 900, 905, 895, 900, 910, 890}, 9, 900, 1},
+        {"too short after slow start", {100, 900, 900, 900, 900}, 5, NAN, NAN},
+        {"a saw: three intervals in seven off the median", {1000, 500, 1000, 500, 1000, 500, 1000}, 7, 1000, 4.0 / 7},
+        {"empty", {0}, 0, NAN, NAN},
+        {"all zero (a stall)", {0, 0, 0, 0, 0, 0}, 6, NAN, NAN},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        double m, sh;
+        verdict_plateau(rows[i].v, rows[i].n, &m, &sh);
+        if (isnan(rows[i].median) ? !isnan(m) || !isnan(sh)
+                                  : fabs(m - rows[i].median) > 1e-9 || fabs(sh - rows[i].share) > 1e-9)
+            fail_msg("%s: median %g share %g, want %g %g", rows[i].name, m, sh, rows[i].median, rows[i].share);
+    }
+}
+
 static void test_names(void **state)
 {
     (void)state;
-    static const char *const want[] = {"network", "receiver_window", "sender_buffer", "sender_cpu", "congestion",
-                                       "unknown"};
-    for (int k = VERDICT_NETWORK; k <= VERDICT_UNKNOWN; k++)
+    static const char *const want[] = {"network",    "receiver_window", "sender_buffer", "sender_cpu",
+                                       "congestion", "receiver_cpu",    "unknown"};
+    assert_int_equal(sizeof want / sizeof want[0], VERDICT_UNKNOWN + 1);
+    for (int k = VERDICT_NETWORK; k <= VERDICT_UNKNOWN; k++) {
         assert_string_equal(verdict_name((enum verdict_kind)k), want[k]);
+        assert_int_equal(verdict_from_name(want[k]), k);
+    }
+    assert_int_equal(verdict_from_name("bogus"), VERDICT_UNKNOWN);
+    assert_int_equal(verdict_from_name(NULL), VERDICT_UNKNOWN);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_prediction),
+        cmocka_unit_test(test_plateau),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
