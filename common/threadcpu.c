@@ -40,7 +40,7 @@ static int sched_open(void)
 }
 
 /* The second field of schedstat: ns waited on a run queue; < 0 unknown. */
-static double runq_ms(void)
+double threadcpu_runq_ms(void)
 {
     int fd = sched_open();
     if (fd < 0)
@@ -73,7 +73,7 @@ void threadcpu_now(struct threadcpu *t)
     } else {
         t->user_ms = t->sys_ms = 0;
     }
-    t->runq_ms = runq_ms();
+    t->runq_ms = threadcpu_runq_ms();
     t->mono_s = sys_mono_s();
 }
 

@@ -19,6 +19,9 @@ struct threadcpu {
  * (read with pread: one system call) and closed when the thread exits. */
 void threadcpu_now(struct threadcpu *t);
 
+/* Only the calling thread's run-queue wait so far (ms; < 0 unknown): one pread. */
+double threadcpu_runq_ms(void);
+
 /* What the thread did between A and B (two readings of one thread): CPU ms (user + sys),
  * run-queue wait ms (< 0 unknown), wall ms. */
 struct threadcpu_delta {

@@ -13,6 +13,7 @@
 
 #include "sys.h"
 #include "testfile.h"
+#include "threadcpu.h"
 #include "verdict_input.h"
 #include "xfer.h"
 
@@ -191,6 +192,9 @@ static void series_figures(struct run_result *r, struct series *agg)
         r->slow_start_s = -1;
         r->figures_note = "fewer than 10 intervals: no peak or slow start (use a larger file or --duration)";
     }
+    /* the plateau over the full intervals (the last one is partial) */
+    if (agg->n >= MIN_INTERVALS_FOR_PEAK)
+        verdict_plateau(agg->mbps, agg->n - 1, &r->plateau_mbps, &r->plateau_share);
     r->series_interval_s = agg->interval_s;
     r->series = agg->mbps;
     r->nseries = agg->n;
@@ -332,8 +336,19 @@ void dl_perform_hop(const char *url, const struct dl_options *o, const struct dl
     /* The interval hook only for --interval: the default grid is for the JSON series. */
     const struct dl_hooks *ihk = o->interval_s > 0 ? hk : NULL;
     size_t shown = 0;
-    if (ok)
+    if (ok) { /* the receiver's own CPU over the transfer: the verdict's receiver_cpu */
+        struct threadcpu c0, c1;
+        struct threadcpu_delta d;
+        threadcpu_now(&c0);
         run_multi(m, ss, n, o, ihk, &agg, &shown);
+        threadcpu_now(&c1);
+        threadcpu_delta(&c0, &c1, &d);
+        r->rcv_cpu.have = d.wall_ms > 0;
+        r->rcv_cpu.user_ms = d.user_ms;
+        r->rcv_cpu.sys_ms = d.sys_ms;
+        r->rcv_cpu.runq_ms = d.runq_ms;
+        r->rcv_cpu.wall_ms = d.wall_ms;
+    }
     double t_end = sys_mono_s(), w1 = 0;
     for (unsigned i = 0; ss && i < n; i++) {
         struct stream *s = &ss[i];

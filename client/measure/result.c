@@ -42,6 +42,7 @@ static void init_outcome(struct run_result *r)
     r->slow_start_s = -1;
     r->so_rcvbuf = r->tcp_rmem_max = -1;
     r->predicted_mbps = NAN;
+    r->plateau_mbps = r->plateau_share = NAN;
 }
 
 struct run_result *result_new(void)
@@ -64,6 +65,7 @@ static void free_outcome(struct run_result *r)
     free(r->content_type);
     free(r->content_encoding);
     free(r->limited_by_evidence);
+    free(r->predicted_note);
     json_decref(r->server_upload);
     json_decref(r->streams);
     json_decref(r->server_config);
@@ -195,15 +197,25 @@ json_t *result_to_json(const struct run_result *r)
         json_object_set_new(o, tcp_headline[i], v ? json_incref(v) : json_null());
     }
     json_object_set_new(o, "tcp", tcp);
+    json_t *cpu = json_null();
+    if (r->rcv_cpu.have) { /* the share is what a verdict reads: never above one CPU */
+        double w = r->rcv_cpu.wall_ms, c = r->rcv_cpu.user_ms + r->rcv_cpu.sys_ms;
+        cpu = json_pack("{s:f, s:f, s:o, s:f, s:o}", "user_ms", r->rcv_cpu.user_ms, "sys_ms", r->rcv_cpu.sys_ms,
+                        "runqueue_ms", r->rcv_cpu.runq_ms >= 0 ? json_real(r->rcv_cpu.runq_ms) : json_null(), "wall_ms", w,
+                        "share", w > 0 ? json_real(c / w < 1 ? c / w : 1.0) : json_null());
+    }
     json_object_set_new(o, "receiver",
-                        json_pack("{s:o, s:o, s:o}", "so_rcvbuf", r->so_rcvbuf >= 0 ? json_integer(r->so_rcvbuf) : json_null(),
-                                  "tcp_rmem_max", r->tcp_rmem_max >= 0 ? json_integer(r->tcp_rmem_max) : json_null(),
-                                  "rcvbuf_setting",
-                                  r->rcvbuf_setting ? json_integer((json_int_t)r->rcvbuf_setting) : json_null()));
+                        json_pack("{s:o, s:o, s:o, s:o}", "so_rcvbuf",
+                                  r->so_rcvbuf >= 0 ? json_integer(r->so_rcvbuf) : json_null(), "tcp_rmem_max",
+                                  r->tcp_rmem_max >= 0 ? json_integer(r->tcp_rmem_max) : json_null(), "rcvbuf_setting",
+                                  r->rcvbuf_setting ? json_integer((json_int_t)r->rcvbuf_setting) : json_null(), "cpu",
+                                  cpu ? cpu : json_null()));
     json_object_set_new(o, "limited_by", json_string(r->limited_by ? r->limited_by : "unknown"));
     json_object_set_new(o, "limited_by_evidence",
                         json_string(r->limited_by_evidence ? r->limited_by_evidence : "no verdict was made"));
     json_object_set_new(o, "predicted_mbps", num(r->predicted_mbps));
+    json_object_set_new(o, "predicted_note", str_or_null(r->predicted_note));
+    json_object_set_new(o, "limited_by_side", json_string(r->limited_by_side ? r->limited_by_side : "client"));
     json_object_set_new(o, "server_config", r->server_config ? json_incref(r->server_config) : json_object());
     result_server_json(r, o);
     if (r->streams)

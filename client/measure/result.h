@@ -86,6 +86,16 @@ struct run_result {
     const char *limited_by;
     char *limited_by_evidence;
     double predicted_mbps;
+    char *predicted_note;        /* why predicted_mbps is null (owned), or NULL */
+    const char *limited_by_side; /* "server": debitd's own verdict stood; "client": the client's figures
+                                  * decided (its CPU, its window, --bottleneck, or no record) */
+    /* The transfer thread's CPU over the transfer loop (threadcpu.h), "receiver.cpu" in
+     * JSON; have 0: not measured. */
+    struct {
+        int have;
+        double user_ms, sys_ms, runq_ms, wall_ms; /* runq_ms < 0: unknown */
+    } rcv_cpu;
+    double plateau_mbps, plateau_share; /* the series' plateau (verdict_plateau); NAN: none */
     json_t *server_config;   /* X-Debit-* response headers: object name -> value (owned) */
     json_t *server_record;      /* the server's /transfers/ID record, or NULL (owned) */
     char *server_record_error;  /* why it could not be fetched, or NULL */

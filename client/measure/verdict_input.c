@@ -60,6 +60,13 @@ void verdict_in_from_run(const struct run_result *r, struct verdict_in *in)
     in->so_rcvbuf = r->so_rcvbuf > 0 ? (double)r->so_rcvbuf : NAN;
     in->tcp_rmem_max = r->tcp_rmem_max > 0 ? (double)r->tcp_rmem_max : NAN;
     in->rcvbuf_setting = r->rcvbuf_setting ? (double)r->rcvbuf_setting : NAN;
+    if (r->rcv_cpu.have) {
+        in->rcv_cpu_ms = r->rcv_cpu.user_ms + r->rcv_cpu.sys_ms;
+        in->rcv_runq_ms = r->rcv_cpu.runq_ms >= 0 ? r->rcv_cpu.runq_ms : NAN;
+        in->rcv_wall_ms = r->rcv_cpu.wall_ms;
+    }
+    in->plateau_mbps = r->plateau_mbps;
+    in->plateau_share = r->plateau_share;
     const json_t *s = r->server_record;
     if (!s && r->streams) /* --parallel: the first stream's record, as the rules read per stream */
         s = json_object_get(json_array_get(r->streams, 0), "server_record");
@@ -82,6 +89,8 @@ void verdict_in_from_run(const struct run_result *r, struct verdict_in *in)
     in->cpu_sys_ms = at(s, "cpu.sys_ms");
     in->cpu_wall_ms = at(s, "cpu.wall_ms");
     in->cpu_share = at(s, "cpu.share");
+    in->cpu_runq_ms = at(s, "cpu.runqueue_ms");
+    in->data_segs_out = at(s, "tcp.data_segs_out");
     in->samples = at(s, "sampled.count");
     in->app_limited = at(s, "sampled.app_limited");
     in->quota_pct = at(s, "cgroup.quota_pct");
@@ -114,6 +123,7 @@ void verdict_apply(struct run_result *r, const struct dl_options *o)
         v.kind = VERDICT_UNKNOWN;
         snprintf(v.evidence, sizeof v.evidence, "the run failed: no verdict");
         v.pred.limit = PREDICT_LIMIT_NONE;
+        snprintf(v.no_prediction, sizeof v.no_prediction, "the run failed");
     } else {
         struct verdict_in in;
         verdict_in_from_run(r, &in);
@@ -123,4 +133,14 @@ void verdict_apply(struct run_result *r, const struct dl_options *o)
     free(r->limited_by_evidence);
     r->limited_by_evidence = strdup(v.evidence);
     r->predicted_mbps = v.pred.limit != PREDICT_LIMIT_NONE ? v.pred.avg_bps / 1e6 : NAN;
+    free(r->predicted_note);
+    r->predicted_note = v.pred.limit == PREDICT_LIMIT_NONE ? strdup(v.no_prediction) : NULL;
+    /* The merged verdict reads debitd's figures and the client's own (its CPU, its window,
+     * --bottleneck): "server" when debitd's own verdict of the transfer is the same, so the
+     * server's side alone decided it; "client" when the client's figures changed or made it. */
+    const json_t *s = r->server_record;
+    if (!s && r->streams)
+        s = json_object_get(json_array_get(r->streams, 0), "server_record");
+    const char *srv = json_string_value(json_object_get(s, "limited_by"));
+    r->limited_by_side = r->ok && srv && verdict_from_name(srv) == v.kind ? "server" : "client";
 }

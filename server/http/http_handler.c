@@ -398,12 +398,16 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
             if (!l->srv->snap->cfg->details) /* as X-Debit-Cpu: no cgroup path (privacy.details) */
                 ev.cg_path[0] = 0;
             /* the record is the body of a JSON access log line, and of nothing else logged */
-            if (l->srv->access && l->srv->snap->cfg->access_format == ACCESS_FORMAT_JSON)
+            enum verdict_kind kind;
+            if (l->srv->access && l->srv->snap->cfg->access_format == ACCESS_FORMAT_JSON) {
                 entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes,
                                       have ? &last : NULL, &ev);
-            else
-                transfers_finish(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes, have ? &last : NULL,
-                                 &ev);
+                kind = verdict_from_name(json_string_value(json_object_get(entry, "limited_by")));
+            } else {
+                kind = transfers_finish(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes,
+                                        have ? &last : NULL, &ev);
+            }
+            metrics_verdict(l->srv->metrics, (size_t)(l - l->srv->listeners), kind);
         }
         sent = bytes;
     }

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "sys.h"
+#include "threadcpu.h"
 
 /* The most transfers under way at once during each mark, in O(log n) per transfer:
  * walking every mark under way at each start was O(n) (1.4 % of debitd's CPU at 500
@@ -105,6 +106,7 @@ void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget)
     getrusage(RUSAGE_SELF, &ru);
     m->self_user0 = ru.ru_utime;
     m->self_sys0 = ru.ru_stime;
+    m->runq0 = threadcpu_runq_ms();
     m->mono0 = sys_mono_s();
     if (budget)
         m->cg_have = cpu_budget_stat(budget, &m->cg_gen, &m->cg0);
@@ -126,6 +128,7 @@ void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, 
     int same = pthread_equal(m->self, pthread_self());
     getrusage(RUSAGE_THREAD, &th);
     getrusage(RUSAGE_SELF, &self);
+    double runq = same ? threadcpu_runq_ms() : -1;
     double now = sys_mono_s();
     evidence_drop(m);
     memset(ev, 0, sizeof *ev);
@@ -137,6 +140,7 @@ void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, 
     ev->process_user_ms = tv_ms(&m->self_user0, &self.ru_utime);
     ev->process_sys_ms = tv_ms(&m->self_sys0, &self.ru_stime);
     ev->thread_transfers_max = m->max_active ? m->max_active : 1;
+    ev->runq_ms = same && m->runq0 >= 0 && runq >= m->runq0 ? runq - m->runq0 : -1;
     ev->so_sndbuf = -1;
     int v = 0;
     socklen_t len = sizeof v;
@@ -163,8 +167,37 @@ void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, 
     }
 }
 
-void evidence_sample(struct transfer_sampled *s, const struct tcp_info_sample *ti)
+/* One more interval of BYTES over SECONDS into S's rates (see EVIDENCE_RATES). */
+static void rate_add(struct transfer_sampled *s, uint64_t bytes, double seconds)
 {
+    if (!s->stride)
+        s->stride = 1;
+    s->acc_bytes += bytes;
+    s->acc_s += seconds;
+    if (++s->in_acc < s->stride)
+        return;
+    if (s->nrate == EVIDENCE_RATES) { /* full: pairs into one, each entry twice as long */
+        for (unsigned i = 0; i < EVIDENCE_RATES / 2; i++)
+            s->rate_mbps[i] = (s->rate_mbps[2 * i] + s->rate_mbps[2 * i + 1]) / 2;
+        s->nrate = EVIDENCE_RATES / 2;
+        s->stride *= 2;
+    }
+    if (s->acc_s > 0)
+        s->rate_mbps[s->nrate++] = (float)((double)s->acc_bytes * 8 / s->acc_s / 1e6);
+    s->acc_bytes = 0;
+    s->acc_s = 0;
+    s->in_acc = 0;
+}
+
+void evidence_sample(struct transfer_sampled *s, const struct tcp_info_sample *ti, double now)
+{
+    if (ti->have & TCP_INFO_HAVE_BYTES) {
+        /* the first sample is the baseline (a kept-alive connection's count starts earlier) */
+        if (s->t_prev > 0 && now > s->t_prev && ti->bytes_acked >= s->acked_prev)
+            rate_add(s, ti->bytes_acked - s->acked_prev, now - s->t_prev);
+        s->acked_prev = ti->bytes_acked;
+        s->t_prev = now;
+    }
     if (!s->count || ti->snd_cwnd < s->cwnd_min)
         s->cwnd_min = ti->snd_cwnd;
     if (ti->snd_cwnd > s->cwnd_max)
@@ -196,7 +229,7 @@ void evidence_to_json(json_t *record, const struct transfer_evidence *ev, const 
         double busy = ev->user_ms + ev->sys_ms;
         cpu = json_pack("{s:o, s:o, s:f, s:o, s:i, s:s, s:f, s:f}", "user_ms", real_or_null(th, ev->user_ms),
                         "sys_ms", real_or_null(th, ev->sys_ms), "wall_ms", ev->wall_ms, "share",
-                        real_or_null(th && ev->wall_ms > 0, ev->wall_ms > 0 ? busy / ev->wall_ms : 0),
+                        real_or_null(th && ev->wall_ms > 0, ev->wall_ms > busy ? busy / ev->wall_ms : 1.0),
                         "thread_transfers_max", (int)ev->thread_transfers_max, "source", "RUSAGE_THREAD",
                         "process_user_ms", ev->process_user_ms, "process_sys_ms", ev->process_sys_ms);
         if (ev->have_cgroup) {
@@ -210,6 +243,8 @@ void evidence_to_json(json_t *record, const struct transfer_evidence *ev, const 
         }
     }
     int n = s->count > 0;
+    if (json_is_object(cpu)) /* one thread is never more than one CPU: share is capped at 1 */
+        json_object_set_new(cpu, "runqueue_ms", real_or_null(ev->have_thread && ev->runq_ms >= 0, ev->runq_ms));
     json_object_set_new(record, "cpu", cpu ? cpu : json_null());
     json_object_set_new(record, "sampled",
                         json_pack("{s:I, s:I, s:o, s:o, s:o, s:I}", "count", (json_int_t)s->count, "app_limited",

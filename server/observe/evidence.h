@@ -42,6 +42,7 @@ struct evidence_mark {
     unsigned max_active;            /* most transfers under way on that thread meanwhile (set by the drop) */
     pthread_t self;
     struct timeval thread_user0, thread_sys0, self_user0, self_sys0;
+    double runq0;                   /* the thread's run-queue wait at the start, ms (< 0 unknown) */
     double mono0;
     unsigned cg_gen;
     int cg_have;
@@ -59,6 +60,7 @@ struct transfer_evidence {
     int have_thread;         /* the thread's figures are known (begin and end in one thread) */
     double user_ms, sys_ms, wall_ms, process_user_ms, process_sys_ms;
     unsigned thread_transfers_max;
+    double runq_ms;          /* the serving thread waited to run meanwhile (schedstat); < 0 unknown */
     int64_t so_sndbuf;       /* getsockopt SO_SNDBUF at the end; < 0 unknown */
     int have_cgroup;         /* a cpu controller at the end */
     int cg_version;
@@ -70,11 +72,22 @@ struct transfer_evidence {
     uint64_t nr_throttled, nr_periods;
 };
 
+/* The delivery rate between samples (bytes_acked's growth), kept for the verdict's plateau:
+ * at most EVIDENCE_RATES entries; when full, neighbours are averaged in pairs and each
+ * entry covers twice as many samples (a long transfer keeps its shape at a coarser step). */
+#define EVIDENCE_RATES 32
+
 /* Folded from the sampler's TCP_INFO samples (evidence_sample). Zeroed at the start. */
 struct transfer_sampled {
     uint64_t count, app_limited, notsent_zero;
     uint32_t cwnd_min, cwnd_max;
     uint64_t delivery_rate_max_bps;
+    uint64_t acked_prev;         /* bytes_acked at the previous sample */
+    double t_prev, acc_s;        /* its time; seconds gathered toward the next entry */
+    uint64_t acc_bytes;          /* bytes gathered toward it */
+    unsigned stride, in_acc;     /* samples per entry (1, 2, 4, ...), gathered so far */
+    unsigned nrate;
+    float rate_mbps[EVIDENCE_RATES];
 };
 
 /* Mark the start of a transfer served by the calling thread: its CPU times, the process's,
@@ -90,8 +103,8 @@ void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, 
 /* Unlink M if it is still linked (a request freed without evidence_end). Any thread. */
 void evidence_drop(struct evidence_mark *m);
 
-/* Fold one periodic TCP_INFO sample into S. */
-void evidence_sample(struct transfer_sampled *s, const struct tcp_info_sample *ti);
+/* Fold one periodic TCP_INFO sample, taken at NOW (sys_mono_s), into S. */
+void evidence_sample(struct transfer_sampled *s, const struct tcp_info_sample *ti, double now);
 
 /* Add "cpu", "sampled", "cgroup", "sndbuf" and "initial_cwnd" to RECORD (docs/server.md):
  * "cpu" and "cgroup" are null until the end (EV->have_cpu), "cgroup" also without a cpu

@@ -7,7 +7,10 @@
 struct metrics {
     size_t n_listeners, n_files;
     _Atomic uint64_t *bytes; /* [listener * n_files + file] */
+    _Atomic uint64_t *verdicts; /* [listener * N_VERDICTS + enum verdict_kind] */
 };
+
+#define N_VERDICTS (VERDICT_UNKNOWN + 1)
 
 struct metrics *metrics_new(size_t n_listeners, size_t n_files)
 {
@@ -17,8 +20,9 @@ struct metrics *metrics_new(size_t n_listeners, size_t n_files)
     m->n_listeners = n_listeners;
     m->n_files = n_files;
     size_t n = n_listeners * n_files;
-    if (n && !(m->bytes = calloc(n, sizeof *m->bytes))) {
-        free(m);
+    if ((n && !(m->bytes = calloc(n, sizeof *m->bytes))) ||
+        (n_listeners && !(m->verdicts = calloc(n_listeners * N_VERDICTS, sizeof *m->verdicts)))) {
+        metrics_free(m);
         return NULL;
     }
     return m;
@@ -29,11 +33,15 @@ void metrics_free(struct metrics *m)
     if (!m)
         return;
     free(m->bytes);
+    free(m->verdicts);
     free(m);
 }
 
 void metrics_carry(struct metrics *to, const struct metrics *from, const size_t *file_from)
 {
+    for (size_t l = 0; l < to->n_listeners && l < from->n_listeners; l++)
+        for (size_t k = 0; k < N_VERDICTS; k++)
+            to->verdicts[l * N_VERDICTS + k] = from->verdicts[l * N_VERDICTS + k];
     for (size_t l = 0; l < to->n_listeners && l < from->n_listeners; l++)
         for (size_t f = 0; f < to->n_files; f++)
             if (file_from[f] < from->n_files)
@@ -44,6 +52,12 @@ void metrics_file_bytes(struct metrics *m, size_t listener, size_t file, uint64_
 {
     if (m && listener < m->n_listeners && file < m->n_files)
         m->bytes[listener * m->n_files + file] += bytes;
+}
+
+void metrics_verdict(struct metrics *m, size_t listener, enum verdict_kind kind)
+{
+    if (m && listener < m->n_listeners && (unsigned)kind < N_VERDICTS)
+        m->verdicts[listener * N_VERDICTS + kind]++;
 }
 
 /* A label value as the exposition format wants it: \ " and newline escaped. */
@@ -145,6 +159,14 @@ int metrics_render(const struct metrics *m, const struct counters *c, const stru
     fprintf(out, "debitd_transfer_duration_seconds_sum %.9f\n", (double)c->transfer_ns / 1e9);
     /* the count is the +Inf bucket, as the format requires, even while a transfer is counted */
     fprintf(out, "debitd_transfer_duration_seconds_count %llu\n", (unsigned long long)cum);
+
+    family(out, "debitd_transfers_total", "counter",
+           "Test-file transfers ended, by listener and what limited each (debitd's own verdict, docs/verdict.md).");
+    for (size_t l = 0; l < nl; l++)
+        for (int k = 0; k < N_VERDICTS; k++)
+            sample(out, "debitd_transfers_total",
+                   (const char *const[]){"listener", v->listeners[l], "limited_by", verdict_name((enum verdict_kind)k)}, 2,
+                   m->verdicts[l * N_VERDICTS + k]);
 
     simple(out, "debitd_connections_total", "counter", "TCP connections accepted.", c->connections);
     simple(out, "debitd_active_connections", "gauge", "TCP connections open now.", c->active);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "counters.h"
+#include "verdict.h"
 
 struct metrics;
 
@@ -25,6 +26,10 @@ void metrics_carry(struct metrics *to, const struct metrics *from, const size_t 
 /* A file transfer ended: BYTES of file FILE sent through listener LISTENER (its total and
  * duration: counters_transfer). Out-of-range indexes are ignored. */
 void metrics_file_bytes(struct metrics *m, size_t listener, size_t file, uint64_t bytes);
+
+/* A file transfer on listener LISTENER ended with debitd's verdict KIND
+ * (debitd_transfers_total{listener,limited_by}). Out-of-range indexes are ignored. */
+void metrics_verdict(struct metrics *m, size_t listener, enum verdict_kind kind);
 
 struct metrics_offload { /* debitd_offload_enabled{interface,feature} */
     const char *interface, *feature;

@@ -2,8 +2,10 @@
 #include "transfers.h"
 
 #include "sys.h"
+#include "verdict.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@ struct entry {
     struct tcp_info_sample tcp; /* tcp_info_track of every sample */
     struct transfer_evidence ev;     /* the server's side (evidence.h) */
     struct transfer_sampled sampled; /* the sampler's samples only */
+    int8_t verdict;                  /* enum verdict_kind once ended, -1 while sending */
 };
 
 /* IDs are random, so a record is found by hashing its ID: buckets of entry indexes (+ 1,
@@ -240,6 +243,7 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
         fresh.have_owner = 1;
     }
     strcpy(fresh.state, "sending");
+    fresh.verdict = -1;
     struct labels mine;
     labels_new(&mine, s->path, s->remote, s->listener);
     fresh.path = mine.path;
@@ -286,6 +290,94 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     return seq;
 }
 
+/* The verdict's inputs from the server's own record of E (common/verdict.h): its rate
+ * (bytes written / duration: what left debitd, the last socket buffer's worth included),
+ * its TCP_INFO, the serving thread's CPU, the cgroup's throttling, the samples. No client
+ * figures: those are the client's to add (debit merges them). Caller holds the lock. */
+static void entry_verdict_in(const struct entry *e, struct verdict_in *in)
+{
+    verdict_in_init(in);
+    in->server_debitd = 1;
+    in->parallel = 1;
+    in->bytes = e->bytes;
+    in->duration_s = in->srv_duration_s = e->duration > 0 ? e->duration : NAN;
+    in->measured_mbps = e->duration > 0 ? (double)e->bytes * 8 / e->duration / 1e6 : NAN;
+    const struct tcp_info_sample *t = &e->tcp;
+    if (e->have_tcp) {
+        if (t->have & TCP_INFO_HAVE_LIMITED) {
+            in->busy_ms = (double)t->busy_time_us / 1e3;
+            if (t->busy_time_us) {
+                in->rwnd_limited_ratio = (double)t->rwnd_limited_us / (double)t->busy_time_us;
+                in->sndbuf_limited_ratio = (double)t->sndbuf_limited_us / (double)t->busy_time_us;
+            }
+        }
+        in->total_retrans = t->total_retrans;
+        if (t->have & TCP_INFO_HAVE_SENT)
+            in->bytes_retrans = (double)t->bytes_retrans;
+        if (t->snd_ssthresh < 0x7fffffffu)
+            in->snd_ssthresh = t->snd_ssthresh;
+        in->max_snd_cwnd = t->max_snd_cwnd;
+        if ((t->have & TCP_INFO_HAVE_MIN_RTT) && t->min_rtt_us) {
+            in->srv_min_rtt_ms = t->min_rtt_us / 1e3;
+            in->data_segs_out = t->data_segs_out;
+        }
+        if (t->have & TCP_INFO_HAVE_DELIVERY)
+            in->delivery_rate_bps = (double)t->delivery_rate_bps;
+        in->snd_mss = t->snd_mss ? t->snd_mss : NAN;
+    }
+    const struct transfer_evidence *ev = &e->ev;
+    if (ev->have_cpu) {
+        in->cpu_wall_ms = ev->wall_ms;
+        if (ev->have_thread) {
+            in->cpu_user_ms = ev->user_ms;
+            in->cpu_sys_ms = ev->sys_ms;
+            in->cpu_share = ev->wall_ms > 0 ? (ev->user_ms + ev->sys_ms) / ev->wall_ms : NAN;
+            in->cpu_runq_ms = ev->runq_ms >= 0 ? ev->runq_ms : NAN;
+        }
+        if (ev->so_sndbuf >= 0)
+            in->so_sndbuf = (double)ev->so_sndbuf;
+        if (ev->have_cgroup) {
+            in->quota_pct = ev->quota_pct >= 0 ? ev->quota_pct : NAN;
+            if (ev->have_deltas) {
+                in->throttled_ms = ev->throttled_ms;
+                in->nr_throttled = (double)ev->nr_throttled;
+                in->nr_periods = (double)ev->nr_periods;
+            }
+        }
+    }
+    in->sndbuf_setting = ev->sndbuf_setting ? (double)ev->sndbuf_setting : NAN;
+    in->tcp_wmem_max = ev->tcp_wmem_max ? (double)ev->tcp_wmem_max : NAN;
+    in->initial_cwnd = ev->initial_cwnd ? ev->initial_cwnd : NAN;
+    const struct transfer_sampled *s = &e->sampled;
+    in->samples = (double)s->count;
+    in->app_limited = (double)s->app_limited;
+    double r[EVIDENCE_RATES];
+    for (unsigned i = 0; i < s->nrate && i < EVIDENCE_RATES; i++)
+        r[i] = s->rate_mbps[i];
+    verdict_plateau(r, s->nrate < EVIDENCE_RATES ? s->nrate : EVIDENCE_RATES, &in->plateau_mbps, &in->plateau_share);
+}
+
+/* The record's verdict fields (docs/server.md): null while sending. */
+static void verdict_to_json(json_t *j, const struct entry *e)
+{
+    if (e->verdict < 0) {
+        json_object_set_new(j, "limited_by", json_null());
+        json_object_set_new(j, "limited_by_evidence", json_null());
+        json_object_set_new(j, "predicted_mbps", json_null());
+        json_object_set_new(j, "predicted_note", json_null());
+        return;
+    }
+    struct verdict_in in;
+    struct verdict v;
+    entry_verdict_in(e, &in);
+    verdict_decide(&in, &v);
+    int pred = v.pred.limit != PREDICT_LIMIT_NONE;
+    json_object_set_new(j, "limited_by", json_string(verdict_name(v.kind)));
+    json_object_set_new(j, "limited_by_evidence", json_string(v.evidence));
+    json_object_set_new(j, "predicted_mbps", pred ? json_real(v.pred.avg_bps / 1e6) : json_null());
+    json_object_set_new(j, "predicted_note", pred ? json_null() : json_string(v.no_prediction));
+}
+
 /* Caller holds the lock. EVIDENCE: with the server's side (evidence.h), which /transfers/ID
  * shows and the access log line leaves out (it doubled the line's cost per request). */
 static json_t *entry_json(const struct entry *e, int evidence)
@@ -306,6 +398,8 @@ static json_t *entry_json(const struct entry *e, int evidence)
                      "tcp_nopush", e->nopush, "tcp", tcp);
     if (j && evidence)
         evidence_to_json(j, &e->ev, &e->sampled);
+    if (j)
+        verdict_to_json(j, e);
     return j;
 }
 
@@ -318,6 +412,7 @@ static void entry_track(struct entry *e, const struct tcp_info_sample *ti)
 unsigned transfers_sample(struct transfers *t)
 {
     unsigned n = 0;
+    double now = sys_mono_s();
     for (unsigned k = 0; k < TRANSFERS_STRIPES; k++) {
         struct stripe *st = &t->stripe[k];
         pthread_mutex_lock(&st->lock);
@@ -328,7 +423,7 @@ unsigned transfers_sample(struct transfers *t)
             if (!e->seq || e->sock < 0 || tcp_info_read(e->sock, &ti, err, sizeof err) < 0)
                 continue;
             entry_track(e, &ti);
-            evidence_sample(&e->sampled, &ti);
+            evidence_sample(&e->sampled, &ti, now);
             n++;
         }
         pthread_mutex_unlock(&st->lock);
@@ -336,11 +431,13 @@ unsigned transfers_sample(struct transfers *t)
     return n;
 }
 
-/* transfers_end, with the JSON only when WANT. */
+/* transfers_end, with the JSON only when WANT; the verdict's kind into *KIND. */
 static json_t *end_entry(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
-                         const struct tcp_info_sample *last, const struct transfer_evidence *ev, int want)
+                         const struct tcp_info_sample *last, const struct transfer_evidence *ev, int want,
+                         enum verdict_kind *kind)
 {
     json_t *out = NULL;
+    *kind = VERDICT_UNKNOWN;
     double now = sys_mono_s();
     struct stripe *st = stripe_of_slot(t, seq % t->keep);
     pthread_mutex_lock(&st->lock);
@@ -361,6 +458,12 @@ static json_t *end_entry(struct transfers *t, uint64_t seq, const char *state, u
             e->ev.sndbuf_setting = start.sndbuf_setting;
             e->ev.tcp_wmem_max = start.tcp_wmem_max;
         }
+        struct verdict_in in;
+        struct verdict v;
+        entry_verdict_in(e, &in);
+        verdict_decide(&in, &v);
+        e->verdict = (int8_t)v.kind;
+        *kind = v.kind;
         if (want)
             out = entry_json(e, 0);
     }
@@ -371,13 +474,16 @@ static json_t *end_entry(struct transfers *t, uint64_t seq, const char *state, u
 json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
                       const struct tcp_info_sample *last, const struct transfer_evidence *ev)
 {
-    return end_entry(t, seq, state, bytes, last, ev, 1);
+    enum verdict_kind kind;
+    return end_entry(t, seq, state, bytes, last, ev, 1, &kind);
 }
 
-void transfers_finish(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
-                      const struct tcp_info_sample *last, const struct transfer_evidence *ev)
+enum verdict_kind transfers_finish(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                                   const struct tcp_info_sample *last, const struct transfer_evidence *ev)
 {
-    end_entry(t, seq, state, bytes, last, ev, 0);
+    enum verdict_kind kind;
+    end_entry(t, seq, state, bytes, last, ev, 0, &kind);
+    return kind;
 }
 
 json_t *transfers_get(struct transfers *t, const char *id, const struct peer *reader)

@@ -19,6 +19,7 @@
 #include "evidence.h"
 #include "peer.h"
 #include "tcp_info.h"
+#include "verdict.h"
 
 #define TRANSFER_ID_HEX 32                   /* hex digits of an ID (128 bits) */
 #define TRANSFER_ID_LEN (TRANSFER_ID_HEX + 1) /* buffer size, NUL included */
@@ -60,15 +61,19 @@ unsigned transfers_sample(struct transfers *t);
 /* Complete entry SEQ (ignored if already evicted): STATE is "done" or "aborted", BYTES the
  * body bytes sent, LAST the sender's final TCP_INFO (folded into "tcp", not into "sampled";
  * NULL when unreadable), EV the server's side of it (evidence_end's part; NULL none).
+ * Decides what limited the transfer from the record (common/verdict.h): "limited_by",
+ * "limited_by_evidence", "predicted_mbps", "predicted_note" in its JSON, the access log's
+ * line included.
  * Returns a new reference to the completed entry's JSON for the access log (without the
  * server's side: "cpu", "sampled", "cgroup", "sndbuf", "initial_cwnd" are only in
  * transfers_get's), or NULL if the entry was evicted meanwhile. */
 json_t *transfers_end(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
                       const struct tcp_info_sample *last, const struct transfer_evidence *ev);
 /* transfers_end without the JSON (no access log to write it to): the record, some 80 JSON
- * values, is built only when someone reads it. */
-void transfers_finish(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
-                      const struct tcp_info_sample *last, const struct transfer_evidence *ev);
+ * values, is built only when someone reads it. Returns the verdict's kind (VERDICT_UNKNOWN
+ * when the entry was evicted), for the /metrics counter. */
+enum verdict_kind transfers_finish(struct transfers *t, uint64_t seq, const char *state, uint64_t bytes,
+                                   const struct tcp_info_sample *last, const struct transfer_evidence *ev);
 
 /* The entry for ID as a new JSON object, or NULL if unknown, evicted, malformed, or not
  * READER's: READER NULL reads any record, otherwise only one whose owner is the same

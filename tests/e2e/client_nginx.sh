@@ -104,7 +104,7 @@ check_match "markdown: says the unit and the method" 'Mb/s \(10\^6 bit/s' "$md"
 check_eq "csv: header" "scenario,variant,server,url,runs_ok,runs_failed,median_mbps,min_mbps,max_mbps,median_total_mbps,median_slow_start_s,median_rtt_ms,ratio,ci95_low,ci95_high,p_value,p_method,limited_by,limited_by_runs,predicted_mbps" "$(head -1 "$T_TMP/out.csv")"
 check_eq "csv: 3 lines" 3 "$(wc -l <"$T_TMP/out.csv")"
 # Slow start is empty when no run of these small files had 10 intervals.
-check_match "csv: reference row" '^,,OVH,http://[^,]+,2,0,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]*,[0-9.]+,,,,,,(network|receiver_window|congestion|unknown),[12],[0-9.]*$' "$(sed -n 2p "$T_TMP/out.csv")"
+check_match "csv: reference row" '^,,OVH,http://[^,]+,2,0,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]*,[0-9.]+,,,,,,(network|receiver_window|congestion|receiver_cpu|unknown),[12],[0-9.]*$' "$(sed -n 2p "$T_TMP/out.csv")"
 check_match "csv: quoted name with a comma, compared row" '^,,"DT,x",http://[^,]+,2,0,([0-9.]+,){4}[0-9.]*,([0-9.]+,){4}[0-9.e-]+,exact,[a-z_]+,[12],[0-9.]*$' "$(sed -n 3p "$T_TMP/out.csv")"
 table=$("$DEBIT" -n 2 --no-progress A="$B" B="$B" 2>/dev/null)
 check_match "table: header" '^server +runs ok +failed +median +min +max +slow start +RTT +ratio \[95% CI\] +p \(Mann-Whitney\)' "$table"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every run's verdict and prediction (common/verdict.c, predict.c; docs/verdict.md)
-# on loopback: limited_by one of the six, its evidence, predicted_mbps, the receiver's
+# on loopback: limited_by one of the seven, its evidence, predicted_mbps, the receiver's
 # buffer; --bottleneck (and the scenario key) as a setting, good and bad values; the
 # summary's verdict of most runs in JSON, table, Markdown and CSV; nginx (not debitd):
 # client-side evidence only; --plot's throughput-against-RTT picture. The verdicts the
@@ -14,12 +14,12 @@ www_new
 nginx_up
 debitd_serve_10mio || { t_fail "debitd serves /files/10Mio.dat" "$(tail -5 "$T_TMP/debitd.log" 2>/dev/null)"; t_done; }
 D=$DEBITD_URL
-KINDS='["network","receiver_window","sender_buffer","sender_cpu","congestion","unknown"]'
+KINDS='["network","receiver_window","sender_buffer","sender_cpu","congestion","receiver_cpu","unknown"]'
 
 f=$T_TMP/v.json
 "$DEBIT" -q -n 2 --format json -o "$f" debitd="$D" nginx="$NGINX/files/10Mio.dat"
 check_eq "exit 0" 0 $?
-check_eq "every run: limited_by is one of the six" true "$(jq --argjson k "$KINDS" '[.runs[] | .limited_by as $v | $k | index($v) != null] | all' "$f")"
+check_eq "every run: limited_by is one of the seven" true "$(jq --argjson k "$KINDS" '[.runs[] | .limited_by as $v | $k | index($v) != null] | all' "$f")"
 check_eq "every run: evidence non-empty" true "$(jq '[.runs[] | .limited_by_evidence | type == "string" and length > 0] | all' "$f")"
 check_eq "every run: predicted_mbps a number or null" true "$(jq '[.runs[] | .predicted_mbps | type == "number" or type == "null"] | all' "$f")"
 check_eq "debitd runs: a server-side verdict (no 'server side unknown')" false \
@@ -30,7 +30,7 @@ rmem_max=$(awk '{print $3}' /proc/sys/net/ipv4/tcp_rmem)
 check_eq "receiver.tcp_rmem_max = tcp_rmem[2] of this netns ($rmem_max)" "$rmem_max" "$(jq -r '[.runs[].receiver.tcp_rmem_max] | unique | map(tostring) | join(" ")' "$f")"
 check_eq "receiver.so_rcvbuf: the socket's, a positive integer" true "$(jq '[.runs[].receiver.so_rcvbuf | type == "number" and . > 0 and . == floor] | all' "$f")"
 check_eq "receiver.rcvbuf_setting: null under autotuning" null "$(jq -c '[.runs[].receiver.rcvbuf_setting] | unique | .[0]' "$f")"
-check_eq "summary: limited_by one of the six, its run count, predicted_mbps" true \
+check_eq "summary: limited_by one of the seven, its run count, predicted_mbps" true \
   "$(jq --argjson k "$KINDS" '[.summary[] | (.limited_by as $v | $k | index($v) != null) and (.limited_by_runs | add) == .runs_ok and (.limited_by_runs[.limited_by] >= 1) and (.predicted_mbps | type == "number" or type == "null")] | all' "$f")"
 check_eq "summary: limited_by is the verdict of most runs" true \
   "$(jq '[.summary[] as $s | [.runs[] | select(.server == $s.server and .ok) | .limited_by] | group_by(.) | map(length) | max == $s.limited_by_runs[$s.limited_by]] | all' "$f")"

@@ -42,13 +42,13 @@ record "$BASE/ram/16MiB.dat" --limit-rate 8M
 dur=$(jr .duration_s)
 t_diag "16 MiB at --limit-rate 8M: duration ${dur} s; cpu $(jq -c .cpu "$T_TMP/rec.json"); sampled $(jq -c .sampled "$T_TMP/rec.json")"
 check_cmp "the transfer lasted > 0.3 s (${dur} s)" "$dur" ">" 0.3
-check_eq "cpu: the exact key set" '["process_sys_ms","process_user_ms","share","source","sys_ms","thread_transfers_max","user_ms","wall_ms"]' \
+check_eq "cpu: the exact key set" '["process_sys_ms","process_user_ms","runqueue_ms","share","source","sys_ms","thread_transfers_max","user_ms","wall_ms"]' \
   "$(jq -c '.cpu | keys' "$T_TMP/rec.json")"
 check_eq "cpu.source" RUSAGE_THREAD "$(jr .cpu.source)"
 check_cmp "cpu.user_ms + sys_ms > 0 ($(jr '.cpu.user_ms + .cpu.sys_ms'))" "$(jn '.cpu.user_ms + .cpu.sys_ms')" ">" 0
 wall=$(jr .cpu.wall_ms)
 check_cmp "cpu.wall_ms ($wall) = duration_s within 50 ms" "$(jn '((.cpu.wall_ms // 1e9) - .duration_s * 1000) | fabs')" "<" 50
-check_match "cpu.share in [0, 2] ($(jr .cpu.share))" '^true$' "$(jr '.cpu.share >= 0 and .cpu.share <= 2')"
+check_match "cpu.share in [0, 1]: never above one CPU ($(jr .cpu.share))" '^true$' "$(jr '.cpu.share >= 0 and .cpu.share <= 1')"
 check_cmp "cpu.thread_transfers_max >= 1" "$(jn .cpu.thread_transfers_max)" ">=" 1
 check_cmp "process CPU >= 0" "$(jn '.cpu.process_user_ms + .cpu.process_sys_ms')" ">=" 0
 check_cmp "sampled.count >= 1 ($(jr .sampled.count))" "$(jn .sampled.count)" ">=" 1

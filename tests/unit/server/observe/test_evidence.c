@@ -66,7 +66,7 @@ static void busy_ms(double ms)
 
 static const char *const record_keys[] = {"cpu", "sampled", "cgroup", "sndbuf", "initial_cwnd"};
 static const char *const cpu_keys[] = {"user_ms", "sys_ms", "wall_ms", "share", "thread_transfers_max", "source",
-                                       "process_user_ms", "process_sys_ms"};
+                                       "process_user_ms", "process_sys_ms", "runqueue_ms"};
 static const char *const sampled_keys[] = {"count", "app_limited", "cwnd_min", "cwnd_max", "delivery_rate_max_bps",
                                            "notsent_zero"};
 static const char *const cgroup_keys[] = {"version", "path", "quota_pct", "period_us", "throttled_ms",
@@ -115,6 +115,8 @@ static void test_record_keys(void **state)
         assert_non_null(json_object_get(j, record_keys[i]));
     assert_true(json_is_null(json_object_get(j, "cpu")));    /* while sending */
     assert_true(json_is_null(json_object_get(j, "cgroup")));
+    assert_true(json_is_null(json_object_get(j, "limited_by"))); /* no verdict while sending */
+    assert_true(json_is_null(json_object_get(j, "predicted_mbps")));
     assert_int_equal(json_integer_value(json_object_get(j, "initial_cwnd")), 10);
     json_t *sb = json_object_get(j, "sndbuf");
     exact_keys(sb, sndbuf_keys, 3, "sndbuf");
@@ -140,13 +142,15 @@ static void test_record_keys(void **state)
     json_t *done = transfers_get(t, id, NULL);
     assert_non_null(done);
     json_t *cpu = json_object_get(done, "cpu");
-    exact_keys(cpu, cpu_keys, 8, "cpu");
+    exact_keys(cpu, cpu_keys, 9, "cpu");
     assert_string_equal(json_string_value(json_object_get(cpu, "source")), "RUSAGE_THREAD");
     double busy = num(cpu, "user_ms") + num(cpu, "sys_ms"), wall = num(cpu, "wall_ms");
     printf("# busy loop of 30 ms: user+sys %.1f ms, wall %.1f ms, share %.2f\n", busy, wall, num(cpu, "share"));
     assert_true(wall >= 30);
     assert_true(busy > 0 && busy <= wall + 20); /* rusage ticks can round up */
-    assert_true(num(cpu, "share") >= 0 && num(cpu, "share") <= 2);
+    assert_true(num(cpu, "share") >= 0 && num(cpu, "share") <= 1); /* never above one CPU */
+    json_t *rq = json_object_get(cpu, "runqueue_ms"); /* null only without schedstat */
+    assert_true(json_is_null(rq) || (json_number_value(rq) >= 0 && json_number_value(rq) <= wall + 1));
     assert_true(num(cpu, "process_user_ms") + num(cpu, "process_sys_ms") > 0);
     assert_int_equal(json_integer_value(json_object_get(cpu, "thread_transfers_max")), 1);
     json_t *cg = json_object_get(done, "cgroup");
@@ -165,6 +169,15 @@ static void test_record_keys(void **state)
     assert_int_equal(json_integer_value(json_object_get(done, "initial_cwnd")), 10); /* the start's part stays */
     sb = json_object_get(done, "sndbuf");
     assert_true(json_integer_value(json_object_get(sb, "so_sndbuf")) > 0);
+    /* debitd's own verdict: throttled 50 of ~30 ms under its 5% quota, the socket idle
+     * (nothing was queued: busy 0): sender_cpu, said with the figures */
+    assert_string_equal(json_string_value(json_object_get(done, "limited_by")), "sender_cpu");
+    const char *why = json_string_value(json_object_get(done, "limited_by_evidence"));
+    assert_non_null(why);
+    if (!strstr(why, "3 of 5 periods under a 5% CPU quota"))
+        fail_msg("evidence: %s", why);
+    assert_true(json_is_null(json_object_get(done, "predicted_mbps"))); /* no limit known */
+    assert_non_null(strstr(json_string_value(json_object_get(done, "predicted_note")), "no limit known"));
     json_decref(done);
     transfers_free(t);
     cpu_budget_free(budget);
@@ -308,7 +321,7 @@ static void test_sampled(void **state)
         const struct sample_case *c = &samples[i];
         struct transfer_sampled s = {0};
         for (size_t k = 0; k < c->n; k++)
-            evidence_sample(&s, &c->in[k]);
+            evidence_sample(&s, &c->in[k], 0);
         json_t *j = json_object();
         struct transfer_evidence ev = {0};
         evidence_to_json(j, &ev, &s);

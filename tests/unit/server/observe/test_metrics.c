@@ -61,6 +61,11 @@ static void test_render(void **state)
     }
     metrics_file_bytes(m, 2, 0, 99); /* no such listener: ignored */
     metrics_file_bytes(m, 0, 2, 99); /* no such file */
+    metrics_verdict(m, 0, VERDICT_RECEIVER_CPU);
+    metrics_verdict(m, 0, VERDICT_RECEIVER_CPU);
+    metrics_verdict(m, 1, VERDICT_SENDER_CPU);
+    metrics_verdict(m, 2, VERDICT_NETWORK);                          /* no such listener: ignored */
+    metrics_verdict(m, 0, (enum verdict_kind)(VERDICT_UNKNOWN + 1)); /* no such verdict */
     const char *listeners[] = {"127.0.0.1:80", "[::]:8080"};
     const char *files[] = {"/a.dat", "/q\"uo\\te"};
     const char *rnames[] = {"per_ip", "header_timeout"};
@@ -82,6 +87,12 @@ static void test_render(void **state)
         "debitd_uptime_seconds 12.500",
         "# TYPE debitd_sent_bytes_total counter",
         "debitd_sent_bytes_total{file=\"/a.dat\",listener=\"127.0.0.1:80\"} 1024",
+        "# TYPE debitd_transfers_total counter",
+        "debitd_transfers_total{listener=\"127.0.0.1:80\",limited_by=\"receiver_cpu\"} 2",
+        "debitd_transfers_total{listener=\"127.0.0.1:80\",limited_by=\"network\"} 0",
+        "debitd_transfers_total{listener=\"127.0.0.1:80\",limited_by=\"unknown\"} 0",
+        "debitd_transfers_total{listener=\"[::]:8080\",limited_by=\"sender_cpu\"} 1",
+        "debitd_transfers_total{listener=\"[::]:8080\",limited_by=\"receiver_cpu\"} 0",
         "debitd_sent_bytes_total{file=\"/q\\\"uo\\\\te\",listener=\"127.0.0.1:80\"} 0",
         "debitd_sent_bytes_total{file=\"/a.dat\",listener=\"[::]:8080\"} 5",
         "debitd_sent_bytes_total{file=\"/q\\\"uo\\\\te\",listener=\"[::]:8080\"} 7",
@@ -159,6 +170,7 @@ static void test_carry(void **state)
     assert_non_null(new);
     metrics_file_bytes(old, 0, 0, 100); /* /a */
     metrics_file_bytes(old, 0, 1, 7);   /* /gone */
+    metrics_verdict(old, 0, VERDICT_SENDER_BUFFER);
     const size_t from[] = {SIZE_MAX, 0, SIZE_MAX}; /* new: /new, /a, /c */
     metrics_carry(new, old, from);
     metrics_free(old);
@@ -171,6 +183,7 @@ static void test_carry(void **state)
     has(t, "debitd_sent_bytes_total{file=\"/new\",listener=\"127.0.0.1:80\"} 0");
     has(t, "debitd_sent_bytes_total{file=\"/c\",listener=\"127.0.0.1:80\"} 0");
     has(t, "debitd_config_generation 4");
+    has(t, "debitd_transfers_total{listener=\"127.0.0.1:80\",limited_by=\"sender_buffer\"} 1"); /* carried */
     has(t, "debitd_config_reloads_total{result=\"ok\"} 3");
     has(t, "debitd_config_reloads_total{result=\"refused\"} 1");
     free(t);

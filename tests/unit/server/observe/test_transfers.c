@@ -128,6 +128,56 @@ static void test_complete_without_json(void **state)
     transfers_free(t);
 }
 
+/* debitd's own verdict of a transfer from its record alone (common/verdict.h): the kind
+ * transfers_finish returns is the record's "limited_by", with its evidence; a row per
+ * figure the server reads (its TCP_INFO, its thread's CPU, its cgroup). */
+static void test_verdict(void **state)
+{
+    (void)state;
+    enum { LIM = TCP_INFO_HAVE_BASE | TCP_INFO_HAVE_LIMITED | TCP_INFO_HAVE_MIN_RTT | TCP_INFO_HAVE_SENT };
+    static const struct {
+        const char *name;
+        struct tcp_info_sample last;
+        struct transfer_evidence ev;
+        enum verdict_kind want;
+        const char *evidence;
+    } rows[] = {
+        {"the receiver's window held it 90% of the busy time",
+         {.have = LIM, .busy_time_us = 1000000, .rwnd_limited_us = 900000, .min_rtt_us = 30, .snd_mss = 65483},
+         {0}, VERDICT_RECEIVER_WINDOW, "rwnd-limited 90% of busy time"},
+        {"a capped send buffer held it",
+         {.have = LIM, .busy_time_us = 1000000, .sndbuf_limited_us = 700000, .min_rtt_us = 30000, .snd_mss = 1448},
+         {.sndbuf_setting = 1048576, .have_cpu = 1, .so_sndbuf = 2097152, .wall_ms = 1000, .runq_ms = -1},
+         VERDICT_SENDER_BUFFER, "sndbuf-limited 70% of busy time; send buffer 1 MiB"},
+        {"the serving thread at a full core, the socket idle half the time (busy 1 ms of 2 or more)",
+         {.have = LIM, .busy_time_us = 1000, .min_rtt_us = 30, .snd_mss = 65483},
+         {.have_cpu = 1, .have_thread = 1, .user_ms = 10, .sys_ms = 960, .wall_ms = 1000, .runq_ms = 20,
+          .so_sndbuf = -1},
+         VERDICT_SENDER_CPU, "serving thread used 0.97 CPU of a 1.00 budget and waited to run 2% of the transfer"},
+        {"nothing known held it", {.have = LIM, .busy_time_us = 1000000, .min_rtt_us = 30}, {0}, VERDICT_UNKNOWN,
+         "no rule matched"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct transfers *t = transfers_new(4);
+        char id[TRANSFER_ID_LEN];
+        struct transfer_start s = {"/f", "127.0.0.1:5000", "l", 0, 1 << 30, 200, -1, NULL, "sendfile", &rows[i].ev, 0};
+        uint64_t seq = transfers_begin(t, &s, id);
+        usleep(2000); /* a duration above zero: a rate */
+        enum verdict_kind k = transfers_finish(t, seq, "done", 1u << 30, &rows[i].last, &rows[i].ev);
+        json_t *j = transfers_get(t, id, NULL);
+        const char *ev = str(j, "limited_by_evidence");
+        if (k != rows[i].want || strcmp(str(j, "limited_by"), verdict_name(k)) != 0 || !strstr(ev, rows[i].evidence))
+            fail_msg("%s: returned %s, record %s \"%s\"; want %s \"%s\"", rows[i].name, verdict_name(k),
+                     str(j, "limited_by"), ev, verdict_name(rows[i].want), rows[i].evidence);
+        /* the same fields in the access log's JSON */
+        json_t *logged = transfers_end(t, seq, "done", 1u << 30, &rows[i].last, &rows[i].ev);
+        assert_string_equal(str(logged, "limited_by"), verdict_name(k));
+        json_decref(logged);
+        json_decref(j);
+        transfers_free(t);
+    }
+}
+
 static void test_unknown_and_evicted(void **state)
 {
     (void)state;
@@ -452,6 +502,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_life_cycle),
         cmocka_unit_test(test_complete_without_json),
+        cmocka_unit_test(test_verdict),
         cmocka_unit_test(test_labels),
         cmocka_unit_test(test_unknown_and_evicted),
         cmocka_unit_test(test_track_samples),
