@@ -197,6 +197,36 @@ static double server_wall_ms(const struct verdict_in *in)
     return pos(in->duration_s) ? in->duration_s * 1000 : NAN;
 }
 
+/* A thread's demand for a CPU over the transfer: on one or waiting for one, a share of the
+ * wall time (NAN unknown). */
+static double demand_of(double cpu_ms, double runq_ms, double wall_ms)
+{
+    if (!known(cpu_ms) || !pos(wall_ms))
+        return NAN;
+    return (cpu_ms + (pos(runq_ms) ? runq_ms : 0)) / wall_ms;
+}
+
+static double receiver_demand(const struct verdict_in *in)
+{
+    return demand_of(in->rcv_cpu_ms, in->rcv_runq_ms, in->rcv_wall_ms);
+}
+
+static double sender_demand(const struct verdict_in *in)
+{
+    if (!in->server_debitd || !known(in->cpu_user_ms) || !known(in->cpu_sys_ms))
+        return NAN;
+    return demand_of(in->cpu_user_ms + in->cpu_sys_ms, in->cpu_runq_ms, in->cpu_wall_ms);
+}
+
+/* Both ends on one host, together CPU-bound, the receiver with at least half of its time:
+ * they took turns on the same CPUs (and its softirq work), and the end that copies every
+ * byte is the receiver (a sendfile sender copies none): the receiver's CPU decides. */
+static int pair_cpu_bound(const struct verdict_in *in)
+{
+    double r = receiver_demand(in), s = sender_demand(in);
+    return in->same_host && known(r) && known(s) && r >= VERDICT_PAIR_RECEIVER && r + s >= VERDICT_PAIR_BOUND;
+}
+
 /* The mechanism of a CPU-bound sender: what a GiB cost it, and its segments' size. */
 static void cpu_per_gib(const struct ctx *c)
 {
@@ -230,6 +260,8 @@ static int rule_sender_cpu(const struct ctx *c)
     int throttled = (known(thr) && thr >= VERDICT_THROTTLED_SHARE) || (known(per) && per >= VERDICT_THROTTLED_PERIODS);
     int at_budget = known(demand) && demand >= VERDICT_CPU_NEAR_BUDGET * budget;
     if (!throttled && !at_budget)
+        return 0;
+    if (!throttled && pair_cpu_bound(in)) /* a busy sender on the receiver's host: rule_receiver_cpu */
         return 0;
     double dry_s = pos(in->samples) && known(in->app_limited) ? in->app_limited / in->samples : NAN;
     double busy = known(in->busy_ms) && pos(in->srv_duration_s) ? in->busy_ms / (in->srv_duration_s * 1000) : NAN;
@@ -345,27 +377,24 @@ static int rule_receiver_window(const struct ctx *c)
 /* The receiver's transfer thread on a CPU (or waiting for one) for at least
  * VERDICT_CPU_NEAR_BUDGET of the transfer: it read as fast as it could, and its window
  * stayed full for that reason (the sender then sees rwnd-limited time). Not when the
- * serving thread was at least as busy (then both were, and the sender's rule decides). */
+ * serving thread was at least as busy (then both were, and the sender's rule decides);
+ * except on one host, where the pair's CPU-bound reading decides (pair_cpu_bound). */
 static int rule_receiver_cpu(const struct ctx *c)
 {
     const struct verdict_in *in = c->in;
-    if (!known(in->rcv_cpu_ms) || !pos(in->rcv_wall_ms))
+    double demand = receiver_demand(in), srv = sender_demand(in);
+    if (!known(demand))
         return 0;
     double on = in->rcv_cpu_ms / in->rcv_wall_ms;
-    double wait = pos(in->rcv_runq_ms) ? in->rcv_runq_ms / in->rcv_wall_ms : 0;
-    double demand = on + wait;
-    if (demand < VERDICT_CPU_NEAR_BUDGET)
-        return 0;
-    double srv = NAN;
-    if (in->server_debitd && known(in->cpu_user_ms) && known(in->cpu_sys_ms) && pos(in->cpu_wall_ms))
-        srv = (in->cpu_user_ms + in->cpu_sys_ms + (pos(in->cpu_runq_ms) ? in->cpu_runq_ms : 0)) / in->cpu_wall_ms;
-    if (known(srv) && srv >= demand)
+    double wait = demand - on;
+    int pair = pair_cpu_bound(in);
+    if (!pair && (demand < VERDICT_CPU_NEAR_BUDGET || (known(srv) && srv >= demand)))
         return 0;
     char a[32];
     add(c->t, "receiver's transfer thread on a CPU %.0f%% of the transfer", (on < 1 ? on : 1.0) * 100);
     if (wait > 0)
         add(c->t, " and waiting to run %.0f%%", (wait < 1 ? wait : 1.0) * 100);
-    add(c->t, " (a full core)");
+    add(c->t, demand >= VERDICT_CPU_NEAR_BUDGET ? " (a full core)" : " (one host: with the sender's, its CPUs full)");
     if (known(srv))
         add(c->t, "; sender's serving thread %.0f%%", (srv < 1 ? srv : 1.0) * 100);
     if (in->server_debitd && known(in->rwnd_limited_ratio))

@@ -48,6 +48,8 @@ const char *verdict_name(enum verdict_kind k);
 #define VERDICT_PLATEAU_BAND 0.10       /* an interval within 10% of the plateau's median is on it */
 #define VERDICT_PLATEAU_SHARE 0.70      /* ... and at least 70% of the intervals after slow start are */
 #define VERDICT_PLATEAU_MIN 5           /* intervals after slow start needed to call anything a plateau */
+#define VERDICT_PAIR_BOUND 1.00         /* one host: both ends' CPU demands together that make the pair CPU-bound */
+#define VERDICT_PAIR_RECEIVER 0.50      /* ... with the receiver's at least this */
 
 /* Every figure the rules may use. NAN (from <math.h>) = unknown or null, for each double;
  * a rule whose inputs are unknown does not fire. Times in ms unless named _s, sizes in
@@ -61,6 +63,7 @@ struct verdict_in {
     double slow_start_s;      /* the series' slow start (first interval at 90% of the peak) */
     unsigned parallel;        /* streams (the rules compare per-stream rates) */
     int upload;               /* the client sent: no verdict (the rules read a download) */
+    int same_host;            /* client and server on one host (loopback): they share its CPUs */
     double bottleneck_mbps;   /* --bottleneck */
     /* The client's receive side (TCP_INFO at the end, the socket's buffer). */
     double rtt_ms, min_rtt_ms, rcv_rtt_ms;

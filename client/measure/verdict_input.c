@@ -36,6 +36,12 @@ static double at(const json_t *o, const char *path)
     return json_is_number(o) ? json_number_value(o) : NAN;
 }
 
+/* The server's address is this host's loopback: both ends share its CPUs. */
+static int loopback(const char *ip)
+{
+    return ip && (strncmp(ip, "127.", 4) == 0 || strcmp(ip, "::1") == 0 || strncmp(ip, "::ffff:127.", 11) == 0);
+}
+
 void verdict_in_from_run(const struct run_result *r, struct verdict_in *in)
 {
     verdict_in_init(in);
@@ -46,6 +52,7 @@ void verdict_in_from_run(const struct run_result *r, struct verdict_in *in)
     in->slow_start_s = r->slow_start_s >= 0 ? r->slow_start_s : NAN;
     in->parallel = r->parallel ? r->parallel : 1;
     in->upload = r->upload;
+    in->same_host = loopback(r->remote_ip);
     in->bottleneck_mbps = r->bottleneck_mbps > 0 ? r->bottleneck_mbps : NAN;
     const struct tcp_info_sample *t = &r->tcp;
     if (t->have) {

@@ -2,7 +2,8 @@
 # Every run's verdict and prediction (common/verdict.c, predict.c; docs/verdict.md)
 # on loopback: limited_by one of the seven, its evidence, predicted_mbps, the receiver's
 # buffer; --bottleneck (and the scenario key) as a setting, good and bad values; the
-# summary's verdict of most runs in JSON, table, Markdown and CSV; nginx (not debitd):
+# summary's verdict of most runs in JSON, table, Markdown and CSV; 5 loopback runs from debitd
+# all receiver_cpu (stable), decided by the client; nginx (not debitd):
 # client-side evidence only; --plot's throughput-against-RTT picture. The verdicts the
 # lab's servers must get (sender_buffer, sender_cpu, network behind a real bottleneck)
 # are tested in the lab tests.
@@ -62,6 +63,33 @@ check_match "markdown: nginx too" '^- nginx limited by network \(1 of 1 runs\)' 
 "$DEBIT" -q -n 1 --bottleneck 100Mbit --format csv debitd="$D" nginx="$NGINX/files/10Mio.dat" >"$T_TMP/t.csv"
 check_match "csv: header ends with limited_by,limited_by_runs,predicted_mbps" ',p_method,limited_by,limited_by_runs,predicted_mbps$' "$(head -1 "$T_TMP/t.csv")"
 check_match "csv: each row carries the verdict" '^,,debitd,.*,network,1,[0-9.]+$' "$(sed -n 2p "$T_TMP/t.csv")"
+
+# Loopback's verdict is stable (issue 32): 5 downloads of 100 MiB from a local debitd, all
+# the same limited_by. On loopback the receiver copies every byte while the sender's
+# sendfile moves pages: debit's transfer thread is on a CPU or waiting for one all the
+# time, debitd's serving thread mostly idle: receiver_cpu, decided by the client's own
+# figures (debitd cannot see them), with no prediction (no limit known).
+debitd_conf "$T_TMP/big.conf" 'files = ( { path = "/files/100Mio.dat"; size = "100Mio"; } );'
+if debitd_up "$T_TMP/big.conf"; then
+  "$DEBIT" -q -n 5 --format json -o "$T_TMP/l.json" "$DEBITD_BASE/files/100Mio.dat"
+  check_eq "5 loopback runs: exit 0" 0 $?
+  check_eq "5 of 5 runs: the same limited_by, receiver_cpu" "5 receiver_cpu" \
+    "$(jq -r '[.runs[] | select(.ok) | .limited_by] | "\(length) \(unique | join(" "))"' "$T_TMP/l.json")"
+  check_eq "... decided by the client's side (its CPU)" client "$(jq -r '[.runs[].limited_by_side] | unique | join(" ")' "$T_TMP/l.json")"
+  check_match "... the evidence: the receiver's thread at a full core, or the one-host pair's CPUs full" \
+    "^receiver's transfer thread on a CPU [0-9]+% of the transfer( and waiting to run [0-9]+%)? \\((a full core|one host: with the sender's, its CPUs full)\\); sender's serving thread [0-9]+%" \
+    "$(jq -r '.runs[0].limited_by_evidence' "$T_TMP/l.json")"
+  check_eq "receiver.cpu: figures, share at most 1, on a CPU or waiting >= 50% of the wall time (the one-host floor)" true \
+    "$(jq '[.runs[].receiver.cpu | .share <= 1 and .share >= 0 and (.user_ms + .sys_ms + (.runqueue_ms // 0)) >= 0.5 * .wall_ms] | all' "$T_TMP/l.json")"
+  check_eq "no prediction on loopback without --bottleneck: null, with the reason" true \
+    "$(jq '[.runs[] | .predicted_mbps == null and (.predicted_note | startswith("no limit known"))] | all' "$T_TMP/l.json")"
+  check_eq "the summary: receiver_cpu, 5 of 5" "receiver_cpu 5" \
+    "$(jq -r '.summary[0] | "\(.limited_by) \(.limited_by_runs.receiver_cpu)"' "$T_TMP/l.json")"
+  check_eq "debitd's own verdict is in each record (a name, and never receiver_cpu: it cannot see the client)" true \
+    "$(jq --argjson k "$KINDS" '[.runs[].server_record.limited_by | . as $v | ($k | index($v) != null) and . != "receiver_cpu"] | all' "$T_TMP/l.json")"
+else
+  t_fail "a second debitd (100 MiB) started" "$(tail -5 "$T_TMP/debitd.log")"
+fi
 
 # --bottleneck as a setting: bad values exit 2 before any download, with the reason.
 usage_err() { # NAME ERE ARGS...

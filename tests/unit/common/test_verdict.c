@@ -46,6 +46,10 @@ static void parse_row(const char *spec, struct verdict_in *in)
             in->upload = 1;
             continue;
         }
+        if (strcmp(w, "same_host") == 0) {
+            in->same_host = 1;
+            continue;
+        }
         if (!eq)
             fail_msg("bad word '%s'", w);
         *eq = 0;
@@ -232,6 +236,32 @@ static void test_rules(void **state)
          "measured_mbps=8000 debitd rcv_cpu_ms=90 rcv_wall_ms=100 cpu_user_ms=1 cpu_sys_ms=95 cpu_wall_ms=100 "
          "rwnd_limited_ratio=0.7 busy_ms=100 srv_duration_s=0.1 samples=0 app_limited=0",
          VERDICT_RECEIVER_WINDOW, "rwnd-limited 70% of busy time"},
+        /* Loopback on a machine with a load of 12-25 on 2 CPUs (2026-12-06): both ends short
+         * of a full core, together more than one: they took turns on the same CPUs. */
+        {"receiver_cpu: one host, the pair CPU-bound, the sender on a CPU as much",
+         "measured_mbps=7669 debitd same_host bytes=104857600 rcv_cpu_ms=19 rcv_runq_ms=47 rcv_wall_ms=110 cpu_user_ms=1 "
+         "cpu_sys_ms=20 cpu_runq_ms=62 cpu_wall_ms=109 busy_ms=92 srv_duration_s=0.109 rwnd_limited_ratio=0 samples=1 "
+         "app_limited=0",
+         VERDICT_RECEIVER_CPU,
+         "receiver's transfer thread on a CPU 17% of the transfer and waiting to run 43% (one host: with the sender's, its "
+         "CPUs full); sender's serving thread 76%"},
+        {"not receiver_cpu: the same figures on two hosts", "measured_mbps=7669 debitd bytes=104857600 rcv_cpu_ms=19 "
+         "rcv_runq_ms=47 rcv_wall_ms=110 cpu_user_ms=1 cpu_sys_ms=20 cpu_runq_ms=62 cpu_wall_ms=109 busy_ms=92 "
+         "srv_duration_s=0.109 rwnd_limited_ratio=0 samples=1 app_limited=0",
+         VERDICT_UNKNOWN, "no rule matched"},
+        {"receiver_cpu, not sender_cpu: one host, the sender's demand mostly waiting to run",
+         "measured_mbps=10180 debitd same_host bytes=104857600 rcv_cpu_ms=31 rcv_runq_ms=45 rcv_wall_ms=93 cpu_user_ms=0 "
+         "cpu_sys_ms=14 cpu_runq_ms=52 cpu_wall_ms=82 busy_ms=56 srv_duration_s=0.082 rwnd_limited_ratio=0.21 samples=1 "
+         "app_limited=0",
+         VERDICT_RECEIVER_CPU, "(a full core); sender's serving thread 80%"},
+        {"sender_cpu: the same sender on another host", "measured_mbps=10180 debitd bytes=104857600 rcv_cpu_ms=31 "
+         "rcv_runq_ms=45 rcv_wall_ms=93 cpu_user_ms=0 cpu_sys_ms=14 cpu_runq_ms=52 cpu_wall_ms=82 busy_ms=56 "
+         "srv_duration_s=0.082 rwnd_limited_ratio=0.21 samples=1 app_limited=0",
+         VERDICT_SENDER_CPU, "and waited to run 63% of the transfer"},
+        {"not receiver_cpu: one host, but the receiver mostly asleep (a throttled sender's turn)",
+         LAB "measured_mbps=700 debitd same_host throttled_ms=900 cpu_wall_ms=2000 cpu_user_ms=10 cpu_sys_ms=60 "
+             "rcv_cpu_ms=300 rcv_runq_ms=100 rcv_wall_ms=2000",
+         VERDICT_SENDER_CPU, "throttled 45% of 2.00 s"},
         {"sender_cpu: no quota, a full core with the run-queue wait, the mechanism's figures",
          "measured_mbps=3000 debitd bytes=1073741824 cpu_user_ms=10 cpu_sys_ms=490 cpu_wall_ms=1000 cpu_runq_ms=400 "
          "busy_ms=700 srv_duration_s=1.0 data_segs_out=741530",
