@@ -45,7 +45,7 @@ void verdict_in_init(struct verdict_in *in)
         &in->cpu_user_ms, &in->cpu_sys_ms, &in->cpu_wall_ms, &in->cpu_share, &in->samples, &in->app_limited,
         &in->quota_pct, &in->throttled_ms, &in->nr_throttled, &in->nr_periods, &in->so_sndbuf, &in->tcp_wmem_max,
         &in->sndbuf_setting, &in->initial_cwnd, &in->rcv_cpu_ms, &in->rcv_runq_ms, &in->rcv_wall_ms,
-        &in->cpu_runq_ms, &in->data_segs_out, &in->plateau_mbps, &in->plateau_share,
+        &in->cpu_runq_ms, &in->data_segs_out, &in->bytes_sent, &in->plateau_mbps, &in->plateau_share,
     };
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         *d[i] = NAN;
@@ -235,8 +235,8 @@ static void cpu_per_gib(const struct ctx *c)
         double gib = (double)in->bytes / (1024.0 * 1024 * 1024);
         add(c->t, "; %.2f CPU-s per GiB sent", (in->cpu_user_ms + in->cpu_sys_ms) / 1000 / gib);
     }
-    if (pos(in->data_segs_out) && in->bytes)
-        add(c->t, ", %.0f bytes per segment", (double)in->bytes / in->data_segs_out);
+    if (pos(in->data_segs_out) && pos(in->bytes_sent))
+        add(c->t, ", %.0f bytes per segment", in->bytes_sent / in->data_segs_out);
 }
 
 static int rule_sender_cpu(const struct ctx *c)

@@ -82,8 +82,9 @@ struct verdict_in {
     /* The receiver's transfer thread over the transfer (threadcpu.h): CPU ms, ms waited to
      * run, wall ms. */
     double rcv_cpu_ms, rcv_runq_ms, rcv_wall_ms;
-    /* The serving thread's run-queue wait over the transfer (debitd), and its segments. */
-    double cpu_runq_ms, data_segs_out;
+    /* The serving thread's run-queue wait over the transfer (debitd), and the connection's
+     * data segments and bytes sent (TCP_INFO: over its life, kept-alive requests included). */
+    double cpu_runq_ms, data_segs_out, bytes_sent;
     /* The rate's plateau (verdict_plateau): the median interval after slow start, Mb/s
      * (the run's total, as the path is shared by its streams), and the share of those
      * intervals within VERDICT_PLATEAU_BAND of it. */

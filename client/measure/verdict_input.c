@@ -98,6 +98,7 @@ void verdict_in_from_run(const struct run_result *r, struct verdict_in *in)
     in->cpu_share = at(s, "cpu.share");
     in->cpu_runq_ms = at(s, "cpu.runqueue_ms");
     in->data_segs_out = at(s, "tcp.data_segs_out");
+    in->bytes_sent = at(s, "tcp.bytes_sent");
     in->samples = at(s, "sampled.count");
     in->app_limited = at(s, "sampled.app_limited");
     in->quota_pct = at(s, "cgroup.quota_pct");

@@ -312,8 +312,10 @@ static void entry_verdict_in(const struct entry *e, struct verdict_in *in)
             }
         }
         in->total_retrans = t->total_retrans;
-        if (t->have & TCP_INFO_HAVE_SENT)
+        if (t->have & TCP_INFO_HAVE_SENT) {
             in->bytes_retrans = (double)t->bytes_retrans;
+            in->bytes_sent = (double)t->bytes_sent;
+        }
         if (t->snd_ssthresh < 0x7fffffffu)
             in->snd_ssthresh = t->snd_ssthresh;
         in->max_snd_cwnd = t->max_snd_cwnd;

@@ -26,7 +26,7 @@ static const struct {
     F(total_retrans), F(bytes_retrans), F(snd_ssthresh), F(max_snd_cwnd), F(delivery_rate_bps), F(srv_min_rtt_ms),
     F(snd_mss), F(cpu_user_ms), F(cpu_sys_ms), F(cpu_wall_ms), F(cpu_share), F(samples), F(app_limited),
     F(quota_pct), F(throttled_ms), F(nr_throttled), F(nr_periods), F(so_sndbuf), F(tcp_wmem_max), F(sndbuf_setting),
-    F(initial_cwnd), F(rcv_cpu_ms), F(rcv_runq_ms), F(rcv_wall_ms), F(cpu_runq_ms), F(data_segs_out), F(plateau_mbps),
+    F(initial_cwnd), F(rcv_cpu_ms), F(rcv_runq_ms), F(rcv_wall_ms), F(cpu_runq_ms), F(data_segs_out), F(bytes_sent), F(plateau_mbps),
     F(plateau_share),
 };
 
@@ -264,7 +264,7 @@ static void test_rules(void **state)
          VERDICT_SENDER_CPU, "throttled 45% of 2.00 s"},
         {"sender_cpu: no quota, a full core with the run-queue wait, the mechanism's figures",
          "measured_mbps=3000 debitd bytes=1073741824 cpu_user_ms=10 cpu_sys_ms=490 cpu_wall_ms=1000 cpu_runq_ms=400 "
-         "busy_ms=700 srv_duration_s=1.0 data_segs_out=741530",
+         "busy_ms=700 srv_duration_s=1.0 data_segs_out=741530 bytes_sent=1073735440",
          VERDICT_SENDER_CPU,
          "serving thread used 0.50 CPU of a 1.00 budget and waited to run 40% of the transfer; 0.50 CPU-s per GiB sent, "
          "1448 bytes per segment; socket ran dry: busy 70%"},
