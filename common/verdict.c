@@ -99,7 +99,7 @@ struct text {
 
 __attribute__((format(printf, 2, 3))) static void add(struct text *t, const char *fmt, ...)
 {
-    if (t->n >= t->len - 1)
+    if (t->len <= 1 || t->n >= t->len - 1) /* len 1: the kind only (verdict_kind_of) */
         return;
     va_list ap;
     va_start(ap, fmt);
@@ -535,11 +535,13 @@ static enum verdict_kind decide_rules(const struct ctx *c, struct verdict *out)
     return VERDICT_UNKNOWN;
 }
 
-void verdict_decide(const struct verdict_in *in, struct verdict *out)
+/* verdict_decide; WORDS 0: the kind and the prediction only, no sentences. */
+static void decide(const struct verdict_in *in, struct verdict *out, int words)
 {
-    memset(out, 0, sizeof *out);
+    out->kind = VERDICT_UNKNOWN;
+    out->evidence[0] = out->no_prediction[0] = 0;
     out->path_mbps = NAN;
-    struct text t = {out->evidence, sizeof out->evidence, 0};
+    struct text t = {out->evidence, words ? sizeof out->evidence : 1, 0};
     struct predict_in pin;
     verdict_predict_in(in, 0, &pin);
     predict_rate(&pin, &out->pred);
@@ -568,9 +570,9 @@ void verdict_decide(const struct verdict_in *in, struct verdict *out)
         verdict_predict_in(&with, 0, &pin);
         predict_rate(&pin, &out->pred);
     }
-    if (out->pred.limit == PREDICT_LIMIT_NONE)
+    if (out->pred.limit == PREDICT_LIMIT_NONE && words)
         no_prediction(in, out);
-    if (out->kind != VERDICT_UNKNOWN || !pos(in->measured_mbps))
+    if (out->kind != VERDICT_UNKNOWN || !pos(in->measured_mbps) || !words)
         return;
     add(&t, "no rule matched: measured %s Mb/s", mbps(c.rate, a, sizeof a));
     if (out->pred.limit != PREDICT_LIMIT_NONE)
@@ -580,4 +582,16 @@ void verdict_decide(const struct verdict_in *in, struct verdict *out)
         add(&t, "; bottleneck unknown (--bottleneck)");
     if (out->pred.limit == PREDICT_LIMIT_NONE)
         add(&t, "; no prediction: %s", out->no_prediction);
+}
+
+void verdict_decide(const struct verdict_in *in, struct verdict *out)
+{
+    decide(in, out, 1);
+}
+
+enum verdict_kind verdict_kind_of(const struct verdict_in *in)
+{
+    struct verdict v;
+    decide(in, &v, 0);
+    return v.kind;
 }

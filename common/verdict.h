@@ -121,6 +121,10 @@ void verdict_predict_in(const struct verdict_in *in, double rtt_ms, struct predi
  * every field of out. */
 void verdict_decide(const struct verdict_in *in, struct verdict *out);
 
+/* The kind verdict_decide gives IN, without building its sentences (the evidence and the
+ * reason for no prediction): what debitd keeps at the end of every transfer. */
+enum verdict_kind verdict_kind_of(const struct verdict_in *in);
+
 /* The plateau of a rate series (N intervals of Mb/s, the last partial one left out by the
  * caller): the median of the intervals from the first at 90% of the peak on (slow start
  * done) into *median, and the share of those within VERDICT_PLATEAU_BAND of it into

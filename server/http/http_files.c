@@ -316,7 +316,7 @@ static void transfer_start(struct listener *l, struct MHD_Connection *conn, stru
             fr->id_at = (char *)MHD_get_response_header(fr->resp, WIRE_HDR_TRANSFER);
     }
     if (fr->len >= EVIDENCE_MIN_BYTES)
-        evidence_begin(&r->mark, s->cpu);
+        evidence_begin(&r->mark, s->cpu, fr->len);
 }
 
 enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struct req *r,

@@ -186,7 +186,7 @@ static void record(struct listener *l, struct MHD_Connection *conn, struct req *
     r->sock = sock;
     r->acked0 = have_ti ? ti.bytes_acked : 0;
     if (len >= EVIDENCE_MIN_BYTES)
-        evidence_begin(&r->mark, s->cpu);
+        evidence_begin(&r->mark, s->cpu, len);
 }
 
 /* garbage or __down: LEN bytes of the region, as a file of that size leaves. */

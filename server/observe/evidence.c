@@ -93,7 +93,7 @@ void evidence_drop(struct evidence_mark *m)
     pthread_mutex_unlock(&t->lock);
 }
 
-void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget)
+void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget, uint64_t bytes)
 {
     memset(m, 0, sizeof *m);
     m->begun = 1;
@@ -106,7 +106,7 @@ void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget)
     getrusage(RUSAGE_SELF, &ru);
     m->self_user0 = ru.ru_utime;
     m->self_sys0 = ru.ru_stime;
-    m->runq0 = threadcpu_runq_ms();
+    m->runq0 = bytes >= EVIDENCE_RUNQ_MIN_BYTES ? threadcpu_runq_ms() : -1;
     m->mono0 = sys_mono_s();
     if (budget)
         m->cg_have = cpu_budget_stat(budget, &m->cg_gen, &m->cg0);
@@ -128,7 +128,7 @@ void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, 
     int same = pthread_equal(m->self, pthread_self());
     getrusage(RUSAGE_THREAD, &th);
     getrusage(RUSAGE_SELF, &self);
-    double runq = same ? threadcpu_runq_ms() : -1;
+    double runq = same && m->runq0 >= 0 ? threadcpu_runq_ms() : -1;
     double now = sys_mono_s();
     evidence_drop(m);
     memset(ev, 0, sizeof *ev);

@@ -34,6 +34,11 @@ struct evidence_thread; /* the transfers under way on one thread */
  * at the kernel's tick-based user/system split. 1 MiB is debit's own --min-bytes default:
  * below it a run is "not a test file" anyway. */
 #define EVIDENCE_MIN_BYTES (1024u * 1024u)
+/* Bodies shorter than this get no run-queue wait (cpu.runqueue_ms null): one pread of
+ * /proc/thread-self/schedstat took 5.3 us on this machine (getrusage 1 us; a loop of 200,000,
+ * 2026-12-06), two per transfer 5 % of a 1 MiB request's CPU; and a wait over a transfer of
+ * a few ms says little. 16 MiB takes 10 ms or more even on loopback. */
+#define EVIDENCE_RUNQ_MIN_BYTES (16u * 1024u * 1024u)
 
 struct evidence_mark {
     int begun;                      /* evidence_begin ran (the body was long enough) */
@@ -90,10 +95,10 @@ struct transfer_sampled {
     float rate_mbps[EVIDENCE_RATES];
 };
 
-/* Mark the start of a transfer served by the calling thread: its CPU times, the process's,
- * cpu.stat of BUDGET (NULL: none). M is linked into the thread's list until evidence_end
- * or evidence_drop. */
-void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget);
+/* Mark the start of a transfer of BYTES served by the calling thread: its CPU times (and
+ * run-queue wait from EVIDENCE_RUNQ_MIN_BYTES on), the process's, cpu.stat of BUDGET (NULL:
+ * none). M is linked into the thread's list until evidence_end or evidence_drop. */
+void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget, uint64_t bytes);
 
 /* The transfer of M ended (call from the thread that serves it): fill EV's end part from
  * M, the CPU times and cpu.stat now, and SOCK's SO_SNDBUF (SOCK < 0: unknown). Unlinks M.

@@ -461,11 +461,9 @@ static json_t *end_entry(struct transfers *t, uint64_t seq, const char *state, u
             e->ev.tcp_wmem_max = start.tcp_wmem_max;
         }
         struct verdict_in in;
-        struct verdict v;
         entry_verdict_in(e, &in);
-        verdict_decide(&in, &v);
-        e->verdict = (int8_t)v.kind;
-        *kind = v.kind;
+        e->verdict = (int8_t)verdict_kind_of(&in); /* the sentences only when shown */
+        *kind = (enum verdict_kind)e->verdict;
         if (want)
             out = entry_json(e, 0);
     }
