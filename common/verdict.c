@@ -218,13 +218,17 @@ static double sender_demand(const struct verdict_in *in)
     return demand_of(in->cpu_user_ms + in->cpu_sys_ms, in->cpu_runq_ms, in->cpu_wall_ms);
 }
 
-/* Both ends on one host, together CPU-bound, the receiver with at least half of its time:
- * they took turns on the same CPUs (and its softirq work), and the end that copies every
- * byte is the receiver (a sendfile sender copies none): the receiver's CPU decides. */
+/* Both ends on one host, together CPU-bound: they took turns on the same CPUs (and its
+ * softirq work), and the end that copies every byte is the receiver (a sendfile sender
+ * copies none): the receiver's CPU decides when it had at least half of its time on a CPU
+ * or waiting for one, or used more CPU than the serving thread (the machine so busy that
+ * both mostly waited: the work, not the waiting, tells which end needed the CPU). */
 static int pair_cpu_bound(const struct verdict_in *in)
 {
     double r = receiver_demand(in), s = sender_demand(in);
-    return in->same_host && known(r) && known(s) && r >= VERDICT_PAIR_RECEIVER && r + s >= VERDICT_PAIR_BOUND;
+    if (!in->same_host || !known(r) || !known(s) || r + s < VERDICT_PAIR_BOUND)
+        return 0;
+    return r >= VERDICT_PAIR_RECEIVER || in->rcv_cpu_ms >= in->cpu_user_ms + in->cpu_sys_ms;
 }
 
 /* The mechanism of a CPU-bound sender: what a GiB cost it, and its segments' size. */

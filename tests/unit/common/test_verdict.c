@@ -245,6 +245,18 @@ static void test_rules(void **state)
          VERDICT_RECEIVER_CPU,
          "receiver's transfer thread on a CPU 17% of the transfer and waiting to run 43% (one host: with the sender's, its "
          "CPUs full); sender's serving thread 76%"},
+        /* The same machine at a load of 12: the receiver waited to run 69% of 353 ms, the
+         * serving thread 74%, its socket busy 45%: both starved, the receiver did the work. */
+        {"receiver_cpu: one host, both mostly waiting, the receiver with more CPU time",
+         "measured_mbps=2300 debitd same_host bytes=104857600 rcv_cpu_ms=24 rcv_runq_ms=135 rcv_wall_ms=365 "
+         "cpu_user_ms=1 cpu_sys_ms=14 cpu_runq_ms=261 cpu_wall_ms=353 busy_ms=160 srv_duration_s=0.353 "
+         "rwnd_limited_ratio=0.08 samples=3 app_limited=0",
+         VERDICT_RECEIVER_CPU, "(one host: with the sender's, its CPUs full); sender's serving thread 78%"},
+        {"sender_cpu: the same, the serving thread with more CPU time than the receiver",
+         "measured_mbps=2300 debitd same_host bytes=104857600 rcv_cpu_ms=12 rcv_runq_ms=135 rcv_wall_ms=365 "
+         "cpu_user_ms=1 cpu_sys_ms=30 cpu_runq_ms=261 cpu_wall_ms=353 busy_ms=160 srv_duration_s=0.353 "
+         "rwnd_limited_ratio=0.08 samples=3 app_limited=0",
+         VERDICT_SENDER_CPU, "and waited to run 74% of the transfer"},
         {"not receiver_cpu: the same figures on two hosts", "measured_mbps=7669 debitd bytes=104857600 rcv_cpu_ms=19 "
          "rcv_runq_ms=47 rcv_wall_ms=110 cpu_user_ms=1 cpu_sys_ms=20 cpu_runq_ms=62 cpu_wall_ms=109 busy_ms=92 "
          "srv_duration_s=0.109 rwnd_limited_ratio=0 samples=1 app_limited=0",
