@@ -294,8 +294,9 @@ static enum MHD_Result getip(struct listener *l, struct MHD_Connection *conn, st
         ip += 7;
     char text[128];
     snprintf(text, sizeof text, "%s%s", ip, speedtest_ip_note(ip));
-    char *body = json_dumps(json_pack("{s:s, s:s}", "processedString", text, "rawIspInfo", ""),
-                            JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_t *j = json_pack("{s:s, s:s}", "processedString", text, "rawIspInfo", "");
+    char *body = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(j);
     if (!body)
         return http_reply_text(l, conn, 500, NULL, NULL);
     r->speed = SPEEDTEST_GETIP;
