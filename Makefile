@@ -36,11 +36,11 @@ PKG_CONFIG?= pkg-config
 
 PKGS_COMMON := libconfig jansson
 PKGS_SERVER := libmicrohttpd gnutls libcrypto libsystemd libcap libseccomp
-PKGS_CLIENT := libcurl libssl
+PKGS_CLIENT := libcurl libssl libcrypto
 PKGS_NETCTL := libnl-route-3.0 libnl-3.0
 PKGS_DELAY  := libnetfilter_queue libmnl
 PKGS_STORE  := sqlite3 libpq
-# libwslay (WebSocket framing for ndt7, server/http/http_ndt7_run.c): Debian's libwslay-dev
+# libwslay (WebSocket framing for ndt7: server/http/http_ndt7_run.c, client/measure/ws.c): Debian's libwslay-dev
 # ships no pkg-config file, only CMake's, so it is named here.
 LIBS_WSLAY  := -lwslay
 PKGS_ALL    := $(PKGS_COMMON) $(PKGS_SERVER) $(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_DELAY) $(PKGS_STORE)
@@ -123,7 +123,7 @@ all: $(PROGS)
 
 PC_common         := $(PKGS_COMMON)
 PC_netctl         := $(PKGS_COMMON) $(PKGS_NETCTL)
-PC_client/measure := $(PKGS_COMMON) libcurl libssl
+PC_client/measure := $(PKGS_COMMON) libcurl libssl libcrypto
 PC_client/output  := $(PKGS_COMMON) libcurl
 PC_client/store   := $(PKGS_COMMON) $(PKGS_STORE)
 PC_client         := $(PKGS_COMMON) $(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE)
@@ -163,7 +163,7 @@ $(BUILD)/debitd: $(BUILD)/server/main.o $(LIBSERVER) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) $(EXPORT_NOPUSH) -o $@ $^ $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) $(LIBS_WSLAY) -lm
 
 $(BUILD)/debit: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBNETCTL) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE) $(PKGS_COMMON)) -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE) $(PKGS_COMMON)) $(LIBS_WSLAY) -lm
 
 $(BUILD)/debit-netctl: $(BUILD)/netctl/main.o $(LIBNETCTL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_NETCTL) $(PKGS_COMMON)) -lm
@@ -198,7 +198,7 @@ unit-bins: $(UNIT_BINS) $(NOINTERPOSE)
 
 # bench/store.sh's measuring tool (not installed).
 $(BUILD)/store-bench: $(BUILD)/bench/store_bench.o $(LIBCLIENT) $(LIBNETCTL) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE) $(PKGS_COMMON)) -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE) $(PKGS_COMMON)) $(LIBS_WSLAY) -lm
 
 # Fuzzing (docs/fuzzing.md). Every fuzz/fuzz_NAME.c is a libFuzzer harness linked with the
 # programs' libraries, all built by clang with the fuzzer's coverage, ASan and UBSan into
