@@ -24,6 +24,7 @@ struct test {
     const struct dl_hooks *h;
     struct series agg;
     uint64_t bytes;      /* payload received (download) or written (upload) */
+    uint64_t queued;     /* upload: payload handed to wslay */
     unsigned messages;   /* measurement messages from the server */
     json_t *last;        /* the last one (owned) */
     double t_up, t_progress;
@@ -87,7 +88,7 @@ static int run_loop(struct ws_conn *c, struct test *t, int upload, char *err, si
         free(buf);
         return err_set(err, errlen, "no random bytes for the upload");
     }
-    uint64_t size = MSG_MIN, queued = 0, counted = 0;
+    uint64_t size = MSG_MIN, counted = 0;
     int closing = 0, rc = -1, code = 0;
     for (;;) {
         double now = sys_mono_s(), el = now - t->t_up;
@@ -101,12 +102,12 @@ static int run_loop(struct ws_conn *c, struct test *t, int upload, char *err, si
         }
         if (upload) {
             if (!closing && el < NDT7_UPLOAD_S)
-                feed(c, t, buf, &size, &queued);
+                feed(c, t, buf, &size, &t->queued);
             else if (!closing) {
                 ws_close(c); /* after what is queued */
                 closing = 1;
             }
-            uint64_t sent = queued - ws_queued(c);
+            uint64_t sent = t->queued - ws_queued(c);
             if (sent > counted) {
                 series_add(&t->agg, now, sent - counted);
                 counted = sent;
@@ -128,6 +129,8 @@ static int run_loop(struct ws_conn *c, struct test *t, int upload, char *err, si
             break;
         }
     }
+    if (upload) /* exact once the close went out: it was queued after every message */
+        t->bytes = t->queued - ws_queued(c);
     free(buf);
     return rc;
 }

@@ -13,9 +13,12 @@
 
 #include "err.h"
 #include "sys.h"
+#include "ws_frame.h"
 
 #define TEXT_MAX (1 << 20) /* a measurement message longer than this is not one */
 #define HEAD_MAX 16384     /* the 101's header block */
+#define RBUF (256 * 1024)  /* one read: large, so that a fast download is few system calls */
+#define RECV_MAX ((1u << 24) + 64) /* the spec's largest message, which a receiver MUST accept */
 
 struct ws_conn {
     CURL *h;
@@ -24,29 +27,20 @@ struct ws_conn {
     struct ws_handlers hd;
     unsigned char *pre; /* bytes read past the 101's headers */
     size_t pre_len, pre_off;
-    int msg_text;       /* the message being received is text */
-    int fin;            /* the frame being received ends its message */
-    int ctrl;           /* the frame being received is a control frame (wslay answers it) */
-    char *text;         /* its bytes so far */
+    struct ws_rx rx;    /* reading is ws_frame's, writing libwslay's */
+    unsigned char *rbuf;
+    char *text;         /* the text message being received */
     size_t text_len;
-    int broken;
+    unsigned char ctl[125]; /* the control frame being received */
+    size_t ctl_len;
+    int close_received, close_code;
 };
 
+/* wslay only writes (ws_frame reads): its read side is never driven */
 static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *user)
 {
-    (void)flags;
-    struct ws_conn *c = user;
-    if (c->pre_off < c->pre_len) {
-        size_t n = c->pre_len - c->pre_off < len ? c->pre_len - c->pre_off : len;
-        memcpy(buf, c->pre + c->pre_off, n);
-        c->pre_off += n;
-        return (ssize_t)n;
-    }
-    size_t got = 0;
-    CURLcode rc = curl_easy_recv(c->h, buf, len, &got);
-    if (rc == CURLE_OK && got > 0)
-        return (ssize_t)got;
-    wslay_event_set_error(ctx, rc == CURLE_AGAIN ? WSLAY_ERR_WOULDBLOCK : WSLAY_ERR_CALLBACK_FAILURE);
+    (void)buf, (void)len, (void)flags, (void)user;
+    wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
     return -1;
 }
 
@@ -68,55 +62,44 @@ static int ws_genmask(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, voi
     return getrandom(buf, len, 0) == (ssize_t)len ? 0 : -1;
 }
 
-static void ws_start(wslay_event_context_ptr ctx, const struct wslay_event_on_frame_recv_start_arg *arg, void *user)
+static void rx_payload(unsigned op, unsigned msg_op, const unsigned char *data, size_t n, void *ud)
 {
-    (void)ctx;
-    struct ws_conn *c = user;
-    c->ctrl = wslay_is_ctrl_frame(arg->opcode);
-    c->fin = arg->fin;
-    if (c->ctrl)
-        return;
-    if (arg->opcode != WSLAY_CONTINUATION_FRAME) { /* a new message */
-        c->msg_text = arg->opcode == WSLAY_TEXT_FRAME;
-        c->text_len = 0;
-    }
-}
-
-static void ws_chunk(wslay_event_context_ptr ctx, const struct wslay_event_on_frame_recv_chunk_arg *arg, void *user)
-{
-    (void)ctx;
-    struct ws_conn *c = user;
-    if (c->ctrl)
-        return;
-    if (!c->msg_text) {
+    struct ws_conn *c = ud;
+    if (op & 0x8) { /* a control frame: at most 125 bytes (ws_frame checked) */
+        memcpy(c->ctl + c->ctl_len, data, n);
+        c->ctl_len += n;
+    } else if (msg_op == WS_OP_BINARY) {
         if (c->hd.binary)
-            c->hd.binary(arg->data_length, c->hd.ud);
-        return;
+            c->hd.binary(n, c->hd.ud);
+    } else if (c->text_len + n <= TEXT_MAX) { /* longer: not a measurement, dropped */
+        char *t = realloc(c->text, c->text_len + n + 1);
+        if (t) {
+            c->text = t;
+            memcpy(t + c->text_len, data, n);
+            c->text_len += n;
+        }
     }
-    if (c->text_len + arg->data_length > TEXT_MAX)
-        return; /* too long to be a measurement: dropped */
-    char *t = realloc(c->text, c->text_len + arg->data_length + 1);
-    if (!t)
-        return;
-    c->text = t;
-    memcpy(t + c->text_len, arg->data, arg->data_length);
-    c->text_len += arg->data_length;
 }
 
-static void ws_end(wslay_event_context_ptr ctx, void *user)
+static void rx_frame_end(unsigned op, unsigned msg_op, int fin, void *ud)
 {
-    (void)ctx;
-    struct ws_conn *c = user;
-    /* without buffering, a text message is whole when its FIN frame ends */
-    if (!c->ctrl && c->msg_text && c->fin && c->hd.text) {
-        c->hd.text(c->text ? c->text : "", c->text_len, c->hd.ud);
+    struct ws_conn *c = ud;
+    if (op == WS_OP_CLOSE && !c->close_received) {
+        c->close_received = 1;
+        c->close_code = c->ctl_len >= 2 ? c->ctl[0] << 8 | c->ctl[1] : 0;
+        if (!wslay_event_get_close_sent(c->ws)) /* answer with its code (RFC 6455 5.5.1) */
+            wslay_event_queue_close(c->ws, c->close_code ? (uint16_t)c->close_code : WSLAY_CODE_NORMAL_CLOSURE,
+                                    NULL, 0);
+    } else if (op == WS_OP_PING) {
+        struct wslay_event_msg m = {WSLAY_PONG, c->ctl, c->ctl_len};
+        wslay_event_queue_msg(c->ws, &m);
+    } else if (!(op & 0x8) && msg_op == WS_OP_TEXT && fin) {
+        if (c->hd.text)
+            c->hd.text(c->text ? c->text : "", c->text_len, c->hd.ud);
         c->text_len = 0;
     }
-}
-
-static void ws_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg *arg, void *user)
-{
-    (void)ctx, (void)arg, (void)user;
+    if (op & 0x8)
+        c->ctl_len = 0;
 }
 
 /* base64(SHA-1(KEY + RFC 6455's GUID)) into OUT (29 bytes). */
@@ -317,15 +300,12 @@ struct ws_conn *ws_open(const char *url, const char *protocol, const struct dl_o
     if (handshake(c, url, protocol, info, t0, err, errlen) < 0)
         goto fail;
     struct wslay_event_callbacks cb = {.recv_callback = ws_recv, .send_callback = ws_send,
-                                       .genmask_callback = ws_genmask, .on_frame_recv_start_callback = ws_start,
-                                       .on_frame_recv_chunk_callback = ws_chunk,
-                                       .on_frame_recv_end_callback = ws_end, .on_msg_recv_callback = ws_msg};
-    if (wslay_event_context_client_init(&c->ws, &cb, c) != 0) {
+                                       .genmask_callback = ws_genmask};
+    ws_rx_init(&c->rx);
+    if (!(c->rbuf = malloc(RBUF)) || wslay_event_context_client_init(&c->ws, &cb, c) != 0) {
         err_set(err, errlen, "out of memory");
         goto fail;
     }
-    wslay_event_config_set_no_buffering(c->ws, 1);
-    wslay_event_config_set_max_recv_msg_length(c->ws, (1u << 24) + 64); /* the spec's largest */
     free(hurl);
     return c;
 fail:
@@ -350,10 +330,33 @@ void ws_close(struct ws_conn *c)
     wslay_event_queue_close(c->ws, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
 }
 
+/* Read what the socket has (bounded: writing must get its turn): 0, or -1 with err. */
+static int read_some(struct ws_conn *c, char *err, size_t errlen)
+{
+    static const struct ws_rx_cb cb = {rx_payload, rx_frame_end};
+    if (c->pre_off < c->pre_len) { /* what came with the 101 */
+        size_t n = c->pre_len - c->pre_off;
+        c->pre_off = c->pre_len;
+        if (ws_rx_feed(&c->rx, c->pre, n, RECV_MAX, &cb, c) < 0)
+            return err_set(err, errlen, "the server's framing: %s", c->rx.error);
+    }
+    for (int i = 0; i < 64 && !c->close_received; i++) {
+        size_t got = 0;
+        CURLcode rc = curl_easy_recv(c->h, c->rbuf, RBUF, &got);
+        if (rc == CURLE_AGAIN)
+            return 0;
+        if (rc != CURLE_OK || got == 0)
+            return err_set(err, errlen, "the connection broke while reading");
+        if (ws_rx_feed(&c->rx, c->rbuf, got, RECV_MAX, &cb, c) < 0)
+            return err_set(err, errlen, "the server's framing: %s", c->rx.error);
+    }
+    return 0;
+}
+
 int ws_pump(struct ws_conn *c, int readable, char *err, size_t errlen)
 {
-    if (readable && wslay_event_want_read(c->ws) && wslay_event_recv(c->ws) != 0)
-        return err_set(err, errlen, "the connection broke while reading");
+    if ((readable || c->pre_off < c->pre_len) && read_some(c, err, errlen) < 0)
+        return -1;
     if (wslay_event_want_write(c->ws) && wslay_event_send(c->ws) != 0)
         return err_set(err, errlen, "the connection broke while writing");
     return 0;
@@ -371,8 +374,8 @@ int ws_want_write(const struct ws_conn *c)
 
 int ws_closed(const struct ws_conn *c, int *code)
 {
-    *code = wslay_event_get_close_received(c->ws) ? (int)wslay_event_get_status_code_received(c->ws) : 0;
-    return wslay_event_get_close_received(c->ws) && wslay_event_get_close_sent(c->ws);
+    *code = c->close_received ? c->close_code : 0;
+    return c->close_received && wslay_event_get_close_sent(c->ws);
 }
 
 void ws_free(struct ws_conn *c)
@@ -384,6 +387,7 @@ void ws_free(struct ws_conn *c)
     if (c->h)
         curl_easy_cleanup(c->h);
     free(c->pre);
+    free(c->rbuf);
     free(c->text);
     free(c);
 }

@@ -1,8 +1,9 @@
 /* ws: a WebSocket client connection (RFC 6455) over libcurl's connect-only mode (libcurl
  * 7.88 has no WebSocket of its own): libcurl connects, with the run's network options and,
  * for wss://, TLS; the opening handshake is written and read here with curl_easy_send and
- * curl_easy_recv; frames are libwslay's (the client masks every frame). The caller runs
- * the event loop over ws_socket with ws_pump. */
+ * curl_easy_recv; the frames we send are libwslay's (the client masks every frame), those
+ * we receive ws_frame.c's (256 KiB reads, payload never copied). The caller runs the event
+ * loop over ws_socket with ws_pump. */
 #ifndef DEBIT_WS_H
 #define DEBIT_WS_H
 
