@@ -97,8 +97,8 @@ wait "$P2"; check_eq "debit ws upload: exit 0" 0 "$?"
 for t in dd du; do
   j=$(tail -n 1 "$T_TMP/$t.jsonl")
   sub=$([ $t = dd ] && echo download || echo upload)
-  check_eq "debit $sub: ok, direction, subtest, close 1000" "true $sub $sub 1000" \
-    "$(jq -r '"\(.ok) \(.direction) \(.ndt7.subtest) \(.ndt7.close_code)"' <<<"$j")"
+  check_eq "debit $sub: ok, kind, direction, subtest, close 1000" "true ndt7 $sub $sub 1000" \
+    "$(jq -r '"\(.ok) \(.kind) \(.direction) \(.ndt7.subtest) \(.ndt7.close_code)"' <<<"$j")"
   check_eq "debit $sub: its bytes = debitd's record of the test" "$(jq .bytes <<<"$j")" "$(jq .server_record.bytes <<<"$j")"
   check_eq "debit $sub: the record is the 101's X-Debit-Transfer, done" \
     "$(jq -r '.server_config["X-Debit-Transfer"] + " done"' <<<"$j")" "$(jq -r '"\(.server_record.id) \(.server_record.state)"' <<<"$j")"
