@@ -168,6 +168,30 @@ j=$(timeout 10 python3 "$PEER" ws 127.0.0.1 "$PORT" download)
 check_eq "quota used: the next download: 429" 429 "$(jq -r .status <<<"$j")"
 srv_stop
 
+# stopping with tests under way: SIGTERM lets them finish (a graceful stop waits for
+# in_flight), SIGINT ends them at once (server_stop tells their threads, then stops the daemons)
+srv_conf "$T_TMP/g.conf" 'files = ( { path = "/ram/8MiB.dat"; size = "8MiB"; } );'
+srv_start "$T_TMP/g.conf"
+t_bg g1 timeout 20 python3 "$PEER" ws 127.0.0.1 "$PORT" download
+G1=$T_LAST_PID
+wait_for 50 grep -q upgraded "$T_TMP/g1.log"
+kill -TERM "$DEBITD_PID"
+wait "$G1"
+j=$(tail -n 1 "$T_TMP/g1.log")
+check_eq "SIGTERM during a test: the test still ends at 10 s with a close 1000" 1000 "$(jq -r .close_code <<<"$j")"
+check_cmp "... after its 10 s" "$(jq .seconds <<<"$j")" ">=" 9.9
+srv_stop
+check_eq "... and debitd exits 0" 0 "$SRV_RC"
+srv_start "$T_TMP/g.conf"
+t_bg g2 timeout 20 python3 "$PEER" ws 127.0.0.1 "$PORT" upload
+G2=$T_LAST_PID
+wait_for 50 grep -q upgraded "$T_TMP/g2.log"
+t0=$(date +%s%N)
+stop_pid "$DEBITD_PID" INT
+check_eq "SIGINT during a test: debitd exits 0" 0 "$STOP_RC"
+check_cmp "... within 2 s (the test's thread is told, then the daemons stop)" $((($(date +%s%N) - t0) / 1000000)) "<" 2000
+wait "$G2"
+
 srv_conf "$T_TMP/f.conf" 'ndt7 = { enabled = false; };'
 srv_start "$T_TMP/f.conf"
 j=$(timeout 10 python3 "$PEER" ws 127.0.0.1 "$PORT" download)
