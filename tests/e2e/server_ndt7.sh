@@ -117,6 +117,40 @@ check_cmp "debit download: the server's last NumBytes <= what debit received" \
 out=$("$DEBIT" -n 1 --db none "ws://127.0.0.1:$PORT/nope" 2>&1); rc=$?
 check_eq "debit against a path that is no ndt7 endpoint: exit 1" 1 "$rc"
 check_match "... saying the server answered 404" 'HTTP 404 instead of 101' "$out"
+# M-Lab's own ndt7 client code (npm @m-lab/ndt7's workers, fetched by tools/ndt7-js) in
+# Node with its WebSocket: a third-party peer
+NDT7_JS=${NDT7_JS:-$DEBIT_BUILD/ndt7-js}
+W=$NDT7_JS/node_modules/@m-lab/ndt7/src
+if [ -f "$W/ndt7-download-worker.js" ] && node --experimental-websocket -e 'WebSocket' >/dev/null 2>&1; then
+  t_bg jsd timeout 25 node --experimental-websocket "$DEBIT_TOP/tests/e2e/ndt7_js.js" "$W/ndt7-download-worker.js" \
+    download "ws://127.0.0.1:$PORT/ndt/v7/download"
+  P1=$T_LAST_PID
+  t_bg jsu timeout 25 node --experimental-websocket "$DEBIT_TOP/tests/e2e/ndt7_js.js" "$W/ndt7-upload-worker.js" \
+    upload "ws://127.0.0.1:$PORT/ndt/v7/upload"
+  P2=$T_LAST_PID
+  wait "$P1"; wait "$P2"
+  for t in jsd jsu; do
+    sub=$([ $t = jsd ] && echo download || echo upload)
+    f=$T_TMP/$t.log
+    check_eq "ndt7-js $sub: start, then complete, no error" "start complete 0" \
+      "$(jq -rs '"\(.[0].MsgType) \(.[-1].MsgType) \([.[] | select(.MsgType == "error")] | length)"' "$f")"
+    check_cmp "ndt7-js $sub: the server's measurements reached it (>= 30)" \
+      "$(jq -s '[.[] | select(.Source == "server")] | length' "$f")" ">=" 30
+    id=$(jq -rs '[.[] | select(.Source == "server") | .ServerMessage | fromjson | .ConnectionInfo.UUID] | last' "$f")
+    rec=$(curl -s "$BASE/transfers/$id")
+    check_eq "ndt7-js $sub: debitd's record (the UUID its messages gave) is done" done "$(jq -r .state <<<"$rec")"
+    if [ $t = jsd ]; then
+      check_cmp "ndt7-js download: what it counted <= the record's bytes" \
+        "$(jq -s '[.[] | select(.Source == "client") | .ClientData.NumBytes] | last' "$f")" "<=" "$(jq .bytes <<<"$rec")"
+    else
+      # its last figure is from its last 250 ms tick, before the server's close
+      check_cmp "ndt7-js upload: the record's bytes >= 0.9 x its last NumBytes" \
+        "$(jq .bytes <<<"$rec")" ">=" "$(jq -s '[.[] | select(.Source == "client") | .ClientData.NumBytes] | last * 0.9' "$f")"
+    fi
+  done
+else
+  t_skip "M-Lab's ndt7-js against debitd" "no $W (tools/ndt7-js fetches it) or no node --experimental-websocket (Node >= 20.10)"
+fi
 srv_stop
 check_eq "debitd stopped cleanly" 0 "$SRV_RC"
 
