@@ -4,8 +4,7 @@
  * and checked by it), but for the download's binary messages: a server's frame is not
  * masked, so its payload is the content region's bytes as they are, sent with sendfile()
  * behind a 4- or 10-byte header on a plain listener (zero-copy, as a file body), or
- * written from the region's map on HTTPS (libmicrohttpd encrypts what the socketpair
- * carries). Such a frame is begun only when wslay has nothing half-sent, so frames never
+ * written from the region's map into the connection's TLS session on HTTPS (out()). Such a frame is begun only when wslay has nothing half-sent, so frames never
  * interleave. Message sizes as ndt-server's: 8 KiB, doubled while under 1/16 of the bytes
  * sent so far, at most 1 MiB. The server closes at 10 s (status 1000) and cuts at 13 s. */
 #include "http_internal.h"
@@ -20,6 +19,7 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <gnutls/gnutls.h>
 #include <wslay/wslay.h>
 
 #include "log.h"
@@ -49,6 +49,22 @@ struct test {
     int data_frame;              /* the frame being received is text, binary or a continuation */
 };
 
+/* Write to the client: on HTTPS straight into libmicrohttpd's TLS session (GnuTLS lets one
+ * thread send while another receives on a session): its relay of the socketpair runs
+ * 4 bytes at a time in 0.9.75 (docs/server.md "ndt7"); what the client sends still comes
+ * through the socketpair. -1 with errno EAGAIN when the socket is full (call again with the
+ * same bytes, as gnutls_record_send wants). */
+static ssize_t out(struct test *t, const void *p, size_t n, int more)
+{
+    if (!t->run->tls_session)
+        return send(t->run->fd, p, n, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
+    ssize_t r = gnutls_record_send(t->run->tls_session, p, n);
+    if (r >= 0)
+        return r;
+    errno = r == GNUTLS_E_AGAIN || r == GNUTLS_E_INTERRUPTED ? EAGAIN : EPIPE;
+    return -1;
+}
+
 static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *user)
 {
     (void)flags;
@@ -74,7 +90,7 @@ static ssize_t ws_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
 {
     (void)flags;
     struct test *t = user;
-    ssize_t n = send(t->run->fd, data, len, MSG_NOSIGNAL);
+    ssize_t n = out(t, data, len, 0);
     if (n >= 0)
         return n;
     wslay_event_set_error(ctx, errno == EAGAIN || errno == EINTR ? WSLAY_ERR_WOULDBLOCK : WSLAY_ERR_CALLBACK_FAILURE);
@@ -176,7 +192,7 @@ static int frame_push(struct test *t)
     int fd = t->run->fd;
     while (t->hdr_off < t->hdr_len) {
         /* MSG_MORE: the header goes with the payload's first segment */
-        ssize_t n = send(fd, t->hdr + t->hdr_off, t->hdr_len - t->hdr_off, MSG_NOSIGNAL | MSG_MORE);
+        ssize_t n = out(t, t->hdr + t->hdr_off, t->hdr_len - t->hdr_off, 1);
         if (n < 0)
             return errno == EAGAIN || errno == EINTR ? 0 : -1;
         t->hdr_off += (size_t)n;
@@ -185,7 +201,7 @@ static int frame_push(struct test *t)
         size_t want = t->body_left > (1u << 20) ? 1u << 20 : (size_t)t->body_left;
         ssize_t n;
         if (t->run->tls) {
-            n = send(fd, t->map + t->src_off, want, MSG_NOSIGNAL);
+            n = out(t, t->map + t->src_off, want, 0);
         } else {
             off_t off = (off_t)t->src_off;
             n = sendfile(fd, t->region_fd, &off, want);
@@ -260,13 +276,16 @@ static int test_loop(struct test *t)
         double to_measure = next_measure - sys_mono_s();
         if (!t->closing && to_measure * 1000 < timeout)
             timeout = to_measure > 0 ? (int)(to_measure * 1000) + 1 : 0;
-        struct pollfd p = {run->fd, POLLIN | (want_out ? POLLOUT : 0), 0};
+        /* HTTPS: the client's bytes come through the socketpair, ours go to the TCP socket */
+        int split = run->tls_session != NULL;
+        struct pollfd p[2] = {{run->fd, POLLIN | (want_out && !split ? POLLOUT : 0), 0},
+                              {run->tcp_fd, want_out ? POLLOUT : 0, 0}};
         if (run->extra_off < run->extra_len)
             timeout = 0;
-        int n = poll(&p, 1, timeout);
+        int n = poll(p, split ? 2 : 1, timeout);
         if (n < 0 && errno != EINTR)
             return 0;
-        if ((p.revents & (POLLIN | POLLHUP | POLLERR)) || run->extra_off < run->extra_len) {
+        if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) || run->extra_off < run->extra_len) {
             if (wslay_event_recv(t->ws) != 0)
                 return t->closing && wslay_event_get_close_sent(t->ws);
         }
@@ -318,6 +337,8 @@ void http_ndt7_upgraded(void *cls, struct MHD_Connection *conn, void *req_cls, c
     run->fd = sock;
     run->tcp_fd = ci ? ci->connect_fd : sock;
     run->tls = run->l->tls != NULL;
+    const union MHD_ConnectionInfo *ts = run->tls ? MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION) : NULL;
+    run->tls_session = ts ? ts->tls_session : NULL;
     if (extra_in_size && (run->extra = malloc(extra_in_size))) {
         memcpy(run->extra, extra_in, extra_in_size);
         run->extra_len = extra_in_size;
