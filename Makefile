@@ -36,10 +36,13 @@ PKG_CONFIG?= pkg-config
 
 PKGS_COMMON := libconfig jansson
 PKGS_SERVER := libmicrohttpd gnutls libcrypto libsystemd libcap libseccomp
-PKGS_CLIENT := libcurl libssl
+PKGS_CLIENT := libcurl libssl libcrypto
 PKGS_NETCTL := libnl-route-3.0 libnl-3.0
 PKGS_DELAY  := libnetfilter_queue libmnl
 PKGS_STORE  := sqlite3 libpq
+# libwslay (WebSocket framing for ndt7: server/http/http_ndt7_run.c, client/measure/ws.c): Debian's libwslay-dev
+# ships no pkg-config file, only CMake's, so it is named here.
+LIBS_WSLAY  := -lwslay
 PKGS_ALL    := $(PKGS_COMMON) $(PKGS_SERVER) $(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_DELAY) $(PKGS_STORE)
 
 SAN_FLAGS ?=
@@ -120,7 +123,7 @@ all: $(PROGS)
 
 PC_common         := $(PKGS_COMMON)
 PC_netctl         := $(PKGS_COMMON) $(PKGS_NETCTL)
-PC_client/measure := $(PKGS_COMMON) libcurl libssl
+PC_client/measure := $(PKGS_COMMON) libcurl libssl libcrypto
 PC_client/output  := $(PKGS_COMMON) libcurl
 PC_client/store   := $(PKGS_COMMON) $(PKGS_STORE)
 PC_client         := $(PKGS_COMMON) $(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE)
@@ -157,10 +160,10 @@ $(BUILD)/lib%.a:
 EXPORT_NOPUSH := -Wl,--export-dynamic-symbol=setsockopt -Wl,--export-dynamic-symbol=sendfile64
 
 $(BUILD)/debitd: $(BUILD)/server/main.o $(LIBSERVER) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) $(EXPORT_NOPUSH) -o $@ $^ $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) -lm
+	$(CC) $(LDFLAGS) $(EXPORT_NOPUSH) -o $@ $^ $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) $(LIBS_WSLAY) -lm
 
 $(BUILD)/debit: $(BUILD)/client/main.o $(LIBCLIENT) $(LIBNETCTL) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE) $(PKGS_COMMON)) -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE) $(PKGS_COMMON)) $(LIBS_WSLAY) -lm
 
 $(BUILD)/debit-netctl: $(BUILD)/netctl/main.o $(LIBNETCTL) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_NETCTL) $(PKGS_COMMON)) -lm
@@ -181,7 +184,7 @@ $(SYSCONF_STAMP):
 # Unit tests link the programs' libraries (all but main.c) and cmocka.
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBSERVER) $(LIBCLIENT) $(LIBNETCTL) $(LIBDELAY) $(LIBCOMMON)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $(EXPORT_NOPUSH) -o $@ $^ $(call pc_libs,$(PKGS_ALL) cmocka) -lm
+	$(CC) $(LDFLAGS) $(EXPORT_NOPUSH) -o $@ $^ $(call pc_libs,$(PKGS_ALL) cmocka) $(LIBS_WSLAY) -lm
 
 # debitd whose setsockopt() libmicrohttpd cannot reach (tcp_nopush's fallback, checked by
 # tests/e2e/server_nopush.sh): a build where the interposition is not in effect.
@@ -189,13 +192,13 @@ NOINTERPOSE := $(BUILD)/tests/debitd-nointerpose
 $(NOINTERPOSE): $(BUILD)/server/main.o $(LIBSERVER) $(LIBCOMMON) tests/lib/hide-setsockopt.ver
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -Wl,--version-script=tests/lib/hide-setsockopt.ver -o $@ $(filter-out %.ver,$^) \
-	  $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) -lm
+	  $(call pc_libs,$(PKGS_SERVER) $(PKGS_COMMON)) $(LIBS_WSLAY) -lm
 
 unit-bins: $(UNIT_BINS) $(NOINTERPOSE)
 
 # bench/store.sh's measuring tool (not installed).
 $(BUILD)/store-bench: $(BUILD)/bench/store_bench.o $(LIBCLIENT) $(LIBNETCTL) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE) $(PKGS_COMMON)) -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(call pc_libs,$(PKGS_CLIENT) $(PKGS_NETCTL) $(PKGS_STORE) $(PKGS_COMMON)) $(LIBS_WSLAY) -lm
 
 # Fuzzing (docs/fuzzing.md). Every fuzz/fuzz_NAME.c is a libFuzzer harness linked with the
 # programs' libraries, all built by clang with the fuzzer's coverage, ASan and UBSan into
@@ -204,7 +207,7 @@ $(BUILD)/store-bench: $(BUILD)/bench/store_bench.o $(LIBCLIENT) $(LIBNETCTL) $(L
 FUZZ_SECONDS ?= 30
 FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 $(BUILD)/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(LIBSERVER) $(LIBCLIENT) $(LIBNETCTL) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(call pc_libs,$(PKGS_ALL)) -lm
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(call pc_libs,$(PKGS_ALL)) $(LIBS_WSLAY) -lm
 
 fuzz-bins: $(FUZZ_BINS)
 

@@ -250,10 +250,12 @@ int settings_add_server(struct settings *s, const char *value, char *err, size_t
     }
     if (!scheme)
         return bad(err, errlen, url, "not a URL (expected http://HOST[:PORT]/PATH)");
-    if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0)
-        return bad(err, errlen, url, "only http:// and https:// URLs are supported");
+    int ws = strncasecmp(url, "ws://", 5) == 0 || strncasecmp(url, "wss://", 6) == 0; /* ndt7 */
+    if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0 && !ws)
+        return bad(err, errlen, url, "only http:// and https:// URLs, and ws:// or wss:// for ndt7, are supported");
     CURLU *u = curl_url();
-    CURLUcode uc = u ? curl_url_set(u, CURLUPART_URL, url, 0) : CURLUE_OUT_OF_MEMORY;
+    /* libcurl 7.88 without WebSocket support parses ws:// only as an unknown scheme */
+    CURLUcode uc = u ? curl_url_set(u, CURLUPART_URL, url, ws ? CURLU_NON_SUPPORT_SCHEME : 0) : CURLUE_OUT_OF_MEMORY;
     if (uc != CURLUE_OK) {
         curl_url_cleanup(u);
         return err_set(err, errlen, "'%s': not a valid URL (%s)", url, curl_url_strerror(uc));

@@ -36,6 +36,10 @@
 #define WIRE_STATUS_PATH "/status"
 /* Prometheus text format 0.0.4 (docs/server.md "Metrics"); 403 outside metrics.allow. */
 #define WIRE_METRICS_PATH "/metrics"
+/* ndt7 (M-Lab's spec/ndt7-protocol.md): WebSocket paths and the subprotocol both ends name. */
+#define WIRE_NDT7_DOWNLOAD_PATH "/ndt/v7/download"
+#define WIRE_NDT7_UPLOAD_PATH "/ndt/v7/upload"
+#define WIRE_NDT7_PROTOCOL "net.measurementlab.ndt.v7"
 
 /* The first word of the line a delay program (debit-delayline, debit-netctl) prints on
  * stdout once packets are being delayed; whoever started it waits for it (bounded). */

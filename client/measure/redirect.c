@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "download.h"
+#include "ndt7.h"
 #include "xfer.h"
 
 /* scheme://host:port of url into out ("" when it does not parse); the port is the
@@ -39,6 +40,10 @@ static int same_origin(const char *a, const char *b)
 
 void dl_perform(const char *url, const struct dl_options *o, const struct dl_hooks *h, struct run_result *r)
 {
+    if (ndt7_is_url(url)) { /* a WebSocket: no redirect, no -H (ndt7.h) */
+        ndt7_perform(url, o, h, r);
+        return;
+    }
     if (!o->headers || o->location_trusted || o->upload) { /* an upload follows no redirect */
         dl_perform_hop(url, o, h, r);
         return;

@@ -70,6 +70,7 @@ static void free_outcome(struct run_result *r)
     json_decref(r->streams);
     json_decref(r->server_config);
     json_decref(r->server_record);
+    json_decref(r->ndt7);
 }
 
 void result_free(struct run_result *r)
@@ -135,6 +136,8 @@ void result_server_json(const struct run_result *r, json_t *o)
         json_object_set_new(o, "server_record_error", json_string(r->server_record_error));
     if (r->server_upload)
         json_object_set(o, "server_upload", r->server_upload);
+    if (r->ndt7)
+        json_object_set(o, "ndt7", r->ndt7);
 }
 
 json_t *result_to_json(const struct run_result *r)

@@ -98,6 +98,7 @@ struct run_result {
     double plateau_mbps, plateau_share; /* the series' plateau (verdict_plateau); NAN: none */
     json_t *server_config;   /* X-Debit-* response headers: object name -> value (owned) */
     json_t *server_record;      /* the server's /transfers/ID record, or NULL (owned) */
+    json_t *ndt7;               /* an ndt7 test (ndt7.h): the server's last measurement..., or NULL (owned) */
     char *server_record_error;  /* why it could not be fetched, or NULL */
     json_t *server_upload;      /* upload to debitd: its answer and the comparison, or NULL (owned) */
     json_t *streams;            /* parallel > 1: one object per stream, or NULL (owned) */

@@ -2,6 +2,7 @@
 #include "urlkind.h"
 
 #include <string.h>
+#include <strings.h>
 
 static const struct {
     const char *segment;
@@ -15,6 +16,8 @@ enum url_kind urlkind_of(const char *url)
 {
     if (!url)
         return URL_KIND_FILE;
+    if (strncasecmp(url, "ws://", 5) == 0 || strncasecmp(url, "wss://", 6) == 0)
+        return URL_KIND_NDT7;
     const char *p = strstr(url, "://");
     p = p ? strchr(p + 3, '/') : NULL; /* the path, after the authority */
     if (!p)
@@ -33,5 +36,7 @@ enum url_kind urlkind_of(const char *url)
 
 const char *urlkind_name(enum url_kind k)
 {
-    return k == URL_KIND_LIBRESPEED ? "librespeed" : k == URL_KIND_CLOUDFLARE ? "cloudflare" : "file";
+    return k == URL_KIND_LIBRESPEED ? "librespeed" : k == URL_KIND_CLOUDFLARE ? "cloudflare"
+                                                   : k == URL_KIND_NDT7       ? "ndt7"
+                                                                              : "file";
 }

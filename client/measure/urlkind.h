@@ -5,12 +5,13 @@
 #ifndef DEBIT_URLKIND_H
 #define DEBIT_URLKIND_H
 
-enum url_kind { URL_KIND_FILE = 0, URL_KIND_LIBRESPEED, URL_KIND_CLOUDFLARE };
+enum url_kind { URL_KIND_FILE = 0, URL_KIND_LIBRESPEED, URL_KIND_CLOUDFLARE, URL_KIND_NDT7 };
 
-/* The kind of URL (NULL: a file): its path's last segment decides: garbage, empty (with
- * or without .php) are LibreSpeed's, __down and __up Cloudflare's. */
+/* The kind of URL (NULL: a file): ws:// and wss:// are ndt7 (ndt7.h); else its path's
+ * last segment decides: garbage, empty (with or without .php) are LibreSpeed's, __down
+ * and __up Cloudflare's. */
 enum url_kind urlkind_of(const char *url);
-/* "file", "librespeed", "cloudflare". */
+/* "file", "librespeed", "cloudflare", "ndt7". */
 const char *urlkind_name(enum url_kind k);
 
 #endif

@@ -46,7 +46,8 @@ int http_daemon_start(struct listener *l, unsigned threads, char *err, size_t er
      * listening socket and ITC: the acceptor (acceptor.h) accepts, and libmicrohttpd's
      * worker learns of a connection it hands over through its inter-thread channel */
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-                     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET;
+                     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET |
+                     MHD_ALLOW_UPGRADE; /* ndt7's WebSocket (http_ndt7.c) */
     if (l->cfg->sa.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     struct MHD_OptionItem opts[16];

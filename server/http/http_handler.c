@@ -93,6 +93,16 @@ static int match_upload(const struct config *c, struct route_call *x)
     return c->upload_path && strcmp(x->url, c->upload_path) == 0;
 }
 
+static int match_ndt7_download(const struct config *c, struct route_call *x)
+{
+    return c->ndt7.enabled && strcmp(x->url, WIRE_NDT7_DOWNLOAD_PATH) == 0;
+}
+
+static int match_ndt7_upload(const struct config *c, struct route_call *x)
+{
+    return c->ndt7.enabled && strcmp(x->url, WIRE_NDT7_UPLOAD_PATH) == 0;
+}
+
 static int match_file(const struct config *c, struct route_call *x)
 {
     return (x->file = find_file(c, x->url, strlen(x->url))) != NULL;
@@ -156,6 +166,16 @@ static enum MHD_Result route_upload(struct route_call *x)
     return http_upload(x->l, x->conn, x->r, x->upload_data, x->upload_data_size);
 }
 
+static enum MHD_Result route_ndt7_download(struct route_call *x)
+{
+    return http_ndt7(x->l, x->conn, x->r, 0);
+}
+
+static enum MHD_Result route_ndt7_upload(struct route_call *x)
+{
+    return http_ndt7(x->l, x->conn, x->r, 1);
+}
+
 static enum MHD_Result route_metrics(struct route_call *x)
 {
     return http_metrics(x->l, x->conn);
@@ -205,6 +225,8 @@ static enum MHD_Result route_folder_slash(struct route_call *x)
 static const struct route routes[] = {
     {NULL, ROUTE_CONFIG, match_upload, M_POST | M_PUT, route_upload},
     {WIRE_METRICS_PATH, ROUTE_EXACT, NULL, M_GET | M_HEAD, route_metrics},
+    {NULL, ROUTE_CONFIG, match_ndt7_download, M_GET, route_ndt7_download},
+    {NULL, ROUTE_CONFIG, match_ndt7_upload, M_GET, route_ndt7_upload},
     {NULL, ROUTE_CONFIG, match_file, M_GET | M_HEAD, route_file},
     {NULL, ROUTE_CONFIG, match_sha256, M_GET | M_HEAD, route_sha256},
     /* the speed tests' downloads, pages (ping, upload sink, address) and Cloudflare's upload */
@@ -410,6 +432,8 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
             metrics_verdict(l->srv->metrics, (size_t)(l - l->srv->listeners), kind);
         }
         sent = bytes;
+    } else if (r->kind == REQ_NDT7) {
+        entry = http_ndt7_completed(l, r, &sent);
     }
     http_speedtest_end(l, r, r->kind == REQ_SPEED_UP ? r->up_bytes : sent);
     if (!noted)

@@ -20,7 +20,10 @@ enum req_kind {
     REQ_UPLOAD, /* a body being discarded */
     REQ_DIGEST, /* a .sha256 answer, suspended while the hashing thread works (digest.h) */
     REQ_SPEED_UP, /* a speed test's upload body being drained (http_speedtest.c) */
+    REQ_NDT7,   /* an ndt7 test: upgraded to WebSocket, run on a thread of its own (http_ndt7.c) */
 };
+
+struct ndt7_run;
 
 /* Per-request context (MHD's req_cls), owned by the request: freed in http_completed. */
 struct req {
@@ -61,6 +64,8 @@ struct req {
     int speed_held;
     socklen_t speed_addr_len;
     struct sockaddr_storage speed_addr;
+    /* REQ_NDT7: the test, owned by its thread once upgraded, freed by http_ndt7_completed */
+    struct ndt7_run *ndt7;
 };
 
 /* What a file response's headers say but for its X-Debit-Transfer and Content-Range: type,
@@ -96,6 +101,15 @@ enum MHD_Result http_metrics(struct listener *l, struct MHD_Connection *conn);
 enum MHD_Result http_transfer(struct listener *l, struct MHD_Connection *conn, const char *id);
 enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, struct req *r,
                             const char *upload_data, size_t *upload_data_size);
+/* GET /ndt/v7/download or /ndt/v7/upload (UPLOAD) (http_ndt7.c): the WebSocket handshake
+ * checked (400 as ndt-server when it is not one, or lacks the ndt7 subprotocol), the
+ * per-address cap (429) and quota (429) applied, a transfer record begun, and a 101 queued
+ * whose upgrade starts the test's thread (http_ndt7_run.c). */
+enum MHD_Result http_ndt7(struct listener *l, struct MHD_Connection *conn, struct req *r, int upload);
+/* The request of an ndt7 test completes (from http_completed, after the thread let go of
+ * the connection, or when the upgrade never happened): the record's JSON for the access log
+ * (a new reference, or NULL) and the payload bytes in *BYTES; R's test is freed. */
+json_t *http_ndt7_completed(struct listener *l, struct req *r, uint64_t *bytes);
 
 /* The speed-test protocols (http_speedtest.c, speedtest.h). ENDPOINT is the route's
  * (enum speedtest_endpoint): 404 when its protocol is switched off. A POST to empty or __up

@@ -51,3 +51,9 @@ void counters_speedtest_refused(struct counters *c, size_t row)
     if (c && row < COUNTERS_SPEEDTEST_ROWS)
         c->speedtest_refused[row]++;
 }
+
+void counters_ndt7(struct counters *c, int upload, uint64_t bytes, int done)
+{
+    c->ndt7_tests[!!upload][!!done]++;
+    c->ndt7_bytes[!!upload] += bytes;
+}

@@ -30,6 +30,8 @@ struct counters {
      * body bytes sent or received, and refusals */
     _Atomic uint64_t speedtest_tests[COUNTERS_SPEEDTEST_ROWS], speedtest_bytes[COUNTERS_SPEEDTEST_ROWS],
         speedtest_refused[COUNTERS_SPEEDTEST_ROWS];
+    _Atomic uint64_t ndt7_tests[2][2]; /* ndt7 tests ended: [upload][done] */
+    _Atomic uint64_t ndt7_bytes[2];    /* ndt7 payload bytes: [upload] (sent, or received) */
 };
 
 /* The bounds of the histogram's buckets (COUNTERS_N_BUCKETS of them, the last +Inf not
@@ -47,6 +49,9 @@ void counters_transfer(struct counters *c, uint64_t bytes, double seconds);
 void counters_speedtest(struct counters *c, size_t row, uint64_t bytes);
 /* A speed test of row ROW was refused (speedtest.per_ip, speedtest.max_bytes, the quota). */
 void counters_speedtest_refused(struct counters *c, size_t row);
+/* An ndt7 test ended: UPLOAD or download, BYTES of payload, DONE (a close handshake) or
+ * aborted. */
+void counters_ndt7(struct counters *c, int upload, uint64_t bytes, int done);
 /* Transfers counted by counters_transfer (the histogram's count). */
 uint64_t counters_transfers(const struct counters *c);
 

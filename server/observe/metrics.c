@@ -173,6 +173,15 @@ int metrics_render(const struct metrics *m, const struct counters *c, const stru
     simple(out, "debitd_uploads_total", "counter", "Upload requests received.", c->uploads);
     simple(out, "debitd_upload_bytes_total", "counter", "Request body bytes received by the upload sink.",
            c->upload_bytes);
+    family(out, "debitd_ndt7_tests_total", "counter", "ndt7 tests ended, by direction and outcome.");
+    static const char *const dir[] = {"download", "upload"}, *const res[] = {"aborted", "done"};
+    for (size_t d = 0; d < 2; d++)
+        for (size_t k = 0; k < 2; k++)
+            sample(out, "debitd_ndt7_tests_total", (const char *const[]){"direction", dir[d], "result", res[k]}, 2,
+                   c->ndt7_tests[d][k]);
+    family(out, "debitd_ndt7_bytes_total", "counter", "ndt7 payload bytes: sent by downloads, received by uploads.");
+    for (size_t d = 0; d < 2; d++)
+        sample(out, "debitd_ndt7_bytes_total", (const char *const[]){"direction", dir[d]}, 1, c->ndt7_bytes[d]);
 
     speedtest_families(c, v, out);
 

@@ -135,6 +135,10 @@ struct config {
         uint64_t max_bytes; /* largest body a test sends (ckSize clamped, bytes= refused) or takes */
         unsigned per_ip;    /* tests under way per client address; 0 = unlimited */
     } speedtest;
+    struct { /* ndt7 = { enabled; per_ip; }: M-Lab's ndt7 on /ndt/v7/ (docs/server.md "ndt7") */
+        int enabled;     /* 0: /ndt/v7/download and /ndt/v7/upload are 404s */
+        unsigned per_ip; /* concurrent tests per client address; 0 = unlimited */
+    } ndt7;
 };
 
 /* Fill *c with the built-in defaults: every scalar's from the table (config_table.c), one

@@ -116,6 +116,9 @@ const struct config_entry config_table[] = {
     {"speedtest.max_bytes", CONFIG_SIZE, FIELD(speedtest.max_bytes), 1ULL << 20, UINT64_MAX, .def = 1ULL << 30,
      .reload = CONFIG_RELOAD_LIMITS, .range_msg = "%llu bytes is too small (at least 1MiB)"},
     {"speedtest.per_ip", CONFIG_UINT, FIELD(speedtest.per_ip), 0, 1000000, .def = 16, .reload = CONFIG_RELOAD_LIMITS},
+    /* ndt7 on; a client runs download, then upload: a few at once is generous */
+    {"ndt7.enabled", CONFIG_BOOL, FIELD(ndt7.enabled), .def = 1, .reload = CONFIG_RELOAD_OTHER},
+    {"ndt7.per_ip", CONFIG_UINT, FIELD(ndt7.per_ip), 0, 1000000, .def = 4, .reload = CONFIG_RELOAD_LIMITS},
 };
 const size_t config_table_len = ARRAY_SIZE(config_table);
 

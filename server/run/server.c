@@ -71,7 +71,8 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
     s->transfers = transfers_new(cfg->transfers_keep);
     s->quota = quota_new(cfg->per_ip_table);
     s->cpu = cpu_budget_new(NULL);
-    if (!s->transfers || !s->quota || !s->cpu) {
+    s->ndt7_per_ip = ip_limit_new(cfg->ndt7.per_ip, 64, err, errlen); /* a reload sets its limit anew */
+    if (!s->transfers || !s->quota || !s->cpu || !s->ndt7_per_ip) {
         err_set(err, errlen, "out of memory");
         goto fail;
     }
@@ -322,6 +323,17 @@ enum server_start_err server_start(struct server *s, server_listen_fn *listen_fn
     return SERVER_START_OK;
 }
 
+/* The ndt7 tests still running (their threads use the daemons' upgraded connections, which
+ * MHD_stop_daemon frees) end within their 50 ms poll once told; bounded at 5 s. */
+static void ndt7_stop_tests(struct server *s)
+{
+    s->ndt7_stop = 1;
+    for (int i = 0; i < 500 && s->ndt7_running; i++)
+        sys_sleep_ms(10);
+    if (s->ndt7_running)
+        log_error("%u ndt7 test(s) did not stop within 5 s", (unsigned)s->ndt7_running);
+}
+
 void server_stop(struct server *s)
 {
     if (!s)
@@ -330,6 +342,7 @@ void server_stop(struct server *s)
     /* first: it cancels a running hash and resumes every suspended .sha256 request, which
      * MHD_stop_daemon requires (it aborts with a connection still suspended) */
     snapshot_stop_digests(s->snap, s->retired); /* and those a reload replaced */
+    ndt7_stop_tests(s);
     for (size_t i = 0; i < s->n_listeners; i++) {
         /* first: it must not hand a connection to a daemon being stopped */
         acceptor_stop(s->listeners[i].acceptor);
@@ -360,6 +373,7 @@ void server_free(struct server *s)
     free(s->listeners);
     watchdog_free(s->watchdog);
     metrics_free(s->metrics);
+    ip_limit_free(s->ndt7_per_ip);
     snapshot_free_all(s->snap, &s->retired); /* they own the content and the digests */
     transfers_free(s->transfers);
     quota_free(s->quota);

@@ -85,6 +85,11 @@ struct server {
     struct counters counters; /* /status and /metrics: not a configuration's, a reload keeps them */
     _Atomic uint64_t in_flight;     /* downloads and uploads under way (what a graceful stop waits for) */
     _Atomic int draining;           /* server_quiesce was called: answers say Connection: close */
+    /* ndt7 tests (server/http/http_ndt7*.c) run on threads of their own after the upgrade:
+     * server_stop sets ndt7_stop and waits until ndt7_running is 0, before the daemons stop */
+    struct ip_limit *ndt7_per_ip; /* ndt7.per_ip: tests under way per address */
+    _Atomic unsigned ndt7_running;
+    _Atomic int ndt7_stop;
 };
 
 /* Prepare (not start) the server. Returns NULL with err. The caller owns the result

@@ -20,6 +20,9 @@ static void test_kind(void **state)
         {"http://h/backend/empty.php?cors", URL_KIND_LIBRESPEED},
         {"http://[::1]:18931/__down?bytes=100000", URL_KIND_CLOUDFLARE},
         {"https://speed.example/__up#x", URL_KIND_CLOUDFLARE},
+        {"ws://h:8080/ndt/v7/download", URL_KIND_NDT7},
+        {"WSS://h/ndt/v7/upload", URL_KIND_NDT7},
+        {"wss://h/__down?bytes=1", URL_KIND_NDT7}, /* the scheme first */
         {"http://h/__down/", URL_KIND_FILE},
         {"http://h/files/garbage.php.dat", URL_KIND_FILE},
         {"http://h/ram/1GiB.dat?x=/__down", URL_KIND_FILE}, /* the query is not the path */
@@ -33,6 +36,7 @@ static void test_kind(void **state)
             fail_msg("%s: %s, want %s", rows[i].url ? rows[i].url : "(null)", urlkind_name(urlkind_of(rows[i].url)),
                      urlkind_name(rows[i].k));
     assert_string_equal(urlkind_name(URL_KIND_FILE), "file");
+    assert_string_equal(urlkind_name(URL_KIND_NDT7), "ndt7");
 }
 
 int main(void)

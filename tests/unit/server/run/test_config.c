@@ -46,7 +46,7 @@ static void test_bad(void **state)
         const char *msg; /* what follows "PATH:" */
     } rows[] = {
         {"bogus = 1;", "1: bogus: unknown setting (expected one of: listen, threads, seed, ram, files, upload, "
-                       "limits, log, transfers, privacy, offload, http, user, group, seccomp, metrics, speedtest)"},
+                       "limits, log, transfers, privacy, offload, http, user, group, seccomp, metrics, speedtest, ndt7)"},
         {"listen = ( { address = \"::\"; port = 65536; } );", "1: listen[0].port: 65536 is out of range [1, 65535]"},
         {"listen = ();", "1: listen: at least one listener is needed"},
         {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp, tcp_nopush, connection_memory, tls)"},
@@ -78,6 +78,9 @@ static void test_bad(void **state)
         {"files = ( { path = \"/metrics\"; size = 1; } );",
          "1: files[0].path: \"/metrics\" is reserved for debitd's own pages (/status, /metrics, /transfers/)"},
         {"metrics = { enabled = 1; };", "1: metrics.enabled: expected true or false"},
+        {"ndt7 = { enabled = 1; };", "1: ndt7.enabled: expected true or false"},
+        {"ndt7 = { per_ip = -1; };", "1: ndt7.per_ip: -1 is out of range [0, 1000000]"},
+        {"ndt7 = { port = 80; };", "1: ndt7.port: unknown setting (expected one of: enabled, per_ip)"},
         {"metrics = { allow = ( \"127.0.0.1\",\n \"127.0.0.0/7\" ); };",
          "2: metrics.allow[1]: \"127.0.0.0/7\": host bits set beyond the /7 prefix"},
         {"metrics = { allow = ( \"example.org\" ); };",
