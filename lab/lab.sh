@@ -49,7 +49,7 @@ LAB_DELAYLINE=${LAB_DELAYLINE:-$DEBIT_BUILD/debit-delayline}
 # starts it, waits for its ready line (common/wire.h), and stops it with SIGTERM.
 LAB_NETCTL=${LAB_NETCTL:-$DEBIT_BUILD/debit-netctl}
 LAB_READY=$(sed -n 's/^#define WIRE_DELAY_READY "\(.*\)"$/\1/p' "$LAB_TOP/common/wire.h")
-LAB_QUEUE=7302    # NFQUEUE numbers: client delay 7302, router base delay 7303 + i for server i
+LAB_QUEUE=7302    # NFQUEUE numbers: client delay 7302, router base delay 7303 + i and cost line 7402 + i for server i
 
 # shellcheck source=lab/lab_servers.sh
 . "$LAB_TOP/lab/lab_servers.sh"
@@ -428,6 +428,46 @@ lab_demo_servers() { # CONF (env loaded)
   echo
 }
 
+# What each server's interface and budget did over a measurement, for the per-packet
+# cost: one line per server, "I TX_BYTES TX_PACKETS CPU_NS NR_PERIODS NR_THROTTLED" (the
+# counters of its eth0; the CPU time of every thread of its cgroup, from
+# /proc/TID/schedstat, and the cgroup's cpu.stat; "-" without a budget).
+lab_counters() { # (env loaded)
+  local i v ns cg b p t c n th
+  for ((i = 1; i <= LAB_NSERVERS; i++)); do
+    v=LAB_NS_S$i; ns=${!v}; v=LAB_S${i}_CGROUP; cg=${!v:-}
+    read -r b p < <(ip netns exec "$ns" cat /sys/class/net/eth0/statistics/tx_bytes /sys/class/net/eth0/statistics/tx_packets | tr '\n' ' ')
+    c=- n=- th=-
+    if [ -n "$cg" ]; then
+      c=0
+      for t in $(cat "$cg/tasks" "$cg/cgroup.threads" 2>/dev/null); do
+        read -r v _ <"/proc/$t/schedstat" 2>/dev/null && c=$((c + v))
+      done
+      n=$(awk '$1 == "nr_periods" {print $2}' "$cg/cpu.stat"); th=$(awk '$1 == "nr_throttled" {print $2}' "$cg/cpu.stat")
+    fi
+    echo "$i $b $p $c ${n:--} ${th:--}"
+  done
+}
+
+# The per-packet cost, from two lab_counters snapshots: bytes per packet that left each
+# server's eth0 (its veth's tx_bytes / tx_packets) and, for a server with a budget, the
+# CPU-seconds its cgroup spent per GiB sent and the share of periods it was throttled.
+lab_demo_costs() { # BEFORE AFTER (env loaded)
+  echo "What left each server's eth0 over the whole measurement (tx_bytes / tx_packets of its veth) and what its CPU budget paid (the threads of its cgroup: debitd and its cost line):"
+  echo
+  local i b0 p0 c0 n0 t0 b1 p1 c1 n1 t1 v
+  while read -r i b0 p0 c0 n0 t0 && read -r _ b1 p1 c1 n1 t1 <&3; do
+    v=LAB_S${i}_NAME
+    awk -v name="${!v}" -v b=$((b1 - b0)) -v p=$((p1 - p0)) -v c0="$c0" -v c1="$c1" -v n0="$n0" -v n1="$n1" \
+        -v t0="$t0" -v t1="$t1" 'BEGIN {
+      printf "- %s: %.2f GiB in %d packets, %.0f bytes per packet", name, b / 2^30, p, p ? b / p : 0
+      if (c0 != "-" && b > 0) printf "; %.2f CPU-s per GiB", (c1 - c0) / 1e9 / (b / 2^30)
+      if (n0 != "-" && n1 > n0) printf ", throttled in %.0f%% of %d periods", (t1 - t0) / (n1 - n0) * 100, n1 - n0
+      printf "\n" }'
+  done <"$1" 3<"$2"
+  echo
+}
+
 # The seed experiment in the lab: up (with the seed's natural RTT, 5.5 ms, as base delay
 # at the router), `debit --scenario etc/lab-experiment.conf` in the client namespace (it
 # applies each latency and client-offload setting to eth0 itself), each server's reported
@@ -469,9 +509,13 @@ lab_demo() {
   echo "lab: $(lab_check 2>/dev/null | sed 's/^lab: //'); base RTT +$base at the router (the seed's natural ping)" >&2
   echo "lab: running $conf in the client namespace ($LAB_NS_C); Ctrl-C stops and cleans up" >&2
   lab_demo_servers "$conf" | tee "$out/table.md"
+  lab_counters >"$out/counters.before"
   ip netns exec "$LAB_NS_C" "$DEBIT_BUILD/debit" --scenario "$conf" --format markdown "${bn[@]+"${bn[@]}"}" \
     --jsonl "$out/runs.jsonl" --plot "$out/plot.png" | tee -i -a "$out/table.md"   # -i: survive Ctrl-C, keep the final table
   local rc=${PIPESTATUS[0]}
+  lab_counters >"$out/counters.after"
+  echo | tee -a "$out/table.md"
+  lab_demo_costs "$out/counters.before" "$out/counters.after" | tee -a "$out/table.md"
   echo "lab: table in $out/table.md, every run as JSON in $out/runs.jsonl (one line per run: limited_by, server_record), plot in $out/plot.png" >&2
   exit $rc
 }

@@ -62,12 +62,19 @@ lab_cgroup_new() { # DIR NODE
   echo "$ver $top/$node"
 }
 
-# PCT % of one CPU for the cgroup: quota PCT x 1 ms per 100 ms period (v1
-# cpu.cfs_quota_us / cpu.cfs_period_us, v2 cpu.max "QUOTA PERIOD").
+# PCT % of one CPU for the cgroup, over a short period: quota = PCT % of a 10 ms period
+# (LAB_CPU_PERIOD_US), the period lengthened where that quota would fall below the
+# kernel's 1 ms minimum (1 %: 1 ms per 100 ms). A short period matters: a throttled
+# cgroup runs at the machine's full speed between its stops, and over a 100 ms period
+# those bursts (20 ms at several Gb/s) overflow the bottleneck's queue, where a slow CPU
+# would have sent evenly (v1 cpu.cfs_quota_us / cpu.cfs_period_us, v2 cpu.max).
 lab_cgroup_quota() { # VERSION PATH PCT
-  local q; q=$(awk -v p="$3" 'BEGIN {printf "%d", p * 1000 + 0.5}')
-  if [ "$1" = v2 ]; then echo "$q 100000" >"$2/cpu.max"
-  else echo 100000 >"$2/cpu.cfs_period_us" && echo "$q" >"$2/cpu.cfs_quota_us"; fi
+  local q p
+  read -r q p < <(awk -v c="$3" -v per="${LAB_CPU_PERIOD_US:-10000}" 'BEGIN {
+    if (c * per / 100 < 1000) per = int(100000 / c + 0.999)
+    printf "%d %d\n", c * per / 100 + 0.5, per }')
+  if [ "$1" = v2 ]; then echo "$q $p" >"$2/cpu.max"
+  else echo "$p" >"$2/cpu.cfs_period_us" && echo "$q" >"$2/cpu.cfs_quota_us"; fi
 }
 
 # Remove every recorded cgroup, children first, moving what is still in one to the root.
@@ -170,16 +177,15 @@ lab_server_ready() { # DIR I (env loaded)
   IFS=$'\t' read -r name addr port tso gso x x x x cpu x < <(sed -n "${i}p" "$dir/servers.tsv")
   local nsv=LAB_NS_S$i urlv=LAB_S${i}_URL; local ns=${!nsv} url=${!urlv}
   local pid t; pid=$(awk -v l="debitd-s$i" '$2 == l {print $1}' "$dir/pids")
-  for ((t = 0; t < 300; t++)); do # 30 s at most, less when debitd exits
-    ip netns exec "$LAB_NS_C" curl -s -o /dev/null --max-time 1 "$url/files/10Mio.dat.sha256" && break
-    kill -0 "$pid" 2>/dev/null || t=300
+  # Served only once its content is: /status content.state "ready" (the region is
+  # generated in the background; a download before that is served while it is made).
+  for ((t = 0; t < 600; t++)); do # 60 s at most, less when debitd exits
+    [ "$(ip netns exec "$LAB_NS_C" curl -s --max-time 1 "$url/status" 2>/dev/null | jq -r '.content.state' 2>/dev/null)" = ready ] &&
+      break
+    kill -0 "$pid" 2>/dev/null || t=600
     sleep 0.1
   done
-  [ "$t" -lt 300 ] || { lab_log "s$i ($name) did not answer: $(tail -3 "$dir/s$i.log")"; return 1; }
-  if [ "$cpu" != - ]; then
-    local cgv=LAB_S${i}_CGROUP verv=LAB_S${i}_CGROUP_VERSION
-    lab_cgroup_quota "${!verv}" "${!cgv}" "$cpu" || { lab_log "s$i: cannot set the cpu quota in ${!cgv}"; return 1; }
-  fi
+  [ "$t" -lt 600 ] || { lab_log "s$i ($name) did not answer with its content ready: $(tail -3 "$dir/s$i.log")"; return 1; }
   local st want; st=$(lab_offload_state "$ns" eth0)
   for x in tso gso; do
     want=${!x}
@@ -191,5 +197,40 @@ lab_server_ready() { # DIR I (env loaded)
          ip netns exec "$ns" ethtool -K eth0 "$x" "$want" >/dev/null 2>&1 ;;
     esac
   done
+  if [ "$cpu" != - ]; then
+    local cgv=LAB_S${i}_CGROUP verv=LAB_S${i}_CGROUP_VERSION
+    lab_cost_line "$dir" "$i" "${!cgv}" || return 1
+    lab_cgroup_quota "${!verv}" "${!cgv}" "$cpu" || { lab_log "s$i: cannot set the cpu quota in ${!cgv}"; return 1; }
+  fi
+  return 0
+}
+
+# The per-packet cost of a server with a CPU budget (docs/lab.md "The CPU budget"): a
+# debit-delayline in the router's namespace on what arrives from the server (s<i>, GRO
+# off there, so it sees what left the server: one GSO packet per 64 KB when the server's
+# eth0 segments (TSO on), one per 1448-byte segment when its kernel does (TSO off)), run
+# in the server's cgroup. It holds nothing (--delay 0) but spends CPU for each packet
+# before letting it go: what the kernel and it really spend to queue and release a
+# packet, plus LAB_COST_PACKET_NS per packet and LAB_COST_BYTE_NS per byte spun on its
+# own CPU clock. So the server's quota pays for its packets as a slow CPU's driver would:
+# while the budget is spent, nothing leaves. The cgroup's weight is raised so that the
+# quota binds, not the load of the rest of the machine.
+lab_cost_line() { # DIR I CGROUP (env loaded)
+  local dir=$1 i=$2 cg=$3 log k
+  [ -x "$LAB_DELAYLINE" ] || { lab_log "s$i: cpu budget: $LAB_DELAYLINE is not built (make)"; return 1; }
+  ip netns exec "$LAB_NS_R" ethtool -K "s$i" gro off >/dev/null 2>&1 || { lab_log "s$i: cannot switch GRO off on the router's s$i"; return 1; }
+  log=$dir/cost-s$i.log
+  setsid sh -c 'echo $$ >"$1/cgroup.procs" || exit 1; n=$2; shift 2; exec ip netns exec "$n" "$@"' sh "$cg" "$LAB_NS_R" \
+    "$LAB_DELAYLINE" --dev "s$i" --delay 0 --direction in --queue-num $((LAB_QUEUE + 100 + i)) --no-ipv6 --no-realtime \
+    --packet-cost "${LAB_COST_PACKET_NS:-0}" --byte-cost "${LAB_COST_BYTE_NS:-2}" >"$log" 2>&1 </dev/null &
+  local pid=$!
+  echo "$pid cost-s$i" >>"$dir/pids"
+  for ((k = 0; k < 100; k++)); do
+    grep -qF "$LAB_READY" "$log" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || k=100
+    sleep 0.05
+  done
+  [ "$k" -lt 100 ] || { lab_log "s$i: the cost line did not start: $(tail -2 "$log" | tr '\n' ' ')"; return 1; }
+  if [ -f "$cg/cpu.shares" ]; then echo 262144 >"$cg/cpu.shares"; elif [ -f "$cg/cpu.weight" ]; then echo 10000 >"$cg/cpu.weight"; fi
   return 0
 }

@@ -42,6 +42,14 @@ static void usage(FILE *f)
         "                         1%%, 0.5%%), independently, in each direction of\n"
         "                         --direction (netem's loss); GSO/GRO packets are then\n"
         "                         queued as segments, so the rate is per wire packet\n"
+        "      --packet-cost NS   spend NS nanoseconds of CPU per packet read (decimals\n"
+        "                         allowed; a GSO packet counts once), spun on this\n"
+        "                         program's own CPU clock: under a CPU quota on its\n"
+        "                         cgroup, a slow host's packets-per-second ceiling\n"
+        "                         (--delay may then be 0; use with --no-realtime)\n"
+        "      --byte-cost NS     and NS nanoseconds per byte of each packet's length\n"
+        "      --segments         queue GSO/GRO packets as their wire segments (each pays\n"
+        "                         --packet-cost): for a device that does not segment\n"
         "      --seed N           seed of the drop decisions (default: from the clock; the\n"
         "                         ready and stats lines print it, to replay a run)\n"
         "      --direction DIR    in | out | both (default both: the round trip grows by\n"
@@ -68,7 +76,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    enum { O_DIR = 256, O_MAXLEN, O_FAILOPEN, O_IPT, O_IP6T, O_NOV6, O_PARENT, O_CLEANUP, O_NORT, O_LOSS, O_SEED };
+    enum { O_DIR = 256, O_MAXLEN, O_FAILOPEN, O_IPT, O_IP6T, O_NOV6, O_PARENT, O_CLEANUP, O_NORT, O_LOSS, O_SEED, O_PCOST, O_BCOST, O_SEGS };
     static const struct option opts[] = {
         { "dev", required_argument, NULL, 'd' },
         { "delay", required_argument, NULL, 'D' },
@@ -77,6 +85,9 @@ int main(int argc, char **argv)
         { "queue-maxlen", required_argument, NULL, O_MAXLEN },
         { "loss", required_argument, NULL, O_LOSS },
         { "seed", required_argument, NULL, O_SEED },
+        { "packet-cost", required_argument, NULL, O_PCOST },
+        { "byte-cost", required_argument, NULL, O_BCOST },
+        { "segments", no_argument, NULL, O_SEGS },
         { "fail-open", no_argument, NULL, O_FAILOPEN },
         { "iptables", required_argument, NULL, O_IPT },
         { "ip6tables", required_argument, NULL, O_IP6T },
@@ -95,6 +106,8 @@ int main(int argc, char **argv)
     uint64_t qnum = 7301, maxlen = 65536, delay_us = 0, seed = 0;
     uint32_t loss_ppm = 0;
     int seed_given = 0;
+    double pcost = 0, bcost = 0;
+    int segments = 0;
     int fail_open = 0, with_parent = 0, cleanup = 0, realtime = 1, c;
     char err[1024] = "", warn[1024] = "";
 
@@ -134,6 +147,20 @@ int main(int argc, char **argv)
             }
             seed_given = 1;
             break;
+        case O_PCOST:
+        case O_BCOST: {
+            char *end;
+            double v = strtod(optarg, &end);
+            double max = c == O_PCOST ? 1e6 : 1e3;
+            if (end == optarg || *end || !(v >= 0 && v <= max)) {
+                fprintf(stderr, "debit-delayline: --%s: '%s' is not a number of nanoseconds 0..%.0f\n",
+                        c == O_PCOST ? "packet-cost" : "byte-cost", optarg, max);
+                return 2;
+            }
+            if (c == O_PCOST) pcost = v; else bcost = v;
+            break;
+        }
+        case O_SEGS: segments = 1; break;
         case O_FAILOPEN: fail_open = 1; break;
         case O_IPT: ipt = optarg; break;
         case O_IP6T: ip6t = optarg; break;
@@ -166,8 +193,9 @@ int main(int argc, char **argv)
     }
     if (!delay_arg) { fprintf(stderr, "debit-delayline: --delay is required (see --help)\n"); return 2; }
     int bad = cliopt_duration("--delay", delay_arg, NULL, &delay_us, err, sizeof err);
-    if (!bad && delay_us == 0 && loss_ppm == 0)
-        bad = cliopt_error(err, sizeof err, "--delay", delay_arg, "must be between 1us and 10s (0 only with --loss)");
+    if (!bad && delay_us == 0 && loss_ppm == 0 && pcost == 0 && bcost == 0)
+        bad = cliopt_error(err, sizeof err, "--delay", delay_arg,
+                           "must be between 1us and 10s (0 only with --loss, --packet-cost or --byte-cost)");
     if (!bad && delay_us > 10000000)
         bad = cliopt_error(err, sizeof err, "--delay", delay_arg, "must be between 1us and 10s");
     if (bad) {
@@ -218,6 +246,9 @@ int main(int argc, char **argv)
         .fail_open = fail_open,
         .loss_ppm = loss_ppm,
         .seed = seed_given ? seed : drop_seed_default(),
+        .segments = segments,
+        .packet_cost_ns = pcost,
+        .byte_cost_ns = bcost,
     };
     struct queue *q = queue_open(&qo, err, sizeof err);
     if (!q) { log_error("%s", err); return 1; }
@@ -234,9 +265,10 @@ int main(int argc, char **argv)
     const char *dname = dir == RULES_DIR_IN ? "in" : dir == RULES_DIR_OUT ? "out" : "both";
     char loss[16];
     lossrate_format(loss_ppm, loss, sizeof loss);
-    printf(WIRE_DELAY_READY " dev=%s delay_us=%llu direction=%s queue=%u loss=%s seed=%llu pid=%ld\n",
+    printf(WIRE_DELAY_READY " dev=%s delay_us=%llu direction=%s queue=%u loss=%s seed=%llu pid=%ld"
+           " packet_cost_ns=%g byte_cost_ns=%g segments=%d\n",
            dev, (unsigned long long)delay_us, dname, (unsigned)qnum, loss, (unsigned long long)qo.seed,
-           (long)getpid());
+           (long)getpid(), pcost, bcost, segments);
     fflush(stdout);
     log_info("holding packets on %s (%s) for %llu us, dropping %s, queue %u", dev, dname,
              (unsigned long long)delay_us, loss, (unsigned)qnum);
@@ -254,19 +286,19 @@ int main(int argc, char **argv)
     uint64_t qd = 0, ud = 0;
     queue_kernel_drops((unsigned)qnum, &qd, &ud);
     const struct hold_stats st = *queue_stats(q);
-    uint64_t immediate = queue_immediate(q), stamped = queue_stamped(q);
+    uint64_t immediate = queue_immediate(q), stamped = queue_stamped(q), burned = queue_burned_ns(q);
     const struct drop dr = *queue_drops(q);
     queue_close(q);
     /* packets= counts what was released; dropped= what --loss dropped (seen = both). */
     printf("debit-delayline: stats packets=%llu bytes=%llu batches=%llu max_held=%u "
            "late_avg_us=%.1f late_max_us=%.1f stamped=%llu immediate=%llu kernel_dropped=%llu "
-           "seen=%llu dropped=%llu loss=%s seed=%llu\n",
+           "seen=%llu dropped=%llu loss=%s seed=%llu burned_ms=%.1f\n",
            (unsigned long long)st.packets, (unsigned long long)st.bytes,
            (unsigned long long)st.batches, st.max_held,
            st.packets ? (double)st.late_sum_ns / (double)st.packets / 1000.0 : 0.0,
            (double)st.late_max_ns / 1000.0, (unsigned long long)stamped, (unsigned long long)immediate,
            (unsigned long long)(qd + ud), (unsigned long long)dr.decided, (unsigned long long)dr.dropped, loss,
-           (unsigned long long)qo.seed);
+           (unsigned long long)qo.seed, (double)burned / 1e6);
     fflush(stdout);
     if (stop_flag) log_info("stopped by signal %d", (int)stop_flag);
     return rc;

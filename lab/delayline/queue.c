@@ -31,6 +31,9 @@ struct queue {
     struct drop drop;
     uint64_t immediate;
     uint64_t stamped;    /* packets timed from the kernel's arrival stamp */
+    double packet_cost_ns, byte_cost_ns;
+    double owed_ns;      /* cost of the packets read since the last spin */
+    uint64_t burned_ns;
     char (*bufs)[MSG_BUF];
     unsigned seq;
 };
@@ -74,6 +77,8 @@ struct queue *queue_open(const struct queue_opts *o, char *err, size_t errlen)
     struct queue *q = calloc(1, sizeof *q);
     if (!q) { err_set(err, errlen, "out of memory"); return NULL; }
     q->queue_num = o->queue_num;
+    q->packet_cost_ns = o->packet_cost_ns;
+    q->byte_cost_ns = o->byte_cost_ns;
     drop_init(&q->drop, o->loss_ppm, o->seed);
     q->bufs = calloc(BATCH, MSG_BUF);
     q->hold = hold_new(o->maxlen, o->delay_ns);
@@ -110,7 +115,7 @@ struct queue *queue_open(const struct queue_opts *o, char *err, size_t errlen)
     /* Without F_GSO the kernel segments a GSO/GRO packet before queueing it: costlier at
      * high rates, but a loss rate then means what it means on a wire (and a lossy path
      * is slow anyway). */
-    uint32_t flags = (o->loss_ppm ? 0 : NFQA_CFG_F_GSO) | (o->fail_open ? NFQA_CFG_F_FAIL_OPEN : 0);
+    uint32_t flags = (o->loss_ppm || o->segments ? 0 : NFQA_CFG_F_GSO) | (o->fail_open ? NFQA_CFG_F_FAIL_OPEN : 0);
     mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(flags));
     mnl_attr_put_u32(nlh, NFQA_CFG_MASK, htonl(NFQA_CFG_F_GSO | NFQA_CFG_F_FAIL_OPEN));
     if (send_cfg(q, nlh, "configure", err, errlen) < 0) goto fail;
@@ -173,10 +178,32 @@ static void on_packet(struct queue *q, const struct nlmsghdr *nlh, uint64_t t, u
             q->stamped++;
         }
     }
+    q->owed_ns += q->packet_cost_ns + q->byte_cost_ns * len;
     if (hold_push(q->hold, id, len, t) < 0) {
         q->immediate++;
         send_verdict(q, NFQNL_MSG_VERDICT, id, NF_ACCEPT);
     }
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Spend what the packets read so far cost, on this thread's CPU clock (time it is
+ * preempted or throttled does not count), then release them: the packets leave at the
+ * rate this program's CPU share can afford. One spin per batch of messages: the clock is
+ * a system call. */
+static int pay_and_release(struct queue *q)
+{
+    if (q->owed_ns < 1) return 0;
+    uint64_t start = thread_cpu_ns(), now = start, want = (uint64_t)q->owed_ns;
+    while (now - start < want) now = thread_cpu_ns();
+    q->burned_ns += now - start;
+    q->owed_ns = 0;
+    return release_due(q, 0);
 }
 
 static int drain(struct queue *q, char *err, size_t errlen)
@@ -208,6 +235,10 @@ static int drain(struct queue *q, char *err, size_t errlen)
             const struct nlmsghdr *nlh = (const struct nlmsghdr *)q->bufs[i];
             int len = (int)msgs[i].msg_len;
             for (; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) on_packet(q, nlh, t, t_real);
+        }
+        if (pay_and_release(q) < 0) {
+            err_set(err, errlen, "verdict: %s", strerror(errno));
+            return -1;
         }
         if (n < BATCH) return 0;
     }
@@ -253,6 +284,8 @@ int queue_run(struct queue *q, volatile sig_atomic_t *stop, char *err, size_t er
     }
     return 0;
 }
+
+uint64_t queue_burned_ns(const struct queue *q) { return q->burned_ns; }
 
 void queue_close(struct queue *q)
 {

@@ -23,6 +23,13 @@ struct queue_opts {
                           * set, GSO/GRO packets are queued as their segments, so that the
                           * rate is per wire packet, not per 64 KB aggregate */
     uint64_t seed;       /* of the drop decisions */
+    int segments;        /* queue GSO/GRO packets as their wire segments (as with a loss):
+                          * each pays packet_cost_ns, as each costs a CPU that segments */
+    double packet_cost_ns; /* CPU time spent per packet read (0: none): a slow host's */
+    double byte_cost_ns;   /* per-packet cost plus this much per byte of its length,
+                            * spun on this thread's own CPU clock, so that a CPU quota on
+                            * this program's cgroup turns it into a packets-per-second and
+                            * bytes-per-second ceiling (docs/lab.md "The CPU budget") */
 };
 
 /* Bind the queue and configure it. Fails (EBUSY) when another program owns that queue
@@ -45,6 +52,8 @@ const struct drop *queue_drops(const struct queue *q);
 /* Packets whose delay ran from the kernel's arrival timestamp (NFQA_TIMESTAMP) rather
  * than from the moment this program read them. */
 uint64_t queue_stamped(const struct queue *q);
+/* CPU time spent on --packet-cost/--byte-cost so far (ns). */
+uint64_t queue_burned_ns(const struct queue *q);
 /* The kernel's counters for this queue from /proc/net/netfilter/nfnetlink_queue:
  * dropped because the queue was full, and because the socket could not take them.
  * Returns 0, or -1 when the queue is not listed. */

@@ -2,7 +2,9 @@
 # debit-delayline alone: CLI errors; in two namespaces joined by a veth: rules installed
 # and removed, the delay measured from TCP_INFO (the minimum RTT of an iperf3 flow) within 1 ms, GSO
 # packets kept whole, queue conflicts refused, and fail-open after SIGKILL (traffic keeps
-# flowing thanks to --queue-bypass; --cleanup removes the orphaned rules).
+# flowing thanks to --queue-bypass; --cleanup removes the orphaned rules); the per-packet
+# and per-byte CPU cost (--packet-cost, --byte-cost: the CPU it spent, from its stats line,
+# within 10 % of the cost of what it passed) and --segments (GSO packets queued as segments).
 . "$DEBIT_TOP/tests/lib/common.sh"
 . "$DEBIT_TOP/tests/e2e/lab_lib.bash"
 DL=$DEBIT_BUILD/debit-delayline
@@ -23,6 +25,10 @@ out=$("$DL" --dev lo --delay 1ms --queue-num 65536 2>&1); rc=$?
 check_match "bad --queue-num: exit 2 + range" "^2 .*--queue-num: '65536'.*0..65535" "$rc $out"
 out=$("$DL" --dev lo --delay 1ms extra 2>&1); rc=$?
 check_match "stray argument: exit 2" "^2 .*unexpected argument 'extra'" "$rc $out"
+out=$("$DL" --dev lo --delay 0 --byte-cost -1 2>&1); rc=$?
+check_match "bad --byte-cost: exit 2, names it" "^2 .*--byte-cost: '-1' is not a number of nanoseconds 0..1000" "$rc $out"
+out=$("$DL" --dev lo --delay 0 --packet-cost 5us 2>&1); rc=$?
+check_match "bad --packet-cost: exit 2, names it" "^2 .*--packet-cost: '5us' is not a number of nanoseconds" "$rc $out"
 out=$("$DL" --help); rc=$?
 check_match "--help: exit 0, usage" "^0 Usage: debit-delayline --dev DEV --delay DURATION" "$rc $out"
 check_match "--version" "^debit-delayline [0-9]+\.[0-9]+" "$("$DL" --version)"
@@ -126,6 +132,36 @@ rtt5=$(rtt_within 5303)
 t_diag "2 x 5 ms: min_rtt ${rtt5} us"
 check_cmp "both: added RTT >= 9 ms" "$((rtt5 - base_rtt))" ">=" 9000
 check_cmp "both: added RTT within 1 ms" "$((rtt5 - base_rtt))" "<=" 11000
+
+# --- a CPU cost per packet and per byte, no delay ------------------------------------------
+# 10 ns per byte and 2 us per packet: the CPU it spent (its stats line's burned_ms) is what
+# the packets it passed cost, within 10 %; with --segments a GSO packet is queued as MTU-sized
+# segments (bytes per queued packet <= 1500), each paying the packet cost.
+kill -TERM "$DLPID"; wait "$DLPID" 2>/dev/null
+for segs in "" --segments; do
+  t_bg dlc ip netns exec "$B" "$DL" --dev vb --delay 0 --direction in --queue-num "$Q" --no-realtime \
+    --packet-cost 2000 --byte-cost 10 $segs
+  DLPID=$T_LAST_PID
+  check "cost ${segs:-whole}: ready, with the costs in its ready line" delay_wait_ready "$T_TMP/dlc.log" "$DLPID"
+  check_match "cost ${segs:-whole}: ready line" "delay_us=0 .*packet_cost_ns=2000 byte_cost_ns=10 segments=$([ -n "$segs" ] && echo 1 || echo 0)" \
+    "$(grep -F "$READY" "$T_TMP/dlc.log")"
+  read -r _ mbpsc < <(iperf_run 5306)
+  kill -TERM "$DLPID"; wait "$DLPID" 2>/dev/null
+  stats=$(grep 'debit-delayline: stats' "$T_TMP/dlc.log")
+  t_diag "cost ${segs:-whole}: ${mbpsc} Mb/s; $stats"
+  pk=$(printf '%s' "$stats" | sed -n 's/.*packets=\([0-9]*\).*/\1/p')
+  by=$(printf '%s' "$stats" | sed -n 's/.* bytes=\([0-9]*\).*/\1/p')
+  burned=$(printf '%s' "$stats" | sed -n 's/.*burned_ms=\([0-9.]*\).*/\1/p')
+  want=$(awk -v p="${pk:-0}" -v b="${by:-0}" 'BEGIN {printf "%.1f", (p * 2000 + b * 10) / 1e6}')
+  check_eq "cost ${segs:-whole}: burned_ms within 10% of packets x 2 us + bytes x 10 ns ($want ms)" 1 \
+    "$(awk -v g="${burned:-0}" -v w="$want" 'BEGIN {print (w > 10 && g >= 0.9 * w && g <= 1.1 * w) ? 1 : 0}')"
+  if [ -n "$segs" ]; then
+    check_cmp "--segments: MTU-sized packets queued (bytes/packet <= 1500)" "$((by / (pk > 0 ? pk : 1)))" "<=" 1500
+  fi
+done
+t_bg dl3 ip netns exec "$B" "$DL" --dev vb --delay 5ms --direction both --queue-num "$Q"
+DLPID=$T_LAST_PID
+check "both again: ready" delay_wait_ready "$T_TMP/dl3.log" "$DLPID"
 
 # --- SIGKILL: fail open, then cleanup -----------------------------------------------------
 kill -KILL "$DLPID"; wait "$DLPID" 2>/dev/null

@@ -36,10 +36,10 @@ check_match "etc/lab-experiment.conf: 4 servers x 3 rows x 4 runs" \
 server DegroupTest-like: http://198.18.2.2/.*
 server capped: http://198.18.4.2/.*
 server tuned: http://198.18.5.2/.*downloads: 48 \(3 cells x 4 servers x 4 runs\)" "$plan"
-check_eq "etc/lab-experiment.conf: the lab servers (same CPU budget, TSO/GSO on/off; capped; tuned)" \
-  "OVH-like true 1 131072|DegroupTest-like false 1 131072|capped null null null 1572864|tuned null null null 67108864" \
+check_eq "etc/lab-experiment.conf: the lab servers (same CPU budget, cc and send buffer, TSO/GSO on/off; capped; tuned)" \
+  "OVH-like true 20 cubic 131072 1572864|DegroupTest-like false 20 cubic 131072 1572864|capped null null null null 1572864|tuned null null null null 67108864" \
   "$("$DEBIT" -t --scenario "$DEBIT_TOP/etc/lab-experiment.conf" --format json | jq -r '[.servers[].lab |
-     "\(.name) \(.tso) \(.cpu_pct) \(.notsent_lowat)" + (if .sndbuf then " \(.sndbuf)" else "" end)
+     "\(.name) \(.tso) \(.cpu_pct) \(.cc) \(.notsent_lowat)" + (if .sndbuf then " \(.sndbuf)" else "" end)
      + (if .tcp_wmem then " \(.tcp_wmem | split(" ")[2])" else "" end)] | join("|")' 2>&1)"
 
 # The seed replica: the servers of the lab's built-in default, both client offload states.

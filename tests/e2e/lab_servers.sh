@@ -57,15 +57,31 @@ pid1=$(awk '$2 == "debitd-s1" {print $1}' "$D/pids")
 pid4=$(awk '$2 == "debitd-s4" {print $1}' "$D/pids")
 cg1=${LAB_S1_CGROUP:-none} cg4=${LAB_S4_CGROUP:-none}
 if [ "${LAB_S1_CGROUP_VERSION:-}" = v2 ]; then
-  check_eq "s1 cpu 30%: cpu.max" "30000 100000" "$(cat "$cg1/cpu.max" 2>&1)"
-  check_eq "s4 cpu 150%: cpu.max" "150000 100000" "$(cat "$cg4/cpu.max" 2>&1)"
+  check_eq "s1 cpu 30%: cpu.max (a 10 ms period)" "3000 10000" "$(cat "$cg1/cpu.max" 2>&1)"
+  check_eq "s4 cpu 150%: cpu.max" "15000 10000" "$(cat "$cg4/cpu.max" 2>&1)"
 else
-  check_eq "s1 cpu 30%: cfs_quota_us / cfs_period_us" "30000/100000" \
+  check_eq "s1 cpu 30%: cfs_quota_us / cfs_period_us (a 10 ms period)" "3000/10000" \
     "$(cat "$cg1/cpu.cfs_quota_us" 2>&1)/$(cat "$cg1/cpu.cfs_period_us" 2>&1)"
-  check_eq "s4 cpu 150%: cfs_quota_us / cfs_period_us" "150000/100000" \
+  check_eq "s4 cpu 150%: cfs_quota_us / cfs_period_us" "15000/10000" \
     "$(cat "$cg4/cpu.cfs_quota_us" 2>&1)/$(cat "$cg4/cpu.cfs_period_us" 2>&1)"
 fi
 check "s1's debitd (pid $pid1) is in its cgroup.procs" grep -qx "$pid1" "$cg1/cgroup.procs"
+# The per-packet cost of a budget: a cost line (debit-delayline) in the server's cgroup,
+# on what arrives from it at the router (GRO off there), and the cgroup's weight raised.
+cost1=$(awk '$2 == "cost-s1" {print $1}' "$D/pids")
+check "s1's cost line (pid ${cost1:-none}) runs, in s1's cgroup" grep -qx "${cost1:-none}" "$cg1/cgroup.procs"
+check_match "s1's cost line: queue 7403, --delay 0, a cost per byte" \
+  "ready dev=s1 delay_us=0 direction=in queue=7403 .* byte_cost_ns=2 " "$(head -1 "$D/cost-s1.log")"
+check_match "the router queues what s1 sends to that cost line" "-A PREROUTING -i s1 .*NFQUEUE --queue-num 7403" \
+  "$(ip netns exec "$LAB_NS_R" iptables -w -t mangle -S PREROUTING 2>&1)"
+check_eq "the router's s1: GRO off (the cost line sees what s1 sent)" "generic-receive-offload: off" \
+  "$(ip netns exec "$LAB_NS_R" ethtool -k s1 | grep '^generic-receive-offload')"
+if [ -f "$cg1/cpu.shares" ]; then check_eq "s1's cgroup: weight raised (cpu.shares)" 262144 "$(cat "$cg1/cpu.shares")"
+else check_eq "s1's cgroup: weight raised (cpu.weight)" 10000 "$(cat "$cg1/cpu.weight")"; fi
+check_eq "s2 (no budget): no cost line" "" "$(awk '$2 == "cost-s2"' "$D/pids")"
+check_eq "up returns once every server's content is ready (/status content.state)" "ready ready ready ready" \
+  "$(for u in "$LAB_S1_URL" "$LAB_S2_URL" "$LAB_S3_URL" "$LAB_S4_URL"; do
+       ip netns exec "$LAB_NS_C" curl -s --max-time 5 "$u/status" | jq -r .content.state; done | tr '\n' ' ' | sed 's/ $//')"
 check "s4's debitd (pid $pid4) is in its cgroup.procs" grep -qx "$pid4" "$cg4/cgroup.procs"
 check_match "s1's debitd reports its budget (X-Debit-Cpu), when it does" "^(quota=30%;.*|)$" \
   "$(ip netns exec "$LAB_NS_C" curl -sI --max-time 5 "$LAB_S1_URL/files/10Mio.dat" | tr -d '\r' | sed -n 's/^X-Debit-Cpu: //Ip')"
@@ -141,7 +157,7 @@ labcgs() { ls -d /sys/fs/cgroup/*/debit-lab-* /sys/fs/cgroup/debit-lab-* 2>/dev/
 labcgs >"$T_TMP/cg.before"
 out=$(LAB_DEBITD=$T_TMP/fake-debitd timeout 60 "$LAB" up "$T_TMP/lab4" --scenario "$S" 2>&1)
 check_eq "up whose debitd dies: exit 2" 2 $?
-check_match "up whose debitd dies: says which server and why" "s1 \(budget\) did not answer: fake debitd: refusing to start" "$out"
+check_match "up whose debitd dies: says which server and why" "s1 \(budget\) did not answer with its content ready: fake debitd: refusing to start" "$out"
 check_eq "up whose debitd dies: no new cgroup left" "" "$(labcgs | comm -13 "$T_TMP/cg.before" -)"
 check_eq "up whose debitd dies: DIR holds no lab" "" "$(ls "$T_TMP/lab4/lab.env" "$T_TMP/lab4/cgroups" "$T_TMP/lab4/netns" 2>/dev/null)"
 
