@@ -121,8 +121,11 @@ static void speedtest_families(const struct counters *c, const struct metrics_vi
     }
 }
 
-int metrics_render(const struct metrics *m, const struct counters *c, const struct metrics_view *v, FILE *out)
+/* what is running: version, uptime, configuration generation and reloads */
+static void render_about(const struct metrics *m, const struct counters *c, const struct metrics_view *v, FILE *out)
 {
+    (void)c;
+    (void)m;
     family(out, "debitd_build_info", "gauge", "Version of debitd, always 1.");
     sample(out, "debitd_build_info", (const char *const[]){"version", v->version}, 1, 1);
     family(out, "debitd_uptime_seconds", "gauge", "Seconds since debitd started.");
@@ -132,7 +135,11 @@ int metrics_render(const struct metrics *m, const struct counters *c, const stru
     family(out, "debitd_config_reloads_total", "counter", "Reloads (SIGHUP) by result: ok (applied) or refused.");
     sample(out, "debitd_config_reloads_total", (const char *const[]){"result", "ok"}, 1, v->reloads_ok);
     sample(out, "debitd_config_reloads_total", (const char *const[]){"result", "refused"}, 1, v->reloads_refused);
+}
 
+/* what was sent: bytes per file and listener, responses, durations, verdicts */
+static void render_traffic(const struct metrics *m, const struct counters *c, const struct metrics_view *v, FILE *out)
+{
     family(out, "debitd_sent_bytes_total", "counter",
            "Bytes of test-file bodies sent, by file and listener (for an aborted transfer: what the peer acknowledged).");
     size_t nl = m->n_listeners < v->n_listeners ? m->n_listeners : v->n_listeners;
@@ -167,7 +174,12 @@ int metrics_render(const struct metrics *m, const struct counters *c, const stru
             sample(out, "debitd_transfers_total",
                    (const char *const[]){"listener", v->listeners[l], "limited_by", verdict_name((enum verdict_kind)k)}, 2,
                    m->verdicts[l * N_VERDICTS + k]);
+}
 
+/* connections, uploads and the speed-test protocols */
+static void render_activity(const struct metrics *m, const struct counters *c, const struct metrics_view *v, FILE *out)
+{
+    (void)m;
     simple(out, "debitd_connections_total", "counter", "TCP connections accepted.", c->connections);
     simple(out, "debitd_active_connections", "gauge", "TCP connections open now.", c->active);
     simple(out, "debitd_uploads_total", "counter", "Upload requests received.", c->uploads);
@@ -184,7 +196,12 @@ int metrics_render(const struct metrics *m, const struct counters *c, const stru
         sample(out, "debitd_ndt7_bytes_total", (const char *const[]){"direction", dir[d]}, 1, c->ndt7_bytes[d]);
 
     speedtest_families(c, v, out);
+}
 
+/* what the guards refused, and the per-address quota's table */
+static void render_limits(const struct metrics *m, const struct counters *c, const struct metrics_view *v, FILE *out)
+{
+    (void)m;
     family(out, "debitd_refusals_total", "counter", "Connections closed or refused, by reason.");
     for (size_t r = 0; r < v->n_refusals; r++)
         sample(out, "debitd_refusals_total", (const char *const[]){"reason", v->refusal_names[r]}, 1, v->refusals[r]);
@@ -198,7 +215,13 @@ int metrics_render(const struct metrics *m, const struct counters *c, const stru
     simple(out, "debitd_quota_overflow_total", "counter",
            "New addresses that found the quota table full and took over its least-used entry, with its use.",
            v->quota_overflow);
+}
 
+/* each listener's interface offloads, TCP profile and acceptor */
+static void render_listeners(const struct metrics *m, const struct counters *c, const struct metrics_view *v, FILE *out)
+{
+    (void)c;
+    (void)m;
     family(out, "debitd_offload_enabled", "gauge",
            "Live offload state of each interface the listeners serve through (1 on, 0 off).");
     for (size_t i = 0; i < v->n_offload; i++)
@@ -240,7 +263,13 @@ int metrics_render(const struct metrics *m, const struct counters *c, const stru
     for (size_t i = 0; i < v->n_accept; i++)
         sample(out, "debitd_accept_errors_total", (const char *const[]){"listener", v->accept[i].listener}, 1,
                v->accept[i].errors);
+}
 
+/* debitd's cgroup CPU budget */
+static void render_cpu(const struct metrics *m, const struct counters *c, const struct metrics_view *v, FILE *out)
+{
+    (void)c;
+    (void)m;
     family(out, "debitd_cpu_quota_ratio", "gauge",
            "CPU quota of debitd's cgroup in CPUs (0.05 = 5% of one CPU); no sample without a quota.");
     if (v->cpu_quota_ratio > 0)
@@ -253,5 +282,15 @@ int metrics_render(const struct metrics *m, const struct counters *c, const stru
            "Enforcement periods in which debitd's cgroup was throttled (cpu.stat nr_throttled).");
     if (v->have_cpu_stat)
         fprintf(out, "debitd_cpu_throttled_periods_total %llu\n", (unsigned long long)v->cpu_nr_throttled);
+}
+
+int metrics_render(const struct metrics *m, const struct counters *c, const struct metrics_view *v, FILE *out)
+{
+    render_about(m, c, v, out);
+    render_traffic(m, c, v, out);
+    render_activity(m, c, v, out);
+    render_limits(m, c, v, out);
+    render_listeners(m, c, v, out);
+    render_cpu(m, c, v, out);
     return ferror(out) ? -1 : 0;
 }
