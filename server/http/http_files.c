@@ -15,6 +15,7 @@
 #include "conditional.h"
 #include "http_body.h"
 #include "log.h"
+#include "mhd_compat.h"
 #include "nopush.h"
 #include "range.h"
 #include "sendstep.h"
@@ -53,33 +54,16 @@ void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size
 }
 
 /* A response sent again gets this request's X-Debit-Transfer NEW_ID ("" for none); AT is
- * where libmicrohttpd keeps its old value (NULL when it had none). Returns where the new
- * value is kept (NULL: none). IDs have one length, so the new one is written over the old
- * in place: deleting the header and adding it again walked the header list (a cache miss
- * per header, 1,000 connections each with its own response) and made three frees and
- * three allocations, 3.5-4.3 % of a 4 KiB request's samples; looking the value up each
- * time still cost half of that (docs/performance.md), hence AT, found once when the
- * response is built. Writing there is sound because libmicrohttpd keeps a header's value
- * as its own copy (allocated in add_response_entry, 0.9.75 to 1.0.1), with its length
- * beside it, and copies it into the connection's buffer only when the response is
- * queued, which is after this; nobody else holds the response (http_conn_reuse_get) and
- * nothing else deletes its headers. tests/e2e/server_reuse.sh checks the bytes on the wire against
- * fresh responses, every ID distinct and its record found. */
+ * where libmicrohttpd keeps its old value (NULL when it had none), found once when the
+ * response is built (looking it up each time cost half of what rewriting it saves). IDs
+ * have one length, so mhd_compat writes the new one over the old in place
+ * (MHD_TRICK_HEADER_WRITE). Nobody else holds the response (http_conn_reuse_get) and
+ * nothing else deletes its headers. tests/e2e/server_reuse.sh checks the bytes on the wire
+ * against fresh responses, every ID distinct and its record found. Returns where the new
+ * value is kept (NULL: none). */
 static char *reuse_id(struct MHD_Response *resp, char *at, const char *new_id)
 {
-    if (at && strlen(new_id) == TRANSFER_ID_HEX && strlen(at) == TRANSFER_ID_HEX) {
-        memcpy(at, new_id, TRANSFER_ID_HEX);
-        return at;
-    }
-    if (at) {
-        char old[TRANSFER_ID_LEN]; /* the deletion frees AT */
-        sys_strcpy(old, sizeof old, at);
-        MHD_del_response_header(resp, WIRE_HDR_TRANSFER, old);
-    }
-    if (!new_id[0])
-        return NULL;
-    MHD_add_response_header(resp, WIRE_HDR_TRANSFER, new_id);
-    return (char *)MHD_get_response_header(resp, WIRE_HDR_TRANSFER);
+    return mhd_compat_header_replace(resp, WIRE_HDR_TRANSFER, at, new_id);
 }
 
 /* What decides a small response beside H (http_conn_reuse_get): the body's address in
@@ -99,28 +83,15 @@ static size_t small_signature(const struct file_head *h, const unsigned char *bo
     return http_file_head_sig(h, extra, sig, siglen);
 }
 
-/* A 304's body reader: never called, libmicrohttpd sends no body with a 304 (its write
- * position starts at the end). Were it ever called, the connection would be closed rather
- * than bytes sent where none belong. */
-static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
-{
-    (void)cls;
-    (void)pos;
-    (void)buf;
-    (void)max;
-    return MHD_CONTENT_READER_END_WITH_ERROR;
-}
-
 /* 304 Not Modified for F: the headers its 200 would carry that describe it (validators,
  * Cache-Control, the X-Debit-* ones: RFC 9110 15.4.5), no body, no transfer record,
- * nothing charged to the quota, never kept for reuse. libmicrohttpd 0.9.75 writes a
- * Content-Length into every 304, from the response's size, and can leave it out only by
- * closing the connection; RFC 9110 8.6 allows no other value there than the 200's, so the
- * response has the file's size (a "Content-Length: 0" would be false) and no body. */
+ * nothing charged to the quota, never kept for reuse. libmicrohttpd writes a Content-Length
+ * into every 304, from the response's size; RFC 9110 8.6 allows no other value there than
+ * the 200's, so the response has the file's size and no body (mhd_compat_response_304). */
 static enum MHD_Result not_modified(struct listener *l, struct MHD_Connection *conn, const struct file_cfg *f,
                                     const char *etag)
 {
-    struct MHD_Response *resp = MHD_create_response_from_callback(f->size, 64, no_body, NULL, NULL);
+    struct MHD_Response *resp = mhd_compat_response_304(f->size);
     if (!resp)
         return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     struct file_head h;
@@ -281,7 +252,7 @@ static void transfer_start(struct listener *l, struct MHD_Connection *conn, stru
     ts.nopush = file_nopush(l, r, fr->path);
     if (fr->path == SEND_SENDFILE) {
         l->zero_copy_transfers++;
-        sendstep_begin(); /* one more body in flight on this worker (sendstep.h) */
+        sendstep_begin(r->sock, fr->off + fr->len); /* one more body in flight on this worker (sendstep.h) */
         r->stepped = 1;
     } else
         l->copy_transfers++;
@@ -313,7 +284,7 @@ static void transfer_start(struct listener *l, struct MHD_Connection *conn, stru
     if (!fr->reused) {
         MHD_add_response_header(fr->resp, WIRE_HDR_TRANSFER, id);
         if (fr->siglen) /* a response that may be sent again: found once, here */
-            fr->id_at = (char *)MHD_get_response_header(fr->resp, WIRE_HDR_TRANSFER);
+            fr->id_at = mhd_compat_header_at(fr->resp, WIRE_HDR_TRANSFER);
     }
     if (fr->len >= EVIDENCE_MIN_BYTES)
         evidence_begin(&r->mark, s->cpu, fr->len);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "mhd_compat.h"
 #include "nopush.h"
 #include "sendstep.h"
 #include "speedtest.h"
@@ -389,7 +390,7 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
         r->nopush = 0;
     }
     if (r->stepped) { /* on the worker that began it (sendstep.h) */
-        sendstep_end();
+        sendstep_end(r->sock);
         r->stepped = 0;
     }
     if (r->in_flight)
@@ -455,6 +456,9 @@ static void connection(struct listener *l, struct MHD_Connection *conn, void **s
                        enum MHD_ConnectionNotificationCode toe)
 {
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (fd) /* the interposers' state of a reused number starts empty */
+            mhd_compat_fd_reset(fd->connect_fd);
         watchdog_conn_started(l->srv->watchdog, conn, socket_context);
         if (l->tls) /* before the handshake: the credentials it will use */
             tls_conn_started(l->tls, conn);
@@ -471,7 +475,7 @@ static void connection(struct listener *l, struct MHD_Connection *conn, void **s
         const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
         if (fd) {
             http_conn_closed(fd->connect_fd);
-            nopush_forget(fd->connect_fd); /* the descriptor's number will be reused */
+            mhd_compat_fd_reset(fd->connect_fd); /* the descriptor's number will be reused */
         }
         watchdog_conn_closed(l->srv->watchdog, socket_context);
         if (l->tls)
@@ -502,7 +506,8 @@ void http_mhd_log(void *cls, const char *fmt, va_list ap)
     size_t n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
         msg[--n] = 0;
-    if (watchdog_mhd_message(l->srv->watchdog, msg))
-        return; /* once per connection: summarised by the refusal log, never a line each */
+    /* once per connection: summarised by the refusal log, never a line each */
+    if (watchdog_mhd_message(l->srv->watchdog, mhd_compat_log_reason(msg), msg))
+        return;
     log_warn("%s: libmicrohttpd: %s", l->name, msg);
 }

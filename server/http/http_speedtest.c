@@ -226,7 +226,9 @@ static enum MHD_Result download(struct listener *l, struct MHD_Connection *conn,
         r->t0 = sys_mono_s();
         if (path == SEND_SENDFILE) {
             l->zero_copy_transfers++;
-            sendstep_begin(); /* one more body in flight on this worker (sendstep.h) */
+            const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+            r->sock = ci ? ci->connect_fd : -1; /* sendstep_end's, in http_completed */
+            sendstep_begin(r->sock, len); /* one more body in flight on this worker (sendstep.h) */
             r->stepped = 1;
         } else
             l->copy_transfers++;

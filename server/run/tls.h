@@ -58,9 +58,12 @@ void tls_listener_free(struct tls_listener *t);
 int tls_reload(struct tls_listener *t, const char *cert, const char *key, char *err, size_t errlen);
 
 /* The libmicrohttpd side: OR these flags into MHD_start_daemon's, and append the two
- * options (certificate callback, priorities) at OPTS[*N] (room for 2 needed). */
+ * options (CERT_CALLBACK, priorities) at OPTS[*N] (room for 2 needed). The callback
+ * (mhd_compat_tls_cert) finds the connection's credentials: tls_conn_cert, or
+ * tls_thread_cert. */
 unsigned tls_mhd_flags(void);
-void tls_mhd_options(struct tls_listener *t, struct MHD_OptionItem *opts, int *n);
+void tls_mhd_options(struct tls_listener *t, gnutls_certificate_retrieve_function2 *cert_callback,
+                     struct MHD_OptionItem *opts, int *n);
 /* MHD_CONNECTION_NOTIFY_STARTED / _CLOSED of a connection to listener T: take (and give back)
  * the reference the connection's handshake uses. */
 void tls_conn_started(struct tls_listener *t, struct MHD_Connection *conn);
@@ -70,6 +73,15 @@ void tls_conn_closed(struct MHD_Connection *conn);
  * returns; borrowed, valid until tls_conn_closed(CONN)): 0, or -1 when CONN was never
  * started on a TLS listener. */
 int tls_conn_cert(struct MHD_Connection *conn, gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key);
+
+/* Without the connection (a libmicrohttpd whose GnuTLS session pointer is not known to be
+ * its MHD_Connection): the current credentials of the listener whose connection last
+ * started on this thread (a libmicrohttpd worker serves one daemon). 0, or -1 when none
+ * started here. Borrowed: valid while the listener lives if it keeps its retired ones. */
+int tls_thread_cert(gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key);
+/* From now on a reload keeps T's replaced credentials until tls_listener_free: a
+ * handshake given them by tls_thread_cert holds no reference of its own. */
+void tls_listener_keep_retired(struct tls_listener *t);
 
 /* "TLS1.3; TLS_AES_256_GCM_SHA384" for a connection's negotiated version and cipher suite
  * (IANA name), or "none" on a plain HTTP connection: the X-Debit-Tls header value. */

@@ -179,10 +179,9 @@ void watchdog_request_done(struct watchdog *w, struct MHD_Connection *conn)
         deadline_request_done(&w->dl, c, sys_mono_ms());
 }
 
-int watchdog_mhd_message(struct watchdog *w, const char *msg)
+int watchdog_mhd_message(struct watchdog *w, enum refusal_reason r, const char *msg)
 {
-    enum refusal_reason r = refusal_classify_mhd(msg);
-    if (r == REFUSAL_N)
+    if (r >= REFUSAL_N)
         return !watchdog_line(w, msg);
     refusal_log_note(&w->rl, r, NULL);
     return 1;

@@ -49,10 +49,11 @@ void watchdog_request(struct watchdog *w, struct MHD_Connection *conn, int first
 /* From MHD_OPTION_NOTIFY_COMPLETED: the response is over; the next request's header
  * deadline starts now. */
 void watchdog_request_done(struct watchdog *w, struct MHD_Connection *conn);
-/* A libmicrohttpd log message: counted in the refusal log when it is one of its
- * once-per-connection messages; any other passes the refusal log's line limit
- * (watchdog_line). A lookup: 1 = counted (do not log it), 0 = log it. */
-int watchdog_mhd_message(struct watchdog *w, const char *msg);
+/* A libmicrohttpd log message MSG that stands for refusal R (mhd_compat_log_reason, which
+ * knows its once-per-connection texts; REFUSAL_N: none): counted in the refusal log; any
+ * other passes the refusal log's line limit (watchdog_line). Returns 1 = counted or over
+ * the limit (do not log it), 0 = log it. */
+int watchdog_mhd_message(struct watchdog *w, enum refusal_reason r, const char *msg);
 /* Whether a warning line MSG that a client can cause once per connection may be written
  * now (refusal_log_line: a few per interval, the rest counted in its summary line). */
 int watchdog_line(struct watchdog *w, const char *msg);

@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "mhd_compat.h"
 #include "nopush.h"
 #include "testlib.h"
 
@@ -153,7 +154,7 @@ static void test_refused(void **state)
         const char *msg;
     } rows[] = {
         {-1, "descriptor -1 is beyond nopush's table"},
-        {NOPUSH_MAX_FD, "is beyond nopush's table"},
+        {MHD_COMPAT_MAX_FD, "is beyond nopush's table"},
         {0 /* pfd[0], below */, "setsockopt TCP_NODELAY 1 on descriptor"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

@@ -25,6 +25,9 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 
+#include "mhd_compat.h"
+#include "testlib.h"
+#include "testlib_tls.h"
 #include "tls.h"
 
 static char dir[64];
@@ -36,57 +39,14 @@ static const char *fix(int i, const char *name)
     return path_buf[i];
 }
 
-static void write_datum(const char *path, const gnutls_datum_t *d)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    assert_int_equal(fwrite(d->data, 1, d->size, f), d->size);
-    assert_int_equal(fclose(f), 0);
-}
-
-/* NAME.crt and NAME.key: a self-signed certificate for CN=NAME, valid 30 days from now. */
-static void make_cert(const char *name)
-{
-    gnutls_x509_privkey_t key;
-    gnutls_x509_crt_t crt;
-    assert_int_equal(gnutls_x509_privkey_init(&key), 0);
-    assert_int_equal(gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA,
-                                                  GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0), 0);
-    assert_int_equal(gnutls_x509_crt_init(&crt), 0);
-    char dn[64];
-    snprintf(dn, sizeof dn, "CN=%s", name);
-    unsigned char serial[] = {1, 2, 3};
-    time_t now = time(NULL);
-    assert_int_equal(gnutls_x509_crt_set_version(crt, 3), 0);
-    assert_int_equal(gnutls_x509_crt_set_serial(crt, serial, sizeof serial), 0);
-    assert_int_equal(gnutls_x509_crt_set_dn(crt, dn, NULL), 0);
-    assert_int_equal(gnutls_x509_crt_set_issuer_dn(crt, dn, NULL), 0);
-    assert_int_equal(gnutls_x509_crt_set_activation_time(crt, now - 60), 0);
-    assert_int_equal(gnutls_x509_crt_set_expiration_time(crt, now + 30 * 86400), 0);
-    assert_int_equal(gnutls_x509_crt_set_key(crt, key), 0);
-    assert_int_equal(gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0), 0);
-    gnutls_datum_t d;
-    char p[128];
-    assert_int_equal(gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &d), 0);
-    snprintf(p, sizeof p, "%s/%s.crt", dir, name);
-    write_datum(p, &d);
-    gnutls_free(d.data);
-    assert_int_equal(gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM, &d), 0);
-    snprintf(p, sizeof p, "%s/%s.key", dir, name);
-    write_datum(p, &d);
-    gnutls_free(d.data);
-    gnutls_x509_crt_deinit(crt);
-    gnutls_x509_privkey_deinit(key);
-}
-
 static int setup(void **state)
 {
     (void)state;
     snprintf(dir, sizeof dir, "/tmp/debit-test-tls.XXXXXX");
     if (!mkdtemp(dir))
         return -1;
-    make_cert("a");
-    make_cert("b");
+    testlib_tls_cert(dir, "a");
+    testlib_tls_cert(dir, "b");
     return 0;
 }
 
@@ -282,17 +242,11 @@ static void test_handshakes_across_reload(void **state)
     char err[512], body[128];
     struct tls_listener *t = tls_listener_new(fix(0, "a.crt"), fix(1, "a.key"), NULL, err, sizeof err);
     assert_non_null(t);
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof sa;
-    assert_true(fd >= 0);
-    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    assert_int_equal(listen(fd, 16), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-    unsigned port = ntohs(sa.sin_port);
+    unsigned port;
+    int fd = testlib_listen(&port);
     struct MHD_OptionItem opts[4];
     int n = 0;
-    tls_mhd_options(t, opts, &n);
+    tls_mhd_options(t, mhd_compat_tls_cert, opts, &n);
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | tls_mhd_flags(), 0, NULL, NULL, answer,
                                             NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_ARRAY, opts,
