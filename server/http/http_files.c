@@ -176,7 +176,7 @@ static int file_precheck(struct listener *l, struct MHD_Connection *conn, struct
  * nothing it says has changed, but for its transfer ID. A reload, an offload change or
  * another range changes the signature; a graceful stop adds Connection: close, never
  * kept. Returns 0, or -1 when no response could be made. */
-static int file_body(struct listener *l, struct MHD_Connection *conn, struct req *r, const struct file_cfg *f,
+static int file_body(struct listener *l, struct MHD_Connection *conn, const struct file_cfg *f,
                      struct file_reply *fr)
 {
     struct server *s = l->srv;
@@ -188,7 +188,7 @@ static int file_body(struct listener *l, struct MHD_Connection *conn, struct req
         fr->siglen = small_signature(&fr->h, fr->body, fr->len, fr->status == 206 ? &fr->rg : NULL, f->size,
                                      fr->sig, sizeof fr->sig);
         if (fr->siglen)
-            fr->resp = http_conn_reuse_get(conn, r->sock, fr->sig, fr->siglen, &fr->id_at);
+            fr->resp = http_conn_reuse_get(conn, fr->sig, fr->siglen, &fr->id_at);
     }
     if ((fr->reused = fr->resp != NULL)) { /* its old X-Debit-Transfer: http_file (reuse_id) */
         fr->path = send_path_for(s->snap->content, fr->off, fr->len, l->tls != NULL);
@@ -246,7 +246,7 @@ static void transfer_start(struct listener *l, struct MHD_Connection *conn, stru
     if (!r->snap) /* the body may be the region's memory: keep it until the request ends */
         r->snap = snapshot_get(s->snap);
     struct http_client scratch;
-    const struct http_client *who = http_conn_client(conn, r->sock, &scratch);
+    const struct http_client *who = http_conn_client(conn, &scratch);
     struct transfer_start ts = {f->path, who->remote, l->name, fr->off, fr->len, (int)fr->status, r->sock,
                                 who->have_peer ? &who->peer : NULL, send_path_name(fr->path), NULL, 0};
     ts.nopush = file_nopush(l, r, fr->path);
@@ -267,7 +267,7 @@ static void transfer_start(struct listener *l, struct MHD_Connection *conn, stru
     char terr[128];
     uint64_t written = 0;
     int have_ti = 0;
-    if (fr->len < EVIDENCE_MIN_BYTES && http_conn_written(conn, r->sock, &written) == 0)
+    if (fr->len < EVIDENCE_MIN_BYTES && http_conn_written(conn, &written) == 0)
         r->acked0 = written;
     else {
         have_ti = r->sock >= 0 && tcp_info_read(r->sock, &ti, terr, sizeof terr) == 0;
@@ -298,7 +298,7 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     if (file_precheck(l, conn, r, f, head, &fr, &out))
         return out;
     r->sock = conn_socket(conn);
-    if (file_body(l, conn, r, f, &fr) < 0)
+    if (file_body(l, conn, f, &fr) < 0)
         return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     char id[TRANSFER_ID_LEN] = "";
     if (!head)
@@ -306,7 +306,7 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     if (fr.reused)
         fr.id_at = reuse_id(fr.resp, fr.id_at, id);
     /* kept for the next request (the table then holds our reference), or released */
-    if (fr.siglen && http_conn_reuse_put(conn, r->sock, fr.resp, fr.sig, fr.siglen, fr.id_at) == 0)
+    if (fr.siglen && http_conn_reuse_put(conn, fr.resp, fr.sig, fr.siglen, fr.id_at) == 0)
         return http_reply_kept(l, conn, fr.status, fr.resp);
     if (fr.reused) /* still the table's (a put of the same response cannot fail) */
         return http_reply_kept(l, conn, fr.status, fr.resp);

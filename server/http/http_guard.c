@@ -138,7 +138,7 @@ static enum MHD_Result refuse(struct listener *l, struct MHD_Connection *conn, u
                                         MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
-    http_log_body(n > 0 && (size_t)n < sizeof body ? (size_t)n : strlen(body));
+    http_log_body(conn, n > 0 && (size_t)n < sizeof body ? (size_t)n : strlen(body));
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "conn.h"
 #include "log.h"
 #include "nopush.h"
 #include "sendstep.h"
@@ -206,8 +207,9 @@ int mhd_compat_tls_cert(gnutls_session_t session, const gnutls_datum_t *req_ca_d
                         unsigned int *pcert_length, gnutls_privkey_t *privkey)
 {
     (void)req_ca_dn, (void)nreqs, (void)pk_algos, (void)pk_algos_length;
-    struct MHD_Connection *conn = mhd_compat_tls_connection(session);
-    if (conn)
-        return tls_conn_cert(conn, pcert, pcert_length, privkey);
-    return tls_thread_cert(pcert, pcert_length, privkey);
+    struct MHD_Connection *mc = mhd_compat_tls_connection(session);
+    if (!mhd_compat_on(MHD_TRICK_TLS_SESSION))
+        return tls_thread_cert(pcert, pcert_length, privkey);
+    struct conn *c = mc ? conn_of(mc) : NULL;
+    return tls_creds_cert(c ? c->creds : NULL, pcert, pcert_length, privkey);
 }

@@ -41,7 +41,8 @@
  * library.
  *
  * The interposers only see a descriptor: one table, indexed by descriptor below
- * MHD_COMPAT_MAX_FD, holds what they need of each connection (struct mhd_fd_state). */
+ * MHD_COMPAT_MAX_FD, holds a pointer to each connection's struct conn (conn.h), whose
+ * struct mhd_fd_state is what they read. */
 #ifndef DEBITD_MHD_COMPAT_H
 #define DEBITD_MHD_COMPAT_H
 
@@ -70,7 +71,10 @@ enum mhd_trick {
 };
 #define MHD_TRICK_ALL 0x7fu
 
-/* What the interposers keep of a connection's socket (written and read on its worker). */
+struct conn;
+
+/* What the interposers keep of a connection's socket (in its struct conn; written and
+ * read on its worker). */
 struct mhd_fd_state {
     _Atomic unsigned char nopush; /* nopush.c's NOPUSH_* bits */
     _Atomic uint64_t send_end;    /* sendstep.c: the sendfile body's end in the region + 1; 0: none */
@@ -91,10 +95,13 @@ void mhd_compat_force_unknown(int unknown);
 /* "setsockopt interposer, sendfile64 interposer, ..." for the tricks in SET ("none"). */
 void mhd_compat_describe(unsigned set, char *buf, size_t len);
 
-/* The interposers' state of descriptor FD, or NULL beyond the table. */
+/* The interposers' state of the connection on descriptor FD, or NULL (none, or FD beyond
+ * the table). */
 struct mhd_fd_state *mhd_compat_fd(int fd);
-/* A new connection's descriptor (zeroed) or a closed one's (zeroed: its number will be reused). */
-void mhd_compat_fd_reset(int fd);
+/* C is the connection on FD from now on (conn_new); until mhd_compat_fd_detach(FD, C)
+ * (conn_free: only if it is still C). */
+void mhd_compat_fd_attach(int fd, struct conn *c);
+void mhd_compat_fd_detach(int fd, struct conn *c);
 /* The kernel's setsockopt, never the interposer. */
 int mhd_compat_kernel_setsockopt(int fd, int level, int name, const void *val, socklen_t len);
 /* Whether the interposers were entered since the last mhd_compat_seen_reset (tests): the
@@ -125,8 +132,8 @@ struct MHD_Response *mhd_compat_response_304(uint64_t size);
 /* The MHD_Connection of a TLS handshake's SESSION (MHD_TRICK_TLS_SESSION), or NULL. */
 struct MHD_Connection *mhd_compat_tls_connection(gnutls_session_t session);
 /* The certificate callback (gnutls_certificate_retrieve_function2) of every TLS listener:
- * the connection's credentials (tls_conn_cert), or with the trick off the worker thread's
- * listener's (tls_thread_cert). */
+ * the connection's credentials (its struct conn's, tls_creds_cert), or with the trick off
+ * the worker thread's listener's (tls_thread_cert). */
 int mhd_compat_tls_cert(gnutls_session_t session, const gnutls_datum_t *req_ca_dn, int nreqs,
                         const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length, gnutls_pcert_st **pcert,
                         unsigned int *pcert_length, gnutls_privkey_t *privkey);

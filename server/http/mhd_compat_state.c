@@ -10,13 +10,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "conn.h"
 
 #define PROBED (1u << 31) /* tricks: the probe has run */
 
 static _Atomic unsigned tricks;
 static _Atomic int force_unknown;
-/* 1 MiB of zeroes in .bss, touched only as far as descriptors go */
-static struct mhd_fd_state fd_table[MHD_COMPAT_MAX_FD];
+/* The connection on each descriptor (512 KiB of zeroes in .bss, touched only as far as
+ * descriptors go): set and cleared on the connection's worker (conn_new, conn_free). */
+static struct conn *_Atomic fd_table[MHD_COMPAT_MAX_FD];
 
 int mhd_compat_kernel_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {
@@ -25,16 +27,24 @@ int mhd_compat_kernel_setsockopt(int fd, int level, int name, const void *val, s
 
 struct mhd_fd_state *mhd_compat_fd(int fd)
 {
-    return fd >= 0 && fd < MHD_COMPAT_MAX_FD ? &fd_table[fd] : NULL;
+    if (fd < 0 || fd >= MHD_COMPAT_MAX_FD)
+        return NULL;
+    struct conn *c = atomic_load_explicit(&fd_table[fd], memory_order_relaxed);
+    return c ? &c->io : NULL;
 }
 
-void mhd_compat_fd_reset(int fd)
+void mhd_compat_fd_attach(int fd, struct conn *c)
 {
-    struct mhd_fd_state *st = mhd_compat_fd(fd);
-    if (st) {
-        atomic_store_explicit(&st->nopush, 0, memory_order_relaxed);
-        atomic_store_explicit(&st->send_end, 0, memory_order_relaxed);
-    }
+    if (fd >= 0 && fd < MHD_COMPAT_MAX_FD)
+        atomic_store_explicit(&fd_table[fd], c, memory_order_relaxed);
+}
+
+void mhd_compat_fd_detach(int fd, struct conn *c)
+{
+    struct conn *expected = c;
+    if (fd >= 0 && fd < MHD_COMPAT_MAX_FD)
+        atomic_compare_exchange_strong_explicit(&fd_table[fd], &expected, NULL, memory_order_relaxed,
+                                                memory_order_relaxed);
 }
 
 /* VERSION is one of MHD_COMPAT_VERIFIED's */

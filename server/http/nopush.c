@@ -57,7 +57,8 @@ int nopush_begin(int fd, char *err, size_t errlen)
                        "libc): headers go out alone");
     struct mhd_fd_state *fs = mhd_compat_fd(fd);
     if (!fs)
-        return err_set(err, errlen, "descriptor %d is beyond nopush's table (%d)", fd, MHD_COMPAT_MAX_FD);
+        return err_set(err, errlen, "descriptor %d is no connection's (mhd_compat's table, %d entries)", fd,
+                       MHD_COMPAT_MAX_FD);
     unsigned char st = atomic_load_explicit(&fs->nopush, memory_order_relaxed);
     /* TCP_NODELAY first, while nothing is queued: after the uncork any send then pushes */
     if (!(st & NOPUSH_NODELAY) && set_int(fd, TCP_NODELAY, 1, "TCP_NODELAY", err, errlen) < 0)
@@ -80,13 +81,6 @@ int nopush_end(int fd, char *err, size_t errlen)
     if (set_int(fd, TCP_CORK, 0, "TCP_CORK", err, errlen) < 0)
         return -1;
     return 1;
-}
-
-void nopush_forget(int fd)
-{
-    struct mhd_fd_state *fs = mhd_compat_fd(fd);
-    if (fs)
-        atomic_store_explicit(&fs->nopush, 0, memory_order_relaxed);
 }
 
 uint64_t nopush_calls_held(void)

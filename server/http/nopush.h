@@ -28,9 +28,10 @@
  * know: MHD_TRICK_SETSOCKOPT), nopush_begin refuses (nopush_interposed) and the response
  * keeps libmicrohttpd's order.
  *
- * State is a byte of the descriptor's struct mhd_fd_state (mhd_compat.h; descriptors
- * beyond its table are never held: libmicrohttpd's order). Thread-safe: a connection's
- * calls come from its worker. */
+ * State is a byte of the connection's struct mhd_fd_state (in its struct conn, found by
+ * descriptor through mhd_compat's table: a descriptor with none is never held,
+ * libmicrohttpd's order); a new connection on the same number starts afresh. Thread-safe:
+ * a connection's calls come from its worker. */
 #ifndef DEBITD_NOPUSH_H
 #define DEBITD_NOPUSH_H
 
@@ -40,14 +41,12 @@
 struct mhd_fd_state;
 
 /* Cork FD and hold it until nopush_end. Returns 0, or -1 with ERR filled (no
- * interposition, FD out of the table, or setsockopt failed: nothing is held, the response
+ * interposition, no struct conn on FD, or setsockopt failed: nothing is held, the response
  * goes in libmicrohttpd's order). */
 int nopush_begin(int fd, char *err, size_t errlen);
 /* Release FD: uncork (pushes the rest) if it was held. Returns 1 if it was held, 0 if
  * not, -1 with ERR filled if the uncork failed (a closed socket: harmless). */
 int nopush_end(int fd, char *err, size_t errlen);
-/* Forget FD's state (its connection closed: the number will be reused). */
-void nopush_forget(int fd);
 /* True while FD is held. */
 int nopush_held(int fd);
 /* The interposed setsockopt's question for a TCP_CORK/TCP_NODELAY call on a descriptor

@@ -319,25 +319,6 @@ int tls_reload(struct tls_listener *t, const char *cert, const char *key, char *
     return 0;
 }
 
-/* Which credentials each open TLS connection was given: libmicrohttpd's certificate
- * callback carries no closure pointer, only the GnuTLS session, from which mhd_compat
- * finds the MHD_Connection (MHD_TRICK_TLS_SESSION). A hash of connection -> credentials
- * bridges the two; the entry (and its reference) lives from NOTIFY_STARTED to
- * NOTIFY_CLOSED, which libmicrohttpd sends after gnutls_deinit. */
-#define CONN_BUCKETS 4096
-struct conn_entry {
-    struct MHD_Connection *conn;
-    struct tls_creds *creds;
-    struct conn_entry *next;
-};
-static struct conn_entry *conn_table[CONN_BUCKETS];
-static pthread_mutex_t conn_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static size_t conn_hash(const struct MHD_Connection *conn)
-{
-    return (size_t)(((uintptr_t)conn >> 4) * 0x9E3779B97F4A7C15ULL >> 52) % CONN_BUCKETS;
-}
-
 /* GnuTLS hook after the client's Finished has been read: acknowledge it at once. A client
  * without TCP_NODELAY writes its Finished and then its first request, which Nagle's
  * algorithm holds until the Finished is acknowledged; OpenSSL (nginx) sends its session
@@ -373,61 +354,35 @@ static void tickets_enable(struct tls_listener *t, struct MHD_Connection *conn)
     gnutls_handshake_set_hook_function(ci->tls_session, GNUTLS_HANDSHAKE_FINISHED, GNUTLS_HOOK_POST, finished_hook);
 }
 
-/* The listener of the last connection started on this thread: a libmicrohttpd worker
+void tls_conn_tickets(struct tls_listener *t, struct MHD_Connection *conn)
+{
+    tickets_enable(t, conn);
+}
+
+/* The listener whose credentials were last taken on this thread: a libmicrohttpd worker
  * thread serves one daemon, so one listener (tls_thread_cert). */
 static __thread struct tls_listener *thread_listener;
 
-void tls_conn_started(struct tls_listener *t, struct MHD_Connection *conn)
+struct tls_creds *tls_creds_take(struct tls_listener *t)
 {
-    tickets_enable(t, conn);
     thread_listener = t;
-    struct conn_entry *e = malloc(sizeof *e);
-    if (!e)
-        return; /* the handshake fails: the callback finds no credentials */
     pthread_mutex_lock(&t->mu);
-    e->creds = t->cur;
-    atomic_fetch_add(&e->creds->refs, 1);
+    struct tls_creds *c = t->cur;
+    atomic_fetch_add(&c->refs, 1);
     pthread_mutex_unlock(&t->mu);
-    e->conn = conn;
-    size_t h = conn_hash(conn);
-    pthread_mutex_lock(&conn_mu);
-    e->next = conn_table[h];
-    conn_table[h] = e;
-    pthread_mutex_unlock(&conn_mu);
+    return c;
 }
 
-void tls_conn_closed(struct MHD_Connection *conn)
+void tls_creds_release(struct tls_creds *c)
 {
-    size_t h = conn_hash(conn);
-    struct conn_entry *found = NULL;
-    pthread_mutex_lock(&conn_mu);
-    for (struct conn_entry **p = &conn_table[h]; *p; p = &(*p)->next)
-        if ((*p)->conn == conn) {
-            found = *p;
-            *p = found->next;
-            break;
-        }
-    pthread_mutex_unlock(&conn_mu);
-    if (found) {
-        creds_unref(found->creds);
-        free(found);
-    }
+    creds_unref(c);
 }
 
-int tls_conn_cert(struct MHD_Connection *conn, gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key)
+int tls_creds_cert(const struct tls_creds *c, gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key)
 {
-    struct tls_creds *c = NULL;
-    size_t h = conn_hash(conn);
-    pthread_mutex_lock(&conn_mu);
-    for (struct conn_entry *e = conn_table[h]; e; e = e->next)
-        if (e->conn == conn) {
-            c = e->creds;
-            break;
-        }
-    pthread_mutex_unlock(&conn_mu);
     if (!c)
         return -1;
-    *pcert = c->pcert;
+    *pcert = (gnutls_pcert_st *)c->pcert;
     *n = c->n_pcert;
     *key = c->key;
     return 0;
@@ -441,10 +396,7 @@ int tls_thread_cert(gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key)
     pthread_mutex_lock(&t->mu);
     struct tls_creds *c = t->cur;
     pthread_mutex_unlock(&t->mu);
-    *pcert = c->pcert;
-    *n = c->n_pcert;
-    *key = c->key;
-    return 0;
+    return tls_creds_cert(c, pcert, n, key);
 }
 
 void tls_listener_keep_retired(struct tls_listener *t)

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "conn.h"
 #include "mhd_compat.h"
 #include "nopush.h"
 #include "sendstep.h"
@@ -44,6 +45,7 @@ static struct {
     int sock;
     int in_place;          /* /hdr: the value was written over where it was */
     int nopush_begun;      /* /file: nopush_begin returned 0 */
+    int conn_found;        /* conn_of (MHD_CONNECTION_INFO_SOCKET_CONTEXT) gave NOTIFY_STARTED's struct conn */
 } seen_req;
 
 static int memfd = -1;
@@ -81,17 +83,18 @@ static enum MHD_Result field(void *cls, enum MHD_ValueKind kind, const char *key
 
 static void notify(void *cls, struct MHD_Connection *c, void **sc, enum MHD_ConnectionNotificationCode toe)
 {
-    (void)cls, (void)sc;
+    (void)cls;
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) { /* as debitd's http_connection */
         seen_req.started = c;
-        mhd_compat_fd_reset(ci->connect_fd);
+        struct conn *cn = conn_new(ci->connect_fd);
+        assert_non_null(cn);
         if (tls_l)
-            tls_conn_started(tls_l, c);
+            cn->creds = tls_creds_take(tls_l);
+        *sc = cn;
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
-        mhd_compat_fd_reset(ci->connect_fd);
-        if (tls_l)
-            tls_conn_closed(c);
+        conn_free(*sc);
+        *sc = NULL;
     }
 }
 
@@ -122,6 +125,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     prev_end = version + strlen(version);
     MHD_get_connection_values_n(c, MHD_HEADER_KIND, field, NULL);
     seen_req.in_place = seen_req.nopush_begun = 0;
+    seen_req.conn_found = conn_of(c) != NULL && conn_of(c)->sock == MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)->connect_fd;
     seen_req.sock = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)->connect_fd;
     struct MHD_Response *r;
     unsigned status = 200;
@@ -335,6 +339,7 @@ static void test_layout(void **state)
     serve(0, "GET /a?x=1&y=2 HTTP/1.1\r\nHost: x\r\nX-A:  v1\r\nX-B:\tv2\r\nConnection: close\r\n\r\n", buf,
           sizeof buf);
     assert_non_null(strstr(buf, "200 OK"));
+    assert_true(seen_req.conn_found);
     assert_true(seen_req.version_follows);
     assert_int_equal(seen_req.fields, 4);
     assert_true(seen_req.fields_in_place);

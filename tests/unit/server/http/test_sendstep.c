@@ -18,6 +18,7 @@
 #include <sys/sendfile.h>
 #include <unistd.h>
 
+#include "conn.h"
 #include "sendstep.h"
 #include "testlib.h"
 
@@ -80,6 +81,7 @@ static void test_steps(void **state)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         int in = dup(src), out = memfd_create("sendstep-out", 0);
         assert_true(in >= 0 && out >= 0);
+        struct conn *c = conn_new(out); /* the socket's connection (a file stands in for it) */
         for (int k = 0; k < rows[i].in_flight; k++)
             sendstep_begin(k == 0 && rows[i].noted ? out : -1, rows[i].end);
         uint64_t c0, w0, c1, w1;
@@ -103,6 +105,7 @@ static void test_steps(void **state)
         if ((int)(w1 - w0) != rows[i].widened)
             fail_msg("%s: widened counted %llu times", rows[i].name, (unsigned long long)(w1 - w0));
         assert_int_equal(c1 - c0, rows[i].noted && !rows[i].null_offset ? 1 : 0);
+        conn_free(c);
         close(out);
         close(in);
     }
@@ -113,6 +116,7 @@ static void test_renoted(void **state)
 {
     (void)state;
     int in = dup(src), out = memfd_create("sendstep-out", 0);
+    struct conn *c = conn_new(out);
     sendstep_begin(out, SRC_SIZE);
     sendstep_end(out);
     sendstep_begin(out, 1u << 20); /* the same socket, a later response of 1 MiB */
@@ -121,6 +125,7 @@ static void test_renoted(void **state)
     sendstep_end(out);
     off = 0;
     assert_int_equal(sendfile64(out, in, &off, SENDSTEP_MHD_CHUNK), SENDSTEP_MHD_CHUNK);
+    conn_free(c);
     close(out);
     close(in);
 }
@@ -133,10 +138,12 @@ static void test_end_clamped(void **state)
     sendstep_end(-1);
     sendstep_end(-1);
     int in = dup(src), out = memfd_create("sendstep-out", 0);
+    struct conn *c = conn_new(out);
     sendstep_begin(out, SRC_SIZE);
     off64_t off = 0;
     assert_int_equal(sendfile64(out, in, &off, SENDSTEP_MHD_CHUNK), SENDSTEP_MAX);
     sendstep_end(out);
+    conn_free(c);
     close(out);
     close(in);
 }

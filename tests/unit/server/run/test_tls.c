@@ -25,6 +25,7 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 
+#include "conn.h"
 #include "mhd_compat.h"
 #include "testlib.h"
 #include "testlib_tls.h"
@@ -92,14 +93,14 @@ static void test_check(void **state)
     }
 }
 
-/* The subject of the leaf certificate a connection's handshake would be given. */
-static void subject_of(struct MHD_Connection *conn, char *buf, size_t len)
+/* The subject of the leaf certificate a handshake with credentials C would be given. */
+static void subject_of(const struct tls_creds *c, char *buf, size_t len)
 {
     gnutls_pcert_st *pc;
     unsigned n;
     gnutls_privkey_t key;
     buf[0] = 0;
-    if (tls_conn_cert(conn, &pc, &n, &key) < 0)
+    if (tls_creds_cert(c, &pc, &n, &key) < 0)
         return;
     assert_int_equal(n, 1);
     assert_non_null(key);
@@ -127,30 +128,25 @@ static void test_listener_and_reload(void **state)
     assert_int_equal(json_integer_value(json_object_get(j, "reloads")), 0);
     json_decref(j);
 
-    /* stand-ins for libmicrohttpd's connections: only their addresses are used */
-    static char conn_a, conn_b, conn_c;
-    struct MHD_Connection *a = (struct MHD_Connection *)&conn_a, *b = (struct MHD_Connection *)&conn_b,
-                          *c = (struct MHD_Connection *)&conn_c;
-    subject_of(a, subj, sizeof subj);
+    /* what three connections take at NOTIFY_STARTED (kept in their struct conn) */
+    subject_of(NULL, subj, sizeof subj);
     assert_string_equal(subj, ""); /* never started: no credentials */
-    tls_conn_started(t, a);
+    struct tls_creds *a = tls_creds_take(t);
     subject_of(a, subj, sizeof subj);
     assert_string_equal(subj, "CN=a");
 
     assert_int_equal(tls_reload(t, fix(0, "b.crt"), fix(1, "b.key"), err, sizeof err), 0);
-    tls_conn_started(t, b);
+    struct tls_creds *b = tls_creds_take(t);
     subject_of(b, subj, sizeof subj);
     assert_string_equal(subj, "CN=b"); /* a new connection: the new certificate */
     subject_of(a, subj, sizeof subj);
     assert_string_equal(subj, "CN=a"); /* the open one keeps its own (freed at its close) */
-    tls_conn_closed(a);
-    subject_of(a, subj, sizeof subj);
-    assert_string_equal(subj, "");
+    tls_creds_release(a);
 
     /* a reload that fails keeps the current credentials */
     assert_int_equal(tls_reload(t, fix(0, "a.crt"), fix(1, "b.key"), err, sizeof err), -1);
     assert_non_null(strstr(err, "does not match"));
-    tls_conn_started(t, c);
+    struct tls_creds *c = tls_creds_take(t);
     subject_of(c, subj, sizeof subj);
     assert_string_equal(subj, "CN=b");
     j = tls_listener_json(t);
@@ -159,12 +155,12 @@ static void test_listener_and_reload(void **state)
     json_decref(j);
 
     /* the listener can go before its last connections (server_free after the daemons) */
-    tls_conn_closed(b);
+    tls_creds_release(b);
     tls_listener_free(t);
     subject_of(c, subj, sizeof subj);
     assert_string_equal(subj, "CN=b");
-    tls_conn_closed(c);
-    tls_conn_closed(c); /* twice: nothing */
+    tls_creds_release(c);
+    tls_creds_release(NULL); /* nothing */
 }
 
 static void test_new_fails(void **state)
@@ -177,14 +173,19 @@ static void test_new_fails(void **state)
     assert_non_null(strstr(err, "not a valid GnuTLS priority string"));
 }
 
-/* A daemon wired as server.c wires an HTTPS listener; each answer is tls_conn_describe. */
+/* A daemon wired as http_connection wires an HTTPS listener (a struct conn holding the
+ * credentials); each answer is tls_conn_describe. */
 static void notify(void *cls, struct MHD_Connection *c, void **sc, enum MHD_ConnectionNotificationCode toe)
 {
-    (void)sc;
-    if (toe == MHD_CONNECTION_NOTIFY_STARTED)
-        tls_conn_started(cls, c);
-    else if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
-        tls_conn_closed(c);
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        struct conn *cn = conn_new(MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)->connect_fd);
+        assert_non_null(cn);
+        cn->creds = tls_creds_take(cls);
+        *sc = cn;
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        conn_free(*sc);
+        *sc = NULL;
+    }
 }
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
