@@ -154,9 +154,9 @@ $(BUILD)/lib%.a:
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# server/http/nopush.c defines setsockopt() so that libmicrohttpd's cork and no-delay calls reach
-# it (tcp_nopush), server/http/sendstep.c sendfile64() (its sendfile steps): exported explicitly,
-# not only because a linked library happens to use them.
+# server/http/mhd_compat.c defines setsockopt() so that libmicrohttpd's cork and no-delay calls
+# reach it (tcp_nopush), and sendfile64() (the sendfile steps): exported explicitly, not only
+# because a linked library happens to use them.
 EXPORT_NOPUSH := -Wl,--export-dynamic-symbol=setsockopt -Wl,--export-dynamic-symbol=sendfile64
 
 $(BUILD)/debitd: $(BUILD)/server/main.o $(LIBSERVER) $(LIBCOMMON)

@@ -167,32 +167,6 @@ int refusal_log_flush(struct refusal_log *rl, int64_t now_ms, int force, char *b
     return 1;
 }
 
-enum refusal_reason refusal_classify_mhd(const char *msg)
-{
-    /* libmicrohttpd 0.9.75's texts (daemon.c, connection.c), matched by their start */
-    static const struct {
-        const char *prefix;
-        enum refusal_reason reason;
-    } known[] = {
-        {"Server reached connection limit", REFUSAL_LIMIT},
-        {"Connection was closed by remote side with incomplete request", REFUSAL_INCOMPLETE},
-        {"Socket has been disconnected when reading request", REFUSAL_INCOMPLETE},
-        {"Connection socket is closed when reading request", REFUSAL_INCOMPLETE},
-        {"Error: received handshake message out of context", REFUSAL_TLS}, /* connection_https.c */
-        /* a client's malformed request, answered by libmicrohttpd before any callback */
-        {"Error processing request (HTTP response code is", REFUSAL_MALFORMED},
-        {"Failed to parse `Content-Length' header", REFUSAL_MALFORMED},
-        {"Too large value of 'Content-Length' header", REFUSAL_MALFORMED},
-        {"Received HTTP/1.1 request without `Host' header", REFUSAL_MALFORMED},
-        {"Not enough memory in pool to parse cookies", REFUSAL_MALFORMED},
-        {"Not enough memory in pool to allocate header record", REFUSAL_MALFORMED},
-    };
-    for (size_t i = 0; i < ARRAY_SIZE(known); i++)
-        if (strncmp(msg, known[i].prefix, strlen(known[i].prefix)) == 0)
-            return known[i].reason;
-    return REFUSAL_N;
-}
-
 void refusal_addr_format(const struct sockaddr *sa, socklen_t len, char *buf, size_t buflen)
 {
     snprintf(buf, buflen, "?");

@@ -79,11 +79,6 @@ uint64_t refusal_log_total(struct refusal_log *rl, enum refusal_reason reason);
  * "malformed_request". */
 const char *refusal_reason_name(enum refusal_reason reason);
 
-/* The reason a libmicrohttpd log message stands for when it is one of the messages that
- * it writes once per connection (a refusal at its limits, a peer gone mid-request), or
- * REFUSAL_N for any other message (which is worth a line of its own). */
-enum refusal_reason refusal_classify_mhd(const char *msg);
-
 /* The peer's address as text, an IPv4-mapped IPv6 address as IPv4 ("?" if unknown). */
 void refusal_addr_format(const struct sockaddr *sa, socklen_t len, char *buf, size_t buflen);
 

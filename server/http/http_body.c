@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sendstep.h"
 
 static const char *const send_path_names[SEND_PATH_N] = {
     [SEND_BUFFER] = "buffer", [SEND_GENERATED] = "generated", [SEND_IOVEC] = "iovec",
@@ -125,8 +124,6 @@ static struct MHD_Response *fd_response(const struct content *c, uint64_t off, u
     struct MHD_Response *resp = MHD_create_response_from_fd_at_offset64(len, fd, off);
     if (!resp)
         close(fd);
-    else /* where its body ends, for its sendfile steps (sendstep.h) */
-        sendstep_note(fd, off + len);
     return resp;
 }
 

@@ -7,6 +7,7 @@
 
 #include "err.h"
 #include "log.h"
+#include "mhd_compat.h"
 #include "nopush.h"
 #include "sendstep.h"
 
@@ -25,6 +26,7 @@ static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, soc
 
 void http_daemon_probe(const struct server *s)
 {
+    mhd_compat_probe(); /* which tricks beneath libmicrohttpd's API are on, logged once */
     for (size_t i = 0; i < s->n_listeners; i++) {
         const struct listener *l = &s->listeners[i];
         /* asked for every listener (a reload may turn it on), before the seccomp filter:
@@ -54,7 +56,9 @@ int http_daemon_start(struct listener *l, unsigned threads, char *err, size_t er
     int n = 0;
     if (l->tls) {
         flags |= tls_mhd_flags();
-        tls_mhd_options(l->tls, opts, &n);
+        tls_mhd_options(l->tls, mhd_compat_tls_cert, opts, &n);
+        if (!mhd_compat_on(MHD_TRICK_TLS_SESSION)) /* handshakes take the current credentials */
+            tls_listener_keep_retired(l->tls);
     }
     if (threads > 1)
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, threads, NULL};

@@ -15,6 +15,7 @@
 #include "conditional.h"
 #include "http_body.h"
 #include "log.h"
+#include "mhd_compat.h"
 #include "nopush.h"
 #include "range.h"
 #include "sendstep.h"
@@ -53,33 +54,16 @@ void http_etag(const struct server *s, const struct file_cfg *f, char *buf, size
 }
 
 /* A response sent again gets this request's X-Debit-Transfer NEW_ID ("" for none); AT is
- * where libmicrohttpd keeps its old value (NULL when it had none). Returns where the new
- * value is kept (NULL: none). IDs have one length, so the new one is written over the old
- * in place: deleting the header and adding it again walked the header list (a cache miss
- * per header, 1,000 connections each with its own response) and made three frees and
- * three allocations, 3.5-4.3 % of a 4 KiB request's samples; looking the value up each
- * time still cost half of that (docs/performance.md), hence AT, found once when the
- * response is built. Writing there is sound because libmicrohttpd keeps a header's value
- * as its own copy (allocated in add_response_entry, 0.9.75 to 1.0.1), with its length
- * beside it, and copies it into the connection's buffer only when the response is
- * queued, which is after this; nobody else holds the response (http_conn_reuse_get) and
- * nothing else deletes its headers. tests/e2e/server_reuse.sh checks the bytes on the wire against
- * fresh responses, every ID distinct and its record found. */
+ * where libmicrohttpd keeps its old value (NULL when it had none), found once when the
+ * response is built (looking it up each time cost half of what rewriting it saves). IDs
+ * have one length, so mhd_compat writes the new one over the old in place
+ * (MHD_TRICK_HEADER_WRITE). Nobody else holds the response (http_conn_reuse_get) and
+ * nothing else deletes its headers. tests/e2e/server_reuse.sh checks the bytes on the wire
+ * against fresh responses, every ID distinct and its record found. Returns where the new
+ * value is kept (NULL: none). */
 static char *reuse_id(struct MHD_Response *resp, char *at, const char *new_id)
 {
-    if (at && strlen(new_id) == TRANSFER_ID_HEX && strlen(at) == TRANSFER_ID_HEX) {
-        memcpy(at, new_id, TRANSFER_ID_HEX);
-        return at;
-    }
-    if (at) {
-        char old[TRANSFER_ID_LEN]; /* the deletion frees AT */
-        sys_strcpy(old, sizeof old, at);
-        MHD_del_response_header(resp, WIRE_HDR_TRANSFER, old);
-    }
-    if (!new_id[0])
-        return NULL;
-    MHD_add_response_header(resp, WIRE_HDR_TRANSFER, new_id);
-    return (char *)MHD_get_response_header(resp, WIRE_HDR_TRANSFER);
+    return mhd_compat_header_replace(resp, WIRE_HDR_TRANSFER, at, new_id);
 }
 
 /* What decides a small response beside H (http_conn_reuse_get): the body's address in
@@ -99,28 +83,15 @@ static size_t small_signature(const struct file_head *h, const unsigned char *bo
     return http_file_head_sig(h, extra, sig, siglen);
 }
 
-/* A 304's body reader: never called, libmicrohttpd sends no body with a 304 (its write
- * position starts at the end). Were it ever called, the connection would be closed rather
- * than bytes sent where none belong. */
-static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
-{
-    (void)cls;
-    (void)pos;
-    (void)buf;
-    (void)max;
-    return MHD_CONTENT_READER_END_WITH_ERROR;
-}
-
 /* 304 Not Modified for F: the headers its 200 would carry that describe it (validators,
  * Cache-Control, the X-Debit-* ones: RFC 9110 15.4.5), no body, no transfer record,
- * nothing charged to the quota, never kept for reuse. libmicrohttpd 0.9.75 writes a
- * Content-Length into every 304, from the response's size, and can leave it out only by
- * closing the connection; RFC 9110 8.6 allows no other value there than the 200's, so the
- * response has the file's size (a "Content-Length: 0" would be false) and no body. */
+ * nothing charged to the quota, never kept for reuse. libmicrohttpd writes a Content-Length
+ * into every 304, from the response's size; RFC 9110 8.6 allows no other value there than
+ * the 200's, so the response has the file's size and no body (mhd_compat_response_304). */
 static enum MHD_Result not_modified(struct listener *l, struct MHD_Connection *conn, const struct file_cfg *f,
                                     const char *etag)
 {
-    struct MHD_Response *resp = MHD_create_response_from_callback(f->size, 64, no_body, NULL, NULL);
+    struct MHD_Response *resp = mhd_compat_response_304(f->size);
     if (!resp)
         return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     struct file_head h;
@@ -205,7 +176,7 @@ static int file_precheck(struct listener *l, struct MHD_Connection *conn, struct
  * nothing it says has changed, but for its transfer ID. A reload, an offload change or
  * another range changes the signature; a graceful stop adds Connection: close, never
  * kept. Returns 0, or -1 when no response could be made. */
-static int file_body(struct listener *l, struct MHD_Connection *conn, struct req *r, const struct file_cfg *f,
+static int file_body(struct listener *l, struct MHD_Connection *conn, const struct file_cfg *f,
                      struct file_reply *fr)
 {
     struct server *s = l->srv;
@@ -217,7 +188,7 @@ static int file_body(struct listener *l, struct MHD_Connection *conn, struct req
         fr->siglen = small_signature(&fr->h, fr->body, fr->len, fr->status == 206 ? &fr->rg : NULL, f->size,
                                      fr->sig, sizeof fr->sig);
         if (fr->siglen)
-            fr->resp = http_conn_reuse_get(conn, r->sock, fr->sig, fr->siglen, &fr->id_at);
+            fr->resp = http_conn_reuse_get(conn, fr->sig, fr->siglen, &fr->id_at);
     }
     if ((fr->reused = fr->resp != NULL)) { /* its old X-Debit-Transfer: http_file (reuse_id) */
         fr->path = send_path_for(s->snap->content, fr->off, fr->len, l->tls != NULL);
@@ -275,13 +246,13 @@ static void transfer_start(struct listener *l, struct MHD_Connection *conn, stru
     if (!r->snap) /* the body may be the region's memory: keep it until the request ends */
         r->snap = snapshot_get(s->snap);
     struct http_client scratch;
-    const struct http_client *who = http_conn_client(conn, r->sock, &scratch);
+    const struct http_client *who = http_conn_client(conn, &scratch);
     struct transfer_start ts = {f->path, who->remote, l->name, fr->off, fr->len, (int)fr->status, r->sock,
                                 who->have_peer ? &who->peer : NULL, send_path_name(fr->path), NULL, 0};
     ts.nopush = file_nopush(l, r, fr->path);
     if (fr->path == SEND_SENDFILE) {
         l->zero_copy_transfers++;
-        sendstep_begin(); /* one more body in flight on this worker (sendstep.h) */
+        sendstep_begin(r->sock, fr->off + fr->len); /* one more body in flight on this worker (sendstep.h) */
         r->stepped = 1;
     } else
         l->copy_transfers++;
@@ -296,7 +267,7 @@ static void transfer_start(struct listener *l, struct MHD_Connection *conn, stru
     char terr[128];
     uint64_t written = 0;
     int have_ti = 0;
-    if (fr->len < EVIDENCE_MIN_BYTES && http_conn_written(conn, r->sock, &written) == 0)
+    if (fr->len < EVIDENCE_MIN_BYTES && http_conn_written(conn, &written) == 0)
         r->acked0 = written;
     else {
         have_ti = r->sock >= 0 && tcp_info_read(r->sock, &ti, terr, sizeof terr) == 0;
@@ -313,7 +284,7 @@ static void transfer_start(struct listener *l, struct MHD_Connection *conn, stru
     if (!fr->reused) {
         MHD_add_response_header(fr->resp, WIRE_HDR_TRANSFER, id);
         if (fr->siglen) /* a response that may be sent again: found once, here */
-            fr->id_at = (char *)MHD_get_response_header(fr->resp, WIRE_HDR_TRANSFER);
+            fr->id_at = mhd_compat_header_at(fr->resp, WIRE_HDR_TRANSFER);
     }
     if (fr->len >= EVIDENCE_MIN_BYTES)
         evidence_begin(&r->mark, s->cpu, fr->len);
@@ -327,7 +298,7 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     if (file_precheck(l, conn, r, f, head, &fr, &out))
         return out;
     r->sock = conn_socket(conn);
-    if (file_body(l, conn, r, f, &fr) < 0)
+    if (file_body(l, conn, f, &fr) < 0)
         return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     char id[TRANSFER_ID_LEN] = "";
     if (!head)
@@ -335,7 +306,7 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
     if (fr.reused)
         fr.id_at = reuse_id(fr.resp, fr.id_at, id);
     /* kept for the next request (the table then holds our reference), or released */
-    if (fr.siglen && http_conn_reuse_put(conn, r->sock, fr.resp, fr.sig, fr.siglen, fr.id_at) == 0)
+    if (fr.siglen && http_conn_reuse_put(conn, fr.resp, fr.sig, fr.siglen, fr.id_at) == 0)
         return http_reply_kept(l, conn, fr.status, fr.resp);
     if (fr.reused) /* still the table's (a put of the same response cannot fail) */
         return http_reply_kept(l, conn, fr.status, fr.resp);

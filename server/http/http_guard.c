@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "mhd_compat.h"
 #include "sys.h"
 
 /* Headers beyond this many are refused (431) rather than checked: a request with more is
@@ -137,7 +138,7 @@ static enum MHD_Result refuse(struct listener *l, struct MHD_Connection *conn, u
                                         MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
-    http_log_body(n > 0 && (size_t)n < sizeof body ? (size_t)n : strlen(body));
+    http_log_body(conn, n > 0 && (size_t)n < sizeof body ? (size_t)n : strlen(body));
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
@@ -180,7 +181,8 @@ static size_t query_pieces(const char *target)
  * target with 500 arguments, 3,450 bytes, in a 32 KiB pool). 1.0 answers it. So a target
  * whose arguments cannot fit with room for an answer is marked for a 414 here, and, before
  * 1.0, its query is cut at the '?' in the read buffer where libmicrohttpd is about to parse
- * it (the URI log callback runs just before), so that the parser stores none. */
+ * it (the URI log callback runs just before), so that the parser stores none
+ * (mhd_compat_cut_query: only with a version it was verified with). */
 static void guard_query(struct req *r, const char *uri, uint64_t pool)
 {
     size_t pieces = query_pieces(uri), len = strlen(uri);
@@ -189,8 +191,7 @@ static void guard_query(struct req *r, const char *uri, uint64_t pool)
     r->target_status = 414;
     snprintf(r->target_why, sizeof r->target_why, "%zu query arguments do not fit in a %llu-byte connection pool",
              pieces, (unsigned long long)pool);
-    if (strncmp(MHD_get_version(), "0.", 2) == 0)
-        ((char *)strchr(uri, '?'))[1] = '\0';
+    mhd_compat_cut_query(uri);
 }
 
 int http_guard_room(struct listener *l, struct MHD_Connection *conn, struct req *r, enum MHD_Result *out)
@@ -233,7 +234,7 @@ int http_guard(struct listener *l, struct MHD_Connection *conn, struct req *r, c
     fs->n = 0;
     fs->overflow = fs->folded = fs->nul = 0;
     char why[80];
-    fs->layout_known = strcmp(MHD_get_version(), "0.9.75") == 0;
+    fs->layout_known = mhd_compat_on(MHD_TRICK_LAYOUT);
     /* The request line: method NUL target NUL version; the version follows the target's
      * NUL unless a raw NUL cut the target short. Only where the version lies in the read
      * buffer just after the target (a line without a version has a static ""). */

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conn.h"
 #include "log.h"
+#include "mhd_compat.h"
 #include "nopush.h"
 #include "sendstep.h"
 #include "speedtest.h"
@@ -310,7 +312,8 @@ static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, co
     struct req *r = *req_cls; /* from http_uri_log, on its first call here too */
     int first = !r || !r->begun;
     /* the header deadline ends with the first call, the body's rate is watched until the last */
-    watchdog_request(l->srv->watchdog, conn, first, first ? 0 : *upload_data_size);
+    struct conn *cn = conn_of(conn);
+    watchdog_request(l->srv->watchdog, cn ? cn->deadline : NULL, first, first ? 0 : *upload_data_size);
     if (first) {
         if (!r && !(r = http_req_new()))
             return MHD_NO;
@@ -361,9 +364,9 @@ enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *
 {
     struct listener *l = cls;
     server_read_lock(l->srv); /* one configuration for the whole call (reload.h) */
-    http_log_current(req_cls); /* replies note their body size for the access log */
+    http_log_current(conn, req_cls); /* replies note their body size for the access log */
     enum MHD_Result res = access_request(cls, conn, url, method, version, upload_data, upload_data_size, req_cls);
-    http_log_current(NULL);
+    http_log_current(conn, NULL);
     server_read_unlock(l->srv);
     return res;
 }
@@ -372,11 +375,11 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
                       enum MHD_RequestTerminationCode toe)
 {
     struct req *r = *req_cls;
-    watchdog_request_done(l->srv->watchdog, conn); /* keep-alive: the next headers' deadline */
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    struct conn *c = conn_of(conn);
+    watchdog_request_done(l->srv->watchdog, c ? c->deadline : NULL); /* keep-alive: the next headers' deadline */
     int noted = 0; /* a response without an end read of TCP_INFO leaves the next one's start unknown */
     if (!r) {
-        http_conn_note_end(conn, ci ? ci->connect_fd : -1, NULL);
+        http_conn_note_end(conn, NULL);
         return;
     }
     *req_cls = NULL;
@@ -389,7 +392,7 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
         r->nopush = 0;
     }
     if (r->stepped) { /* on the worker that began it (sendstep.h) */
-        sendstep_end();
+        sendstep_end(r->sock);
         r->stepped = 0;
     }
     if (r->in_flight)
@@ -412,7 +415,7 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
             char err[128];
             int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
             if (ok && have) { /* where the next response on this connection starts */
-                http_conn_note_end(conn, r->sock, &last);
+                http_conn_note_end(conn, &last);
                 noted = 1;
             }
             struct transfer_evidence ev;
@@ -437,7 +440,7 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
     }
     http_speedtest_end(l, r, r->kind == REQ_SPEED_UP ? r->up_bytes : sent);
     if (!noted)
-        http_conn_note_end(conn, ci ? ci->connect_fd : -1, NULL);
+        http_conn_note_end(conn, NULL);
     http_log_end(l, conn, r, entry, sent);
     json_decref(entry);
     http_req_free(r);
@@ -451,31 +454,37 @@ void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls, enum
     server_read_unlock(l->srv);
 }
 
+/* One struct conn per connection (conn.h), on its socket context: the deadline entry, the
+ * TLS credentials, the interposers' state, the facts its responses repeat. */
 static void connection(struct listener *l, struct MHD_Connection *conn, void **socket_context,
                        enum MHD_ConnectionNotificationCode toe)
 {
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-        watchdog_conn_started(l->srv->watchdog, conn, socket_context);
-        if (l->tls) /* before the handshake: the credentials it will use */
-            tls_conn_started(l->tls, conn);
+        const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        int sock = fd ? fd->connect_fd : -1;
+        struct conn *c = conn_new(sock);
+        *socket_context = c;
+        if (c) {
+            c->deadline = watchdog_conn_started(l->srv->watchdog, conn);
+            if (l->tls) /* before the handshake: the credentials it will use */
+                c->creds = tls_creds_take(l->tls);
+        }
+        if (l->tls)
+            tls_conn_tickets(l->tls, conn);
         l->srv->counters.active++;
         l->srv->counters.connections++;
         if (!tcp_profile_is_default(&l->cfg->tcp)) {
-            const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
             char err[512];
             /* probed at start, so a failure here is rare: say it once, keep serving */
-            if (ci && tcp_profile_apply(ci->connect_fd, &l->cfg->tcp, err, sizeof err) < 0 && !l->tcp_warned++)
+            if (sock >= 0 && tcp_profile_apply(sock, &l->cfg->tcp, err, sizeof err) < 0 && !l->tcp_warned++)
                 log_warn("%s: TCP profile not applied on an accepted socket: %s", l->name, err);
         }
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
-        const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-        if (fd) {
-            http_conn_closed(fd->connect_fd);
-            nopush_forget(fd->connect_fd); /* the descriptor's number will be reused */
-        }
-        watchdog_conn_closed(l->srv->watchdog, socket_context);
-        if (l->tls)
-            tls_conn_closed(conn);
+        struct conn *c = *socket_context;
+        *socket_context = NULL;
+        if (c)
+            watchdog_conn_closed(l->srv->watchdog, c->deadline);
+        conn_free(c);
         const union MHD_ConnectionInfo *ad = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         const struct sockaddr *sa = ad ? ad->client_addr : NULL;
         socklen_t len = !sa ? 0 : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
@@ -502,7 +511,8 @@ void http_mhd_log(void *cls, const char *fmt, va_list ap)
     size_t n = strlen(msg);
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
         msg[--n] = 0;
-    if (watchdog_mhd_message(l->srv->watchdog, msg))
-        return; /* once per connection: summarised by the refusal log, never a line each */
+    /* once per connection: summarised by the refusal log, never a line each */
+    if (watchdog_mhd_message(l->srv->watchdog, mhd_compat_log_reason(msg), msg))
+        return;
     log_warn("%s: libmicrohttpd: %s", l->name, msg);
 }

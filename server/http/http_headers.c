@@ -140,7 +140,7 @@ void http_file_head(struct listener *l, struct MHD_Connection *conn, const char 
     h->details = s->snap->cfg->details;
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     int sock = ci ? ci->connect_fd : -1;
-    struct http_conn_facts mine = {0}, *f = http_conn_facts(conn, sock);
+    struct http_conn_facts mine = {0}, *f = http_conn_facts(conn);
     if (!f)
         f = &mine;
     if (!f->filled) { /* the connection's first response (or no table): read them */

@@ -154,10 +154,10 @@ int http_guard(struct listener *l, struct MHD_Connection *conn, struct req *r, c
  * pipelined after it is answered (http_guard.c). */
 void http_guard_expect(struct MHD_Connection *conn);
 
-/* Access log (http_log.c). The handler's slot for this thread's request (NULL after it
- * returns), so that replies can note their body size with http_log_body. */
-void http_log_current(void **req_cls);
-void http_log_body(uint64_t n);
+/* Access log (http_log.c). The handler's slot for CONN's request (NULL after it returns),
+ * kept in its struct conn so that replies can note their body size with http_log_body. */
+void http_log_current(struct MHD_Connection *conn, void **req_cls);
+void http_log_body(struct MHD_Connection *conn, uint64_t n);
 /* Copy what the request said (method, path, version, User-Agent, Referer), on the first call. */
 void http_log_begin(struct req *r, struct MHD_Connection *conn, const char *url, const char *method,
                     const char *version);
@@ -189,43 +189,41 @@ struct http_conn_facts {
     int written_known;             /* written is true of the connection's stream so far */
     uint64_t written;              /* bytes handed to the kernel by the responses so far */
 };
-/* This worker thread's facts of CONN on SOCK, zeroed when CONN is new on that descriptor;
- * NULL when there is no table (no memory, or a descriptor beyond 65535). Owned by the
- * table: valid until the connection closes. Called on the connection's worker thread. */
-struct http_conn_facts *http_conn_facts(struct MHD_Connection *conn, int sock);
-/* CONN's client on SOCK, read on the connection's first call and kept in its facts (for
- * every request, inet_ntop and snprintf were 2.3 % of a small request's CPU): a pointer
- * into the table, or to SCRATCH, filled, when there is no table. Worker thread only. */
-const struct http_client *http_conn_client(struct MHD_Connection *conn, int sock, struct http_client *scratch);
-/* Forget the facts of the connection on SOCK (it closes); on its own worker thread. */
-void http_conn_closed(int sock);
-/* Bytes CONN's earlier responses handed to the kernel on SOCK, as the last response's own
- * end read of TCP_INFO left them (http_conn_note_end): 0 and *WRITTEN set when known, -1
- * when not (the connection's first response, a response in between that had no such read,
- * or no per-thread table). A response's acknowledged bytes are then tcpi_bytes_acked at
- * its end minus this, with no TCP_INFO read at its start. Called on the worker thread. */
-int http_conn_written(struct MHD_Connection *conn, int sock, uint64_t *written);
+struct conn;
+/* The facts of CONN (in its struct conn, conn.h: zeroed when it started), or NULL when it
+ * has none (out of memory at its start). Valid until the connection closes. Called on the
+ * connection's worker thread, as every function below. */
+struct http_conn_facts *http_conn_facts(struct MHD_Connection *conn);
+/* CONN's client, read on the connection's first call and kept in its facts (for every
+ * request, inet_ntop and snprintf were 2.3 % of a small request's CPU): a pointer into
+ * them, or to SCRATCH, filled, when there are none. */
+const struct http_client *http_conn_client(struct MHD_Connection *conn, struct http_client *scratch);
+/* Bytes CONN's earlier responses handed to the kernel, as the last response's own end read
+ * of TCP_INFO left them (http_conn_note_end): 0 and *WRITTEN set when known, -1 when not
+ * (the connection's first response, a response in between that had no such read, or no
+ * struct conn). A response's acknowledged bytes are then tcpi_bytes_acked at its end minus
+ * this, with no TCP_INFO read at its start. */
+int http_conn_written(struct MHD_Connection *conn, uint64_t *written);
 /* Note the end of one of CONN's responses: TI its TCP_INFO read at the end (bytes handed to
  * the kernel = tcpi_bytes_sent - tcpi_bytes_retrans + tcpi_notsent_bytes), or NULL when
- * the response had none (what follows is then unknown). Called on the worker thread. */
-void http_conn_note_end(struct MHD_Connection *conn, int sock, const struct tcp_info_sample *ti);
+ * the response had none (what follows is then unknown). */
+void http_conn_note_end(struct MHD_Connection *conn, const struct tcp_info_sample *ti);
 /* Reuse of a connection's small file responses (http_conn.c): building one (13 headers,
  * three allocations each, and as many frees) was about 10 % of a 4 KiB request's CPU, and a
  * kept-alive connection asks for the same file again (docs/performance.md). */
-/* The response CONN's previous file request on SOCK kept (http_conn_reuse_put) when its
- * signature equals SIG (LEN bytes): it carries exactly the headers and body this request's
- * would, but for X-Debit-Transfer, whose value libmicrohttpd keeps at *ID_AT (NULL when the
- * response has none), and nobody else holds it (its request is over). Owned by the table:
- * not to be destroyed. NULL when there is none or it differs (then it is dropped). Worker
- * thread only. */
-struct MHD_Response *http_conn_reuse_get(struct MHD_Connection *conn, int sock, const char *sig, size_t len,
-                                         char **id_at);
+/* The response CONN's previous file request kept (http_conn_reuse_put) when its signature
+ * equals SIG (LEN bytes): it carries exactly the headers and body this request's would,
+ * but for X-Debit-Transfer, whose value libmicrohttpd keeps at *ID_AT (NULL when the
+ * response has none), and nobody else holds it (its request is over). Owned by the
+ * connection: not to be destroyed. NULL when there is none or it differs (then it is
+ * dropped). */
+struct MHD_Response *http_conn_reuse_get(struct MHD_Connection *conn, const char *sig, size_t len, char **id_at);
 /* Keep RESP, with signature SIG and its X-Debit-Transfer value at ID_AT (libmicrohttpd's
- * copy, from MHD_get_response_header; NULL: none), for CONN's next request: 0 when the
- * table took over the caller's reference (or already had RESP, from http_conn_reuse_get),
- * -1 when there is no table or no memory (the caller keeps it). */
-int http_conn_reuse_put(struct MHD_Connection *conn, int sock, struct MHD_Response *resp, const char *sig,
-                        size_t len, char *id_at);
+ * copy, mhd_compat_header_at; NULL: none), for CONN's next request: 0 when the connection
+ * took over the caller's reference (or already had RESP, from http_conn_reuse_get), -1
+ * when it has no struct conn or no memory (the caller keeps it). */
+int http_conn_reuse_put(struct MHD_Connection *conn, struct MHD_Response *resp, const char *sig, size_t len,
+                        char *id_at);
 /* The listener as /status shows it (new object; http_status.c): its live configuration and
  * what it did, the private fields (interface names, limits) only with DETAILS: /status
  * passes privacy.details, /metrics (behind its allow list) 1 for its interface labels. */

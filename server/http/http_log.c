@@ -8,20 +8,23 @@
 #include <string.h>
 
 #include "access_log.h"
+#include "conn.h"
 #include "sys.h"
 
-/* The request the access handler is running on this thread (its req_cls slot): replies are
- * queued only from inside the handler, so this is where their body size is noted. */
-static __thread void **current;
-
-void http_log_current(void **req_cls)
+/* The request the access handler is running on the connection (its req_cls slot, in its
+ * struct conn): replies are queued only from inside the handler, so this is where their
+ * body size is noted. */
+void http_log_current(struct MHD_Connection *conn, void **req_cls)
 {
-    current = req_cls;
+    struct conn *c = conn_of(conn);
+    if (c)
+        c->req_cls = req_cls;
 }
 
-void http_log_body(uint64_t n)
+void http_log_body(struct MHD_Connection *conn, uint64_t n)
 {
-    struct req *r = current ? *current : NULL;
+    struct conn *c = conn_of(conn);
+    struct req *r = c && c->req_cls ? *c->req_cls : NULL;
     if (r)
         r->resp_bytes = n;
 }
@@ -51,9 +54,8 @@ void http_log_end(struct listener *l, struct MHD_Connection *conn, struct req *r
     if (!s->access || !r->begun)
         return;
     /* the connection's client, read once per connection (http_conn.c) */
-    const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     struct http_client scratch;
-    const struct http_client *who = http_conn_client(conn, fd ? fd->connect_fd : -1, &scratch);
+    const struct http_client *who = http_conn_client(conn, &scratch);
     const union MHD_ConnectionInfo *st = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_HTTP_STATUS);
     int head = r->log_method && strcmp(r->log_method, MHD_HTTP_METHOD_HEAD) == 0;
     struct access_entry e = {

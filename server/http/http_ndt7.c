@@ -53,7 +53,7 @@ static enum MHD_Result refuse(struct listener *l, struct MHD_Connection *conn, u
     struct MHD_Response *resp = MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
-    http_log_body((uint64_t)n);
+    http_log_body(conn, (uint64_t)n);
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
@@ -102,7 +102,7 @@ static void begin_record(struct listener *l, struct MHD_Connection *conn, struct
 {
     struct server *s = l->srv;
     struct http_client scratch;
-    const struct http_client *who = http_conn_client(conn, sock, &scratch);
+    const struct http_client *who = http_conn_client(conn, &scratch);
     struct file_head h;
     http_file_head(l, conn, NULL, &h);
     snprintf(run->client, sizeof run->client, "%s", who->remote);

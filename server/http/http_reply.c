@@ -45,7 +45,7 @@ enum MHD_Result http_reply_plain(struct listener *l, struct MHD_Connection *conn
     struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
-    http_log_body(len);
+    http_log_body(conn, len);
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, cache_control);
@@ -70,7 +70,7 @@ enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *con
         free(body);
         return MHD_NO;
     }
-    http_log_body(len);
+    http_log_body(conn, len);
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
@@ -95,7 +95,7 @@ enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn,
         free(body);
         return MHD_NO;
     }
-    http_log_body(n + 1);
+    http_log_body(conn, n + 1);
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");

@@ -83,7 +83,7 @@ static enum MHD_Result answer(struct listener *l, struct MHD_Connection *conn, s
     struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
-    http_log_body(len);
+    http_log_body(conn, len);
     struct speedtest_query q;
     speedtest_query_parse(query_of(r), &q);
     proto_headers(resp, e, q.cors, r->up_t0 ? r->up_t0 : r->log_t0);
@@ -164,7 +164,7 @@ static void record(struct listener *l, struct MHD_Connection *conn, struct req *
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     int sock = ci ? ci->connect_fd : -1;
     struct http_client scratch;
-    const struct http_client *who = http_conn_client(conn, sock, &scratch);
+    const struct http_client *who = http_conn_client(conn, &scratch);
     int upload = r->kind == REQ_SPEED_UP;
     struct tcp_info_sample ti;
     char terr[128];
@@ -226,7 +226,9 @@ static enum MHD_Result download(struct listener *l, struct MHD_Connection *conn,
         r->t0 = sys_mono_s();
         if (path == SEND_SENDFILE) {
             l->zero_copy_transfers++;
-            sendstep_begin(); /* one more body in flight on this worker (sendstep.h) */
+            const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+            r->sock = ci ? ci->connect_fd : -1; /* sendstep_end's, in http_completed */
+            sendstep_begin(r->sock, len); /* one more body in flight on this worker (sendstep.h) */
             r->stepped = 1;
         } else
             l->copy_transfers++;
@@ -286,9 +288,8 @@ static enum MHD_Result upload_more(struct listener *l, struct MHD_Connection *co
  * LibreSpeed's PHP says of a local or private one. */
 static enum MHD_Result getip(struct listener *l, struct MHD_Connection *conn, struct req *r)
 {
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     struct http_client scratch;
-    const struct http_client *who = http_conn_client(conn, ci ? ci->connect_fd : -1, &scratch);
+    const struct http_client *who = http_conn_client(conn, &scratch);
     const char *ip = who->addr;
     if (strncmp(ip, "::ffff:", 7) == 0 && strchr(ip, '.'))
         ip += 7;

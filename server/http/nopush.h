@@ -15,41 +15,46 @@
  *   nopush_begin(fd)  when such a response is queued: TCP_CORK on (and TCP_NODELAY on,
  *                     once per connection), and the descriptor is held;
  *   while held        the TCP_CORK and TCP_NODELAY calls libmicrohttpd makes on it are
- *                     answered 0 and not made: debitd defines setsockopt(), which the
- *                     dynamic linker resolves in the executable before libc, so
- *                     libmicrohttpd's calls reach it (every other call passes through);
+ *                     answered 0 and not made: debitd's setsockopt() (mhd_compat.c,
+ *                     which the dynamic linker resolves in the executable before libc)
+ *                     asks nopush_intercept (every other call passes through);
  *   nopush_end(fd)    when the request completes (any outcome): TCP_CORK off, which pushes
  *                     what is left.
  *
  * Outside a held response the socket is uncorked with TCP_NODELAY on, the state in which
  * any send pushes: libmicrohttpd's record (which may say "corked") can then only cost it a
  * needless uncork, never hold data back. If the interposition is not in effect (a static
- * build, a libmicrohttpd that calls the kernel directly), nopush_begin refuses
- * (nopush_interposed) and the response keeps libmicrohttpd's order.
+ * build, a libmicrohttpd that calls the kernel directly, or a version mhd_compat does not
+ * know: MHD_TRICK_SETSOCKOPT), nopush_begin refuses (nopush_interposed) and the response
+ * keeps libmicrohttpd's order.
  *
- * State is one byte per descriptor below NOPUSH_MAX_FD (descriptors above it are never
- * held: libmicrohttpd's order). Thread-safe: a connection's calls come from its worker. */
+ * State is a byte of the connection's struct mhd_fd_state (in its struct conn, found by
+ * descriptor through mhd_compat's table: a descriptor with none is never held,
+ * libmicrohttpd's order); a new connection on the same number starts afresh. Thread-safe:
+ * a connection's calls come from its worker. */
 #ifndef DEBITD_NOPUSH_H
 #define DEBITD_NOPUSH_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define NOPUSH_MAX_FD 65536
+struct mhd_fd_state;
 
 /* Cork FD and hold it until nopush_end. Returns 0, or -1 with ERR filled (no
- * interposition, FD out of the table, or setsockopt failed: nothing is held, the response
+ * interposition, no struct conn on FD, or setsockopt failed: nothing is held, the response
  * goes in libmicrohttpd's order). */
 int nopush_begin(int fd, char *err, size_t errlen);
 /* Release FD: uncork (pushes the rest) if it was held. Returns 1 if it was held, 0 if
  * not, -1 with ERR filled if the uncork failed (a closed socket: harmless). */
 int nopush_end(int fd, char *err, size_t errlen);
-/* Forget FD's state (its connection closed: the number will be reused). */
-void nopush_forget(int fd);
 /* True while FD is held. */
 int nopush_held(int fd);
-/* True when this process's setsockopt() calls from shared libraries reach nopush's
- * (the executable exports it); false in a build where they would not. */
+/* The interposed setsockopt's question for a TCP_CORK/TCP_NODELAY call on a descriptor
+ * whose state is ST (NULL: beyond the table): 1 = held, answer 0 without the kernel (and
+ * count it), 0 = pass it on. */
+int nopush_intercept(struct mhd_fd_state *st);
+/* True when this process's setsockopt() calls from shared libraries reach debitd's (the
+ * executable exports it) and mhd_compat's probe allows it (MHD_TRICK_SETSOCKOPT). */
 int nopush_interposed(void);
 /* libmicrohttpd calls answered without a system call since start (all descriptors). */
 uint64_t nopush_calls_held(void);

@@ -32,6 +32,7 @@ struct tls_creds {
     gnutls_privkey_t key;
     char subject[512];
     time_t not_after;
+    struct tls_creds *retired_next; /* tls_listener.retired */
 };
 
 struct tls_listener {
@@ -49,6 +50,8 @@ struct tls_listener {
      * a new one every ticket lifetime (TOTP over the master key, lib/stek.c), and still
      * accepts the previous one: forward secrecy for old tickets without a timer here. */
     gnutls_datum_t ticket_key;
+    int keep_retired;           /* tls_listener_keep_retired */
+    struct tls_creds *retired;  /* replaced credentials, one reference each, until the free */
 };
 
 static void creds_unref(struct tls_creds *c)
@@ -277,6 +280,11 @@ void tls_listener_free(struct tls_listener *t)
         gnutls_memset(t->ticket_key.data, 0, t->ticket_key.size);
         gnutls_free(t->ticket_key.data);
     }
+    while (t->retired) {
+        struct tls_creds *c = t->retired;
+        t->retired = c->retired_next;
+        creds_unref(c);
+    }
     free(t->cert_path);
     free(t->priorities);
     pthread_mutex_destroy(&t->mu);
@@ -301,28 +309,14 @@ int tls_reload(struct tls_listener *t, const char *cert, const char *key, char *
     t->cert_path = path;
     t->reloads++;
     t->loaded_at = time(NULL);
+    if (t->keep_retired) { /* a handshake may be using it with no reference of its own */
+        old->retired_next = t->retired;
+        t->retired = old;
+        old = NULL;
+    }
     pthread_mutex_unlock(&t->mu);
     creds_unref(old); /* freed now unless a connection still holds it */
     return 0;
-}
-
-/* Which credentials each open TLS connection was given: libmicrohttpd's certificate
- * callback carries no closure pointer, only the GnuTLS session, whose session pointer
- * libmicrohttpd 0.9.75 sets to the MHD_Connection (daemon.c, new_connection_process_). A
- * hash of connection -> credentials bridges the two; the entry (and its reference) lives
- * from NOTIFY_STARTED to NOTIFY_CLOSED, which libmicrohttpd sends after gnutls_deinit. */
-#define CONN_BUCKETS 4096
-struct conn_entry {
-    struct MHD_Connection *conn;
-    struct tls_creds *creds;
-    struct conn_entry *next;
-};
-static struct conn_entry *conn_table[CONN_BUCKETS];
-static pthread_mutex_t conn_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static size_t conn_hash(const struct MHD_Connection *conn)
-{
-    return (size_t)(((uintptr_t)conn >> 4) * 0x9E3779B97F4A7C15ULL >> 52) % CONN_BUCKETS;
 }
 
 /* GnuTLS hook after the client's Finished has been read: acknowledge it at once. A client
@@ -360,69 +354,56 @@ static void tickets_enable(struct tls_listener *t, struct MHD_Connection *conn)
     gnutls_handshake_set_hook_function(ci->tls_session, GNUTLS_HANDSHAKE_FINISHED, GNUTLS_HOOK_POST, finished_hook);
 }
 
-void tls_conn_started(struct tls_listener *t, struct MHD_Connection *conn)
+void tls_conn_tickets(struct tls_listener *t, struct MHD_Connection *conn)
 {
     tickets_enable(t, conn);
-    struct conn_entry *e = malloc(sizeof *e);
-    if (!e)
-        return; /* the handshake fails: the callback finds no credentials */
+}
+
+/* The listener whose credentials were last taken on this thread: a libmicrohttpd worker
+ * thread serves one daemon, so one listener (tls_thread_cert). */
+static __thread struct tls_listener *thread_listener;
+
+struct tls_creds *tls_creds_take(struct tls_listener *t)
+{
+    thread_listener = t;
     pthread_mutex_lock(&t->mu);
-    e->creds = t->cur;
-    atomic_fetch_add(&e->creds->refs, 1);
+    struct tls_creds *c = t->cur;
+    atomic_fetch_add(&c->refs, 1);
     pthread_mutex_unlock(&t->mu);
-    e->conn = conn;
-    size_t h = conn_hash(conn);
-    pthread_mutex_lock(&conn_mu);
-    e->next = conn_table[h];
-    conn_table[h] = e;
-    pthread_mutex_unlock(&conn_mu);
+    return c;
 }
 
-void tls_conn_closed(struct MHD_Connection *conn)
+void tls_creds_release(struct tls_creds *c)
 {
-    size_t h = conn_hash(conn);
-    struct conn_entry *found = NULL;
-    pthread_mutex_lock(&conn_mu);
-    for (struct conn_entry **p = &conn_table[h]; *p; p = &(*p)->next)
-        if ((*p)->conn == conn) {
-            found = *p;
-            *p = found->next;
-            break;
-        }
-    pthread_mutex_unlock(&conn_mu);
-    if (found) {
-        creds_unref(found->creds);
-        free(found);
-    }
+    creds_unref(c);
 }
 
-int tls_conn_cert(struct MHD_Connection *conn, gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key)
+int tls_creds_cert(const struct tls_creds *c, gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key)
 {
-    struct tls_creds *c = NULL;
-    size_t h = conn_hash(conn);
-    pthread_mutex_lock(&conn_mu);
-    for (struct conn_entry *e = conn_table[h]; e; e = e->next)
-        if (e->conn == conn) {
-            c = e->creds;
-            break;
-        }
-    pthread_mutex_unlock(&conn_mu);
     if (!c)
         return -1;
-    *pcert = c->pcert;
+    *pcert = (gnutls_pcert_st *)c->pcert;
     *n = c->n_pcert;
     *key = c->key;
     return 0;
 }
 
-/* gnutls_certificate_retrieve_function2: the chain and key of this connection's entry
- * (borrowed: the entry's reference outlives the session). */
-static int cert_callback(gnutls_session_t session, const gnutls_datum_t *req_ca_dn, int nreqs,
-                         const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length, gnutls_pcert_st **pcert,
-                         unsigned int *pcert_length, gnutls_privkey_t *privkey)
+int tls_thread_cert(gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key)
 {
-    (void)req_ca_dn, (void)nreqs, (void)pk_algos, (void)pk_algos_length;
-    return tls_conn_cert(gnutls_session_get_ptr(session), pcert, pcert_length, privkey);
+    struct tls_listener *t = thread_listener;
+    if (!t)
+        return -1;
+    pthread_mutex_lock(&t->mu);
+    struct tls_creds *c = t->cur;
+    pthread_mutex_unlock(&t->mu);
+    return tls_creds_cert(c, pcert, n, key);
+}
+
+void tls_listener_keep_retired(struct tls_listener *t)
+{
+    pthread_mutex_lock(&t->mu);
+    t->keep_retired = 1;
+    pthread_mutex_unlock(&t->mu);
 }
 
 unsigned tls_mhd_flags(void)
@@ -430,7 +411,8 @@ unsigned tls_mhd_flags(void)
     return MHD_USE_TLS;
 }
 
-void tls_mhd_options(struct tls_listener *t, struct MHD_OptionItem *opts, int *n)
+void tls_mhd_options(struct tls_listener *t, gnutls_certificate_retrieve_function2 *cert_callback,
+                     struct MHD_OptionItem *opts, int *n)
 {
     opts[(*n)++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)cert_callback};
     opts[(*n)++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, t->priorities};

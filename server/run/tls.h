@@ -4,8 +4,8 @@
  * reference-counted `tls_creds`, swapped by tls_reload) and its GnuTLS priority string.
  * libmicrohttpd asks for the certificate in every handshake (MHD_OPTION_HTTPS_CERT_CALLBACK,
  * gnutls_certificate_retrieve_function2); the callback hands out the credentials that were
- * current when the connection was accepted (tls_conn_started), and the connection keeps a
- * reference to them until libmicrohttpd has released its GnuTLS session (tls_conn_closed).
+ * current when the connection was accepted (tls_creds_take), and the connection keeps a
+ * reference to them until libmicrohttpd has released its GnuTLS session (tls_creds_release).
  * So a reload swaps the credentials for NEW connections and never touches open ones.
  *
  * Files are read by tls_listener_new / tls_reload with the privileges of the caller: at
@@ -32,6 +32,7 @@ enum tls_field {
 };
 
 struct tls_listener;
+struct tls_creds;
 
 /* Whether this libmicrohttpd can serve HTTPS with a certificate callback: 0, or -1 with a
  * reason ("libmicrohttpd was built without TLS support"). */
@@ -58,18 +59,32 @@ void tls_listener_free(struct tls_listener *t);
 int tls_reload(struct tls_listener *t, const char *cert, const char *key, char *err, size_t errlen);
 
 /* The libmicrohttpd side: OR these flags into MHD_start_daemon's, and append the two
- * options (certificate callback, priorities) at OPTS[*N] (room for 2 needed). */
+ * options (CERT_CALLBACK, priorities) at OPTS[*N] (room for 2 needed). The callback
+ * (mhd_compat_tls_cert) finds the connection's credentials: tls_creds_cert, or
+ * tls_thread_cert. */
 unsigned tls_mhd_flags(void);
-void tls_mhd_options(struct tls_listener *t, struct MHD_OptionItem *opts, int *n);
-/* MHD_CONNECTION_NOTIFY_STARTED / _CLOSED of a connection to listener T: take (and give back)
- * the reference the connection's handshake uses. */
-void tls_conn_started(struct tls_listener *t, struct MHD_Connection *conn);
-void tls_conn_closed(struct MHD_Connection *conn);
-
-/* The certificate chain and key CONN's handshake uses (what the certificate callback
- * returns; borrowed, valid until tls_conn_closed(CONN)): 0, or -1 when CONN was never
- * started on a TLS listener. */
-int tls_conn_cert(struct MHD_Connection *conn, gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key);
+void tls_mhd_options(struct tls_listener *t, gnutls_certificate_retrieve_function2 *cert_callback,
+                     struct MHD_OptionItem *opts, int *n);
+/* At MHD_CONNECTION_NOTIFY_STARTED of CONN on listener T, before its first handshake byte:
+ * session tickets and the Finished hook on its GnuTLS session (nothing to fail). */
+void tls_conn_tickets(struct tls_listener *t, struct MHD_Connection *conn);
+/* A reference to T's current credentials, taken for a connection at
+ * MHD_CONNECTION_NOTIFY_STARTED (before its handshake) and released at _CLOSED (which
+ * libmicrohttpd sends after gnutls_deinit): a reload never touches an open connection's.
+ * Worker thread. */
+struct tls_creds *tls_creds_take(struct tls_listener *t);
+void tls_creds_release(struct tls_creds *c); /* NULL is fine */
+/* The certificate chain and key of C (what the certificate callback returns; borrowed,
+ * valid while the reference is held): 0, or -1 when C is NULL. */
+int tls_creds_cert(const struct tls_creds *c, gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key);
+/* Without the connection (a libmicrohttpd whose GnuTLS session pointer is not known to be
+ * its MHD_Connection): the current credentials of the listener whose credentials were last
+ * taken on this thread (tls_creds_take: a libmicrohttpd worker serves one daemon). 0, or -1 when none
+ * started here. Borrowed: valid while the listener lives if it keeps its retired ones. */
+int tls_thread_cert(gnutls_pcert_st **pcert, unsigned *n, gnutls_privkey_t *key);
+/* From now on a reload keeps T's replaced credentials until tls_listener_free: a
+ * handshake given them by tls_thread_cert holds no reference of its own. */
+void tls_listener_keep_retired(struct tls_listener *t);
 
 /* "TLS1.3; TLS_AES_256_GCM_SHA384" for a connection's negotiated version and cipher suite
  * (IANA name), or "none" on a plain HTTP connection: the X-Debit-Tls header value. */

@@ -136,32 +136,24 @@ void watchdog_free(struct watchdog *w)
     free(w);
 }
 
-void watchdog_conn_started(struct watchdog *w, struct MHD_Connection *conn, void **socket_context)
+struct deadline_conn *watchdog_conn_started(struct watchdog *w, struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     const union MHD_ConnectionInfo *ad = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (!fd)
-        return;
+        return NULL;
     const struct sockaddr *sa = ad ? ad->client_addr : NULL;
     socklen_t len = !sa ? 0 : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-    *socket_context = deadline_open(&w->dl, fd->connect_fd, sa, len, sys_mono_ms());
+    return deadline_open(&w->dl, fd->connect_fd, sa, len, sys_mono_ms());
 }
 
-void watchdog_conn_closed(struct watchdog *w, void **socket_context)
+void watchdog_conn_closed(struct watchdog *w, struct deadline_conn *c)
 {
-    deadline_close(&w->dl, *socket_context);
-    *socket_context = NULL;
+    deadline_close(&w->dl, c);
 }
 
-static struct deadline_conn *entry(struct MHD_Connection *conn)
+void watchdog_request(struct watchdog *w, struct deadline_conn *c, int first, size_t body_bytes)
 {
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    return ci ? ci->socket_context : NULL;
-}
-
-void watchdog_request(struct watchdog *w, struct MHD_Connection *conn, int first, size_t body_bytes)
-{
-    struct deadline_conn *c = entry(conn);
     if (!c)
         return;
     if (first)
@@ -172,17 +164,15 @@ void watchdog_request(struct watchdog *w, struct MHD_Connection *conn, int first
         deadline_body_done(&w->dl, c);
 }
 
-void watchdog_request_done(struct watchdog *w, struct MHD_Connection *conn)
+void watchdog_request_done(struct watchdog *w, struct deadline_conn *c)
 {
-    struct deadline_conn *c = entry(conn);
     if (c)
         deadline_request_done(&w->dl, c, sys_mono_ms());
 }
 
-int watchdog_mhd_message(struct watchdog *w, const char *msg)
+int watchdog_mhd_message(struct watchdog *w, enum refusal_reason r, const char *msg)
 {
-    enum refusal_reason r = refusal_classify_mhd(msg);
-    if (r == REFUSAL_N)
+    if (r >= REFUSAL_N)
         return !watchdog_line(w, msg);
     refusal_log_note(&w->rl, r, NULL);
     return 1;

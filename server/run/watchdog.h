@@ -1,6 +1,6 @@
 /* watchdog: debitd's deadlines (deadline.h) and refusal log (refusal_log.h) wired to
- * libmicrohttpd. Its connection callbacks give each connection an entry (the socket
- * context); the access handler and the completion callback report the request's progress;
+ * libmicrohttpd. Its connection callbacks give each connection an entry (kept in the
+ * connection's struct conn, server/http/conn.h); the access handler and the completion callback report the request's progress;
  * one thread per server scans the entries every WATCHDOG_TICK_MS and shuts down
  * (shutdown(2), SHUT_RDWR) the socket of a connection past its deadline. shutdown, not
  * close: the socket stays libmicrohttpd's, which sees the end of the stream in its own
@@ -40,19 +40,22 @@ void watchdog_stop(struct watchdog *w);
 /* Stop, then free. NULL is fine. */
 void watchdog_free(struct watchdog *w);
 
-/* MHD_CONNECTION_NOTIFY_STARTED / _CLOSED: track CONN in *SOCKET_CONTEXT, then forget it. */
-void watchdog_conn_started(struct watchdog *w, struct MHD_Connection *conn, void **socket_context);
-void watchdog_conn_closed(struct watchdog *w, void **socket_context);
-/* From the access handler: FIRST = the call that follows the complete headers; later calls
- * carry BODY_BYTES of the body, and 0 once it is complete. */
-void watchdog_request(struct watchdog *w, struct MHD_Connection *conn, int first, size_t body_bytes);
+/* MHD_CONNECTION_NOTIFY_STARTED: CONN's deadline entry (NULL: unwatched; the caller keeps
+ * it); _CLOSED: forget it (NULL is fine). */
+struct deadline_conn *watchdog_conn_started(struct watchdog *w, struct MHD_Connection *conn);
+void watchdog_conn_closed(struct watchdog *w, struct deadline_conn *c);
+/* From the access handler, for the connection's entry C (NULL: nothing): FIRST = the call
+ * that follows the complete headers; later calls carry BODY_BYTES of the body, and 0 once
+ * it is complete. */
+void watchdog_request(struct watchdog *w, struct deadline_conn *c, int first, size_t body_bytes);
 /* From MHD_OPTION_NOTIFY_COMPLETED: the response is over; the next request's header
  * deadline starts now. */
-void watchdog_request_done(struct watchdog *w, struct MHD_Connection *conn);
-/* A libmicrohttpd log message: counted in the refusal log when it is one of its
- * once-per-connection messages; any other passes the refusal log's line limit
- * (watchdog_line). A lookup: 1 = counted (do not log it), 0 = log it. */
-int watchdog_mhd_message(struct watchdog *w, const char *msg);
+void watchdog_request_done(struct watchdog *w, struct deadline_conn *c);
+/* A libmicrohttpd log message MSG that stands for refusal R (mhd_compat_log_reason, which
+ * knows its once-per-connection texts; REFUSAL_N: none): counted in the refusal log; any
+ * other passes the refusal log's line limit (watchdog_line). Returns 1 = counted or over
+ * the limit (do not log it), 0 = log it. */
+int watchdog_mhd_message(struct watchdog *w, enum refusal_reason r, const char *msg);
 /* Whether a warning line MSG that a client can cause once per connection may be written
  * now (refusal_log_line: a few per interval, the rest counted in its summary line). */
 int watchdog_line(struct watchdog *w, const char *msg);

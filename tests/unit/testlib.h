@@ -150,6 +150,20 @@ static inline int testlib_ethtool_bit(const char *dev, const char *name, int *fi
 }
 
 /* A connected TCP pair on 127.0.0.1; *srv is the accepted end (what debitd sends on). */
+/* A listening TCP socket on 127.0.0.1 at a free port (*PORT), backlog 16. */
+static inline int testlib_listen(unsigned *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof sa;
+    assert_true(fd >= 0);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(fd, 16), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+    *port = ntohs(sa.sin_port);
+    return fd;
+}
+
 static inline void testlib_loopback_pair(int *cli, int *srv)
 {
     int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

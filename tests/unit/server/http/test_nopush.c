@@ -19,6 +19,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "conn.h"
+#include "mhd_compat.h"
 #include "nopush.h"
 #include "testlib.h"
 
@@ -56,6 +58,8 @@ static void test_hold_and_release(void **state)
     char err[160] = "";
     assert_true(nopush_interposed()); /* the Makefile exports setsockopt from test binaries too */
     testlib_loopback_pair(&cli, &srv);
+    struct conn *c = conn_new(srv); /* what NOTIFY_STARTED makes */
+    assert_non_null(c);
     assert_int_equal(get_int(srv, IPPROTO_TCP, TCP_CORK), 0);
     assert_int_equal(get_int(srv, IPPROTO_TCP, TCP_NODELAY), 0);
     assert_false(nopush_held(srv));
@@ -95,7 +99,7 @@ static void test_hold_and_release(void **state)
     assert_int_equal(set_int(srv, IPPROTO_TCP, TCP_CORK, 0), 0);
     assert_int_equal(get_int(srv, IPPROTO_TCP, TCP_CORK), 0);
     assert_int_equal(nopush_calls_held(), before);
-    nopush_forget(srv);
+    conn_free(c);
     close(cli);
     close(srv);
 }
@@ -119,6 +123,7 @@ static void test_other_options_pass(void **state)
     int cli, srv;
     char err[160];
     testlib_loopback_pair(&cli, &srv);
+    struct conn *c = conn_new(srv);
     assert_int_equal(nopush_begin(srv, err, sizeof err), 0);
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         uint64_t before = nopush_calls_held();
@@ -137,52 +142,57 @@ static void test_other_options_pass(void **state)
     assert_int_equal(set_int(srv, IPPROTO_TCP, TCP_MAXSEG, -5), -1);
     assert_int_equal(errno, EINVAL);
     assert_int_equal(nopush_end(srv, err, sizeof err), 1);
-    nopush_forget(srv);
+    conn_free(c);
     close(cli);
     close(srv);
 }
 
-/* A descriptor beyond the table or not a TCP socket: -1 with a message, nothing held. */
+/* A descriptor beyond the table, with no connection, or not a TCP socket: -1 with a
+ * message, nothing held. */
 static void test_refused(void **state)
 {
     (void)state;
     int pfd[2];
     assert_int_equal(pipe(pfd), 0);
+    struct conn *c = conn_new(pfd[0]);
     static const struct {
         int fd;
         const char *msg;
     } rows[] = {
-        {-1, "descriptor -1 is beyond nopush's table"},
-        {NOPUSH_MAX_FD, "is beyond nopush's table"},
+        {-1, "descriptor -1 is no connection's"},
+        {MHD_COMPAT_MAX_FD, "is no connection's"},
         {0 /* pfd[0], below */, "setsockopt TCP_NODELAY 1 on descriptor"},
+        {1 /* pfd[1], below: no struct conn */, "is no connection's"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        int fd = i == 2 ? pfd[0] : rows[i].fd;
+        int fd = i == 2 ? pfd[0] : i == 3 ? pfd[1] : rows[i].fd;
         char err[160] = "";
         assert_int_equal(nopush_begin(fd, err, sizeof err), -1);
         assert_non_null(strstr(err, rows[i].msg));
         assert_false(nopush_held(fd));
         assert_int_equal(nopush_end(fd, err, sizeof err), 0);
     }
+    conn_free(c);
     close(pfd[0]);
     close(pfd[1]);
 }
 
-/* nopush_forget (the connection closed): not held, and the next connection on the same
- * number gets its TCP_NODELAY again. */
+/* The connection closed (conn_free): not held, and the next connection on the same number
+ * (a new struct conn) gets its TCP_NODELAY again. */
 static void test_forget(void **state)
 {
     (void)state;
     int cli, srv;
     char err[160];
     testlib_loopback_pair(&cli, &srv);
+    struct conn *c = conn_new(srv);
     assert_int_equal(nopush_begin(srv, err, sizeof err), 0);
     assert_int_equal(nopush_end(srv, err, sizeof err), 1);
     /* kept alive: a second response does not set TCP_NODELAY again */
     assert_int_equal(set_int(srv, IPPROTO_TCP, TCP_NODELAY, 0), 0);
     assert_int_equal(nopush_begin(srv, err, sizeof err), 0);
     assert_int_equal(get_int(srv, IPPROTO_TCP, TCP_NODELAY), 0);
-    nopush_forget(srv);
+    conn_free(c);
     assert_false(nopush_held(srv));
     assert_int_equal(set_int(srv, IPPROTO_TCP, TCP_CORK, 0), 0); /* reaches the kernel */
     assert_int_equal(get_int(srv, IPPROTO_TCP, TCP_CORK), 0);
@@ -192,11 +202,12 @@ static void test_forget(void **state)
     testlib_loopback_pair(&cli2, &srv2);
     assert_int_equal(dup2(srv2, fd), fd);
     close(srv2);
+    c = conn_new(fd);
     assert_int_equal(get_int(fd, IPPROTO_TCP, TCP_NODELAY), 0);
     assert_int_equal(nopush_begin(fd, err, sizeof err), 0);
     assert_int_not_equal(get_int(fd, IPPROTO_TCP, TCP_NODELAY), 0);
     assert_int_equal(nopush_end(fd, err, sizeof err), 1);
-    nopush_forget(fd);
+    conn_free(c);
     close(cli2);
     close(fd);
 }

@@ -1,5 +1,5 @@
-/* Unit tests for server/http/sendstep.c: the interposed sendfile64() widens exactly
- * libmicrohttpd's 128 KiB call on a noted descriptor, while this thread has at most
+/* Unit tests for server/http/sendstep.c: the interposed sendfile64() (mhd_compat.c) widens
+ * exactly libmicrohttpd's 128 KiB call on a socket with a body under way (sendstep_begin), while this thread has at most
  * SENDSTEP_FEW bodies in flight, to at most SENDSTEP_MAX, never into the response's last
  * SENDSTEP_TAIL bytes; every other call reaches the kernel as it came. Each case checks
  * what was asked of the kernel (the bytes sent), that they are the source's bytes at the
@@ -18,6 +18,7 @@
 #include <sys/sendfile.h>
 #include <unistd.h>
 
+#include "conn.h"
 #include "sendstep.h"
 #include "testlib.h"
 
@@ -52,7 +53,7 @@ static void test_steps(void **state)
     (void)state;
     static const struct {
         const char *name;
-        int noted;        /* sendstep_note(in, END) first */
+        int noted;        /* sendstep_begin(out, END) first, not sendstep_begin(-1, 0) */
         uint64_t end;     /* the response's end in the source */
         int in_flight;    /* sendstep_begin() calls before the call */
         uint64_t off;     /* the call's offset */
@@ -80,10 +81,9 @@ static void test_steps(void **state)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         int in = dup(src), out = memfd_create("sendstep-out", 0);
         assert_true(in >= 0 && out >= 0);
-        if (rows[i].noted)
-            sendstep_note(in, rows[i].end);
+        struct conn *c = conn_new(out); /* the socket's connection (a file stands in for it) */
         for (int k = 0; k < rows[i].in_flight; k++)
-            sendstep_begin();
+            sendstep_begin(k == 0 && rows[i].noted ? out : -1, rows[i].end);
         uint64_t c0, w0, c1, w1;
         sendstep_stats(&c0, &w0);
         off64_t off = (off64_t)rows[i].off;
@@ -92,7 +92,7 @@ static void test_steps(void **state)
         ssize_t n = sendfile64(out, in, rows[i].null_offset ? NULL : &off, rows[i].count);
         sendstep_stats(&c1, &w1);
         for (int k = 0; k < rows[i].in_flight; k++)
-            sendstep_end();
+            sendstep_end(k == 0 ? out : -1);
         if (n != (ssize_t)rows[i].want)
             fail_msg("%s: %zd bytes sent, expected %zu", rows[i].name, n, rows[i].want);
         if (!rows[i].null_offset && off != (off64_t)(rows[i].off + rows[i].want))
@@ -105,22 +105,27 @@ static void test_steps(void **state)
         if ((int)(w1 - w0) != rows[i].widened)
             fail_msg("%s: widened counted %llu times", rows[i].name, (unsigned long long)(w1 - w0));
         assert_int_equal(c1 - c0, rows[i].noted && !rows[i].null_offset ? 1 : 0);
+        conn_free(c);
         close(out);
         close(in);
     }
 }
 
-/* A descriptor number noted for one response and reused for another takes the new end. */
+/* A socket's next body takes its own end; after sendstep_end nothing is widened. */
 static void test_renoted(void **state)
 {
     (void)state;
     int in = dup(src), out = memfd_create("sendstep-out", 0);
-    sendstep_note(in, SRC_SIZE);
-    sendstep_note(in, 1u << 20); /* the same number, a later response of 1 MiB */
-    sendstep_begin();
+    struct conn *c = conn_new(out);
+    sendstep_begin(out, SRC_SIZE);
+    sendstep_end(out);
+    sendstep_begin(out, 1u << 20); /* the same socket, a later response of 1 MiB */
     off64_t off = 0;
     assert_int_equal(sendfile64(out, in, &off, SENDSTEP_MHD_CHUNK), (1u << 20) - SENDSTEP_TAIL);
-    sendstep_end();
+    sendstep_end(out);
+    off = 0;
+    assert_int_equal(sendfile64(out, in, &off, SENDSTEP_MHD_CHUNK), SENDSTEP_MHD_CHUNK);
+    conn_free(c);
     close(out);
     close(in);
 }
@@ -130,14 +135,15 @@ static void test_renoted(void **state)
 static void test_end_clamped(void **state)
 {
     (void)state;
-    sendstep_end();
-    sendstep_end();
+    sendstep_end(-1);
+    sendstep_end(-1);
     int in = dup(src), out = memfd_create("sendstep-out", 0);
-    sendstep_note(in, SRC_SIZE);
-    sendstep_begin();
+    struct conn *c = conn_new(out);
+    sendstep_begin(out, SRC_SIZE);
     off64_t off = 0;
     assert_int_equal(sendfile64(out, in, &off, SENDSTEP_MHD_CHUNK), SENDSTEP_MAX);
-    sendstep_end();
+    sendstep_end(out);
+    conn_free(c);
     close(out);
     close(in);
 }

@@ -25,6 +25,10 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 
+#include "conn.h"
+#include "mhd_compat.h"
+#include "testlib.h"
+#include "testlib_tls.h"
 #include "tls.h"
 
 static char dir[64];
@@ -36,57 +40,14 @@ static const char *fix(int i, const char *name)
     return path_buf[i];
 }
 
-static void write_datum(const char *path, const gnutls_datum_t *d)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    assert_int_equal(fwrite(d->data, 1, d->size, f), d->size);
-    assert_int_equal(fclose(f), 0);
-}
-
-/* NAME.crt and NAME.key: a self-signed certificate for CN=NAME, valid 30 days from now. */
-static void make_cert(const char *name)
-{
-    gnutls_x509_privkey_t key;
-    gnutls_x509_crt_t crt;
-    assert_int_equal(gnutls_x509_privkey_init(&key), 0);
-    assert_int_equal(gnutls_x509_privkey_generate(key, GNUTLS_PK_ECDSA,
-                                                  GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0), 0);
-    assert_int_equal(gnutls_x509_crt_init(&crt), 0);
-    char dn[64];
-    snprintf(dn, sizeof dn, "CN=%s", name);
-    unsigned char serial[] = {1, 2, 3};
-    time_t now = time(NULL);
-    assert_int_equal(gnutls_x509_crt_set_version(crt, 3), 0);
-    assert_int_equal(gnutls_x509_crt_set_serial(crt, serial, sizeof serial), 0);
-    assert_int_equal(gnutls_x509_crt_set_dn(crt, dn, NULL), 0);
-    assert_int_equal(gnutls_x509_crt_set_issuer_dn(crt, dn, NULL), 0);
-    assert_int_equal(gnutls_x509_crt_set_activation_time(crt, now - 60), 0);
-    assert_int_equal(gnutls_x509_crt_set_expiration_time(crt, now + 30 * 86400), 0);
-    assert_int_equal(gnutls_x509_crt_set_key(crt, key), 0);
-    assert_int_equal(gnutls_x509_crt_sign2(crt, crt, key, GNUTLS_DIG_SHA256, 0), 0);
-    gnutls_datum_t d;
-    char p[128];
-    assert_int_equal(gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_PEM, &d), 0);
-    snprintf(p, sizeof p, "%s/%s.crt", dir, name);
-    write_datum(p, &d);
-    gnutls_free(d.data);
-    assert_int_equal(gnutls_x509_privkey_export2(key, GNUTLS_X509_FMT_PEM, &d), 0);
-    snprintf(p, sizeof p, "%s/%s.key", dir, name);
-    write_datum(p, &d);
-    gnutls_free(d.data);
-    gnutls_x509_crt_deinit(crt);
-    gnutls_x509_privkey_deinit(key);
-}
-
 static int setup(void **state)
 {
     (void)state;
     snprintf(dir, sizeof dir, "/tmp/debit-test-tls.XXXXXX");
     if (!mkdtemp(dir))
         return -1;
-    make_cert("a");
-    make_cert("b");
+    testlib_tls_cert(dir, "a");
+    testlib_tls_cert(dir, "b");
     return 0;
 }
 
@@ -132,14 +93,14 @@ static void test_check(void **state)
     }
 }
 
-/* The subject of the leaf certificate a connection's handshake would be given. */
-static void subject_of(struct MHD_Connection *conn, char *buf, size_t len)
+/* The subject of the leaf certificate a handshake with credentials C would be given. */
+static void subject_of(const struct tls_creds *c, char *buf, size_t len)
 {
     gnutls_pcert_st *pc;
     unsigned n;
     gnutls_privkey_t key;
     buf[0] = 0;
-    if (tls_conn_cert(conn, &pc, &n, &key) < 0)
+    if (tls_creds_cert(c, &pc, &n, &key) < 0)
         return;
     assert_int_equal(n, 1);
     assert_non_null(key);
@@ -167,30 +128,25 @@ static void test_listener_and_reload(void **state)
     assert_int_equal(json_integer_value(json_object_get(j, "reloads")), 0);
     json_decref(j);
 
-    /* stand-ins for libmicrohttpd's connections: only their addresses are used */
-    static char conn_a, conn_b, conn_c;
-    struct MHD_Connection *a = (struct MHD_Connection *)&conn_a, *b = (struct MHD_Connection *)&conn_b,
-                          *c = (struct MHD_Connection *)&conn_c;
-    subject_of(a, subj, sizeof subj);
+    /* what three connections take at NOTIFY_STARTED (kept in their struct conn) */
+    subject_of(NULL, subj, sizeof subj);
     assert_string_equal(subj, ""); /* never started: no credentials */
-    tls_conn_started(t, a);
+    struct tls_creds *a = tls_creds_take(t);
     subject_of(a, subj, sizeof subj);
     assert_string_equal(subj, "CN=a");
 
     assert_int_equal(tls_reload(t, fix(0, "b.crt"), fix(1, "b.key"), err, sizeof err), 0);
-    tls_conn_started(t, b);
+    struct tls_creds *b = tls_creds_take(t);
     subject_of(b, subj, sizeof subj);
     assert_string_equal(subj, "CN=b"); /* a new connection: the new certificate */
     subject_of(a, subj, sizeof subj);
     assert_string_equal(subj, "CN=a"); /* the open one keeps its own (freed at its close) */
-    tls_conn_closed(a);
-    subject_of(a, subj, sizeof subj);
-    assert_string_equal(subj, "");
+    tls_creds_release(a);
 
     /* a reload that fails keeps the current credentials */
     assert_int_equal(tls_reload(t, fix(0, "a.crt"), fix(1, "b.key"), err, sizeof err), -1);
     assert_non_null(strstr(err, "does not match"));
-    tls_conn_started(t, c);
+    struct tls_creds *c = tls_creds_take(t);
     subject_of(c, subj, sizeof subj);
     assert_string_equal(subj, "CN=b");
     j = tls_listener_json(t);
@@ -199,12 +155,12 @@ static void test_listener_and_reload(void **state)
     json_decref(j);
 
     /* the listener can go before its last connections (server_free after the daemons) */
-    tls_conn_closed(b);
+    tls_creds_release(b);
     tls_listener_free(t);
     subject_of(c, subj, sizeof subj);
     assert_string_equal(subj, "CN=b");
-    tls_conn_closed(c);
-    tls_conn_closed(c); /* twice: nothing */
+    tls_creds_release(c);
+    tls_creds_release(NULL); /* nothing */
 }
 
 static void test_new_fails(void **state)
@@ -217,14 +173,19 @@ static void test_new_fails(void **state)
     assert_non_null(strstr(err, "not a valid GnuTLS priority string"));
 }
 
-/* A daemon wired as server.c wires an HTTPS listener; each answer is tls_conn_describe. */
+/* A daemon wired as http_connection wires an HTTPS listener (a struct conn holding the
+ * credentials); each answer is tls_conn_describe. */
 static void notify(void *cls, struct MHD_Connection *c, void **sc, enum MHD_ConnectionNotificationCode toe)
 {
-    (void)sc;
-    if (toe == MHD_CONNECTION_NOTIFY_STARTED)
-        tls_conn_started(cls, c);
-    else if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
-        tls_conn_closed(c);
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        struct conn *cn = conn_new(MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)->connect_fd);
+        assert_non_null(cn);
+        cn->creds = tls_creds_take(cls);
+        *sc = cn;
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        conn_free(*sc);
+        *sc = NULL;
+    }
 }
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -282,17 +243,11 @@ static void test_handshakes_across_reload(void **state)
     char err[512], body[128];
     struct tls_listener *t = tls_listener_new(fix(0, "a.crt"), fix(1, "a.key"), NULL, err, sizeof err);
     assert_non_null(t);
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof sa;
-    assert_true(fd >= 0);
-    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    assert_int_equal(listen(fd, 16), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
-    unsigned port = ntohs(sa.sin_port);
+    unsigned port;
+    int fd = testlib_listen(&port);
     struct MHD_OptionItem opts[4];
     int n = 0;
-    tls_mhd_options(t, opts, &n);
+    tls_mhd_options(t, mhd_compat_tls_cert, opts, &n);
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | tls_mhd_flags(), 0, NULL, NULL, answer,
                                             NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_ARRAY, opts,
