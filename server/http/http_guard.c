@@ -282,7 +282,7 @@ void http_guard_expect(struct MHD_Connection *conn)
 {
     const char *v = NULL, *cl = NULL;
     size_t n = 0, cln = 0;
-    if (strncmp(MHD_get_version(), "0.", 2) != 0 ||
+    if (!mhd_compat_on(MHD_TRICK_EXPECT_BLANK) ||
         MHD_lookup_connection_value_n(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_EXPECT,
                                       strlen(MHD_HTTP_HEADER_EXPECT), &v, &n) != MHD_YES ||
         !v || n == 0 ||
@@ -294,5 +294,5 @@ void http_guard_expect(struct MHD_Connection *conn)
         for (size_t i = 0; i < cln; i++)
             if (cl[i] != '0')
                 return; /* a body follows: the 100 is what the client waits for */
-    ((char *)v)[0] = '\0';
+    mhd_compat_expect_blank(v);
 }

@@ -64,7 +64,7 @@ void mhd_compat_describe(unsigned set, char *buf, size_t len)
 {
     static const char *const names[] = {
         "setsockopt interposer", "sendfile64 interposer", "header value rewrite",
-        "query cut", "read buffer layout", "log texts", "TLS session pointer",
+        "query cut", "read buffer layout", "log texts", "TLS session pointer", "Expect blanking",
     };
     size_t at = 0;
     buf[0] = 0;
@@ -135,6 +135,17 @@ int mhd_compat_cut_query(const char *uri)
     if (!q || !mhd_compat_on(MHD_TRICK_QUERY_CUT))
         return 0;
     q[1] = '\0';
+    return 1;
+}
+
+int mhd_compat_expect_blank(const char *v)
+{
+    /* 0.9.75 decides on 100 Continue after the access handler's first call, reading the
+     * header's value from its own pool (connection.c, need_100_continue): an empty value
+     * is no expectation */
+    if (!v || !mhd_compat_on(MHD_TRICK_EXPECT_BLANK))
+        return 0;
+    ((char *)v)[0] = '\0';
     return 1;
 }
 

@@ -22,6 +22,10 @@
  *   MHD_TRICK_LOG_TEXT     libmicrohttpd's once-per-connection log messages are recognised
  *                          by their text and counted by the refusal log instead of logged
  *                          (mhd_compat_log_reason). Fallback: each is a log line.
+ *   MHD_TRICK_EXPECT_BLANK a GET's "Expect: 100-continue" without a body is blanked in
+ *                          libmicrohttpd's header copy before it answers 100 (0.9.75 sends
+ *                          100, then loses a pipelined request: mhd_compat_expect_blank).
+ *                          Fallback: libmicrohttpd's own behaviour.
  *   MHD_TRICK_TLS_SESSION  the GnuTLS session's user pointer is the MHD_Connection, which
  *                          is how the certificate callback (no closure of its own) finds the
  *                          credentials the connection was accepted with. Fallback: the
@@ -68,8 +72,9 @@ enum mhd_trick {
     MHD_TRICK_LAYOUT = 1u << 4,
     MHD_TRICK_LOG_TEXT = 1u << 5,
     MHD_TRICK_TLS_SESSION = 1u << 6,
+    MHD_TRICK_EXPECT_BLANK = 1u << 7,
 };
-#define MHD_TRICK_ALL 0x7fu
+#define MHD_TRICK_ALL 0xffu
 
 struct conn;
 
@@ -120,6 +125,10 @@ char *mhd_compat_header_replace(struct MHD_Response *resp, const char *name, cha
 /* From the URI log callback: cut URI's query at its '?' in libmicrohttpd's read buffer
  * (MHD_TRICK_QUERY_CUT). Returns 1 if cut, 0 if not (trick off, or no query). */
 int mhd_compat_cut_query(const char *uri);
+/* Blank the value V (libmicrohttpd's copy of a request's Expect header, as
+ * MHD_lookup_connection_value_n gave it) so that no 100 Continue is sent, when
+ * MHD_TRICK_EXPECT_BLANK is on. Returns 1 if blanked, 0 if not. */
+int mhd_compat_expect_blank(const char *v);
 /* The refusal a libmicrohttpd log message MSG stands for, or REFUSAL_N (log it as it is;
  * always REFUSAL_N when MHD_TRICK_LOG_TEXT is off). */
 enum refusal_reason mhd_compat_log_reason(const char *msg);
