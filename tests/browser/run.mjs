@@ -132,7 +132,7 @@ t.onFinish = (r) => { window.cfResult = { down_bps: r.getDownloadBandwidth(), up
 t.onError = (e) => { window.cfError = String(e); };
 t.play();
 </script>`;
-  const srv = await serve({ '/': [html, 'text/html'], '/speedtest.js': [lib, 'text/javascript'] });
+  const srv = await serve({ '/': [html, 'text/html'], '/favicon.ico': ['', 'image/x-icon'], '/speedtest.js': [lib, 'text/javascript'] });
   try {
     const page = ctx.pages()[0] || await ctx.newPage();
     const wire = {};
@@ -168,7 +168,7 @@ ndt7.test({ server: ${JSON.stringify(host)}, protocol: 'ws', mlabDataPolicyInapp
 }).then((code) => { window.ndt7Code = code; }, (e) => { window.ndt7Error = String(e); });
 </script>`;
   const srv = await serve({
-    '/': [html, 'text/html'], '/ndt7.js': [join(src, 'ndt7.js'), 'text/javascript'],
+    '/': [html, 'text/html'], '/favicon.ico': ['', 'image/x-icon'], '/ndt7.js': [join(src, 'ndt7.js'), 'text/javascript'],
     '/ndt7-download-worker.js': [join(src, 'ndt7-download-worker.js'), 'text/javascript'],
     '/ndt7-upload-worker.js': [join(src, 'ndt7-upload-worker.js'), 'text/javascript'],
   });
