@@ -57,6 +57,8 @@ function watch(page, wire) {
     wire.requests.push('WS ' + ws.url());
     if (new URL(ws.url()).hostname !== '127.0.0.1') wire.outside.push(ws.url());
   });
+  wire.http_errors = [];
+  page.on('response', (rs) => { if (rs.status() >= 400) wire.http_errors.push(rs.status() + ' ' + rs.url()); });
   page.on('console', (m) => { if (m.type() === 'error') wire.failed.push('console: ' + m.text()); });
   page.on('pageerror', (e) => wire.failed.push('pageerror: ' + e.message));
 }

@@ -1,11 +1,12 @@
 /* debitd's browser speed test: plain JavaScript, no library, no request to any other origin.
  *
  * Phases: latency while idle (HEAD of a test file, timed by Resource Timing), download over
- * STREAMS connections (Range requests of the largest test file, each chunk doubling while it
- * takes under 0.4 s), upload over STREAMS connections (POST to the upload sink), each for
- * SECONDS, with a latency probe every 250 ms during both. Then the page asks debitd for its
- * record of each download (/transfers/ID, ID from the X-Debit-Transfer header) and shows what
- * the server saw: its rate, RTT, retransmissions and what limited the transfer.
+ * STREAMS connections (GET /__down?bytes=N where debitd has it, else Range requests of the
+ * largest test file; each chunk doubling while it takes under 0.4 s), upload over STREAMS
+ * connections (POST to /__up, else to the upload sink), each for SECONDS, with a latency
+ * probe every 250 ms during both. Then the page asks debitd for its record of each transfer
+ * (/transfers/ID, ID from the X-Debit-Transfer header) and shows what the server saw: its
+ * rate, RTT, retransmissions and what limited the transfer.
  *
  * ?seconds=N (1-30, default 8) and ?streams=N (1-5, default 4) change the test; ?autostart=1
  * starts it at once. window.debitResult holds the figures shown, for scripts. */
@@ -89,14 +90,40 @@
   const bigFile = files[files.length - 1];
   const probeFile = files[0];
 
+  /* Where the test goes. Where debitd has the Cloudflare-style endpoints (GET /__down?bytes=N,
+   * POST /__up: each request a transfer with its record, uploads too), those; else Range
+   * requests of the largest file and the upload sink (whose answers {"bytes", "seconds"} are
+   * then the server's side of the uploads). */
+  let ep = null;
+  async function endpoints() {
+    let cf = false;
+    try {
+      const r = await fetch('/__down?bytes=0', { cache: 'no-store' });
+      await r.arrayBuffer();
+      cf = r.ok && r.headers.has('X-Debit-Transfer');
+    } catch (e) { cf = false; }
+    const sinkMax = Math.min(UPLOAD_MAX, cfg.upload_max || UPLOAD_MAX);
+    return {
+      cf,
+      downPath: cf ? '/__down' : bigFile ? bigFile.path : null,
+      down: cf ? (len) => ['/__down?bytes=' + len, {}]
+        : (len) => [bigFile.path, { Range: 'bytes=0-' + (len - 1) }],
+      downMax: cf ? CHUNK_MAX : bigFile ? Math.min(CHUNK_MAX, bigFile.size) : 0,
+      upPath: cf ? '/__up' : cfg.upload,
+      upMax: cf ? UPLOAD_MAX : sinkMax,
+      probe: probeFile ? [probeFile.path, 'HEAD'] : cf ? ['/__down?bytes=0', 'GET'] : null,
+    };
+  }
+
   /* One latency probe: the time from the request's start to the response's first byte, as
    * the browser's Resource Timing saw it (the fetch's own time when the entry is missing). */
   let probeSeq = 0;
   async function probe() {
-    const url = new URL(probeFile.path, location.href);
+    const url = new URL(ep.probe[0], location.href);
     url.searchParams.set('probe', String(++probeSeq));
     const t0 = now();
-    const r = await fetch(url.href, { method: 'HEAD', cache: 'no-store' });
+    const r = await fetch(url.href, { method: ep.probe[1], cache: 'no-store' });
+    await r.arrayBuffer();
     const t1 = now();
     if (!r.ok) throw new Error('latency probe: HTTP ' + r.status);
     /* the entry is queued a moment after the response */
@@ -118,13 +145,21 @@
     }
   }
 
-  /* One download stream: Range requests of the big file until DEADLINE. */
+  /* A refusal of a size (a server's speedtest.max_bytes below ours): 400 from /__down, 413
+   * from an upload. The stream goes on with half of it. */
+  function tooLarge(r, len) {
+    return (r.status === 400 || r.status === 413) && len > CHUNK_FIRST;
+  }
+
+  /* One download stream: GETs until DEADLINE. */
   async function downStream(ph, deadline) {
-    let size = CHUNK_FIRST;
+    let size = CHUNK_FIRST, max = ep.downMax;
     while (now() < deadline) {
-      const len = Math.min(size, bigFile.size);
+      const len = Math.min(size, max);
       const t0 = now();
-      const r = await fetch(bigFile.path, { cache: 'no-store', headers: { Range: 'bytes=0-' + (len - 1) } });
+      const [url, headers] = ep.down(len);
+      const r = await fetch(url, { cache: 'no-store', headers });
+      if (tooLarge(r, len)) { await r.arrayBuffer(); max = size = len / 2; continue; }
       if (r.status !== 206 && r.status !== 200) throw new Error('download: HTTP ' + r.status);
       const id = r.headers.get('X-Debit-Transfer');
       if (id) ph.ids.push(id);
@@ -135,7 +170,7 @@
         ph.bytes += value.byteLength;
       }
       ph.requests++;
-      if (now() - t0 < CHUNK_AIM_MS && size < CHUNK_MAX) size *= 2;
+      if (now() - t0 < CHUNK_AIM_MS && size < max) size *= 2;
     }
   }
 
@@ -157,20 +192,22 @@
     return b;
   }
 
-  /* One upload stream: POSTs to the sink until DEADLINE; debitd answers each with
-   * {"bytes": N, "seconds": T}, its own count and time. */
+  /* One upload stream: POSTs until DEADLINE. /__up answers with an X-Debit-Transfer; the
+   * sink with {"bytes": N, "seconds": T}, its own count and time. */
   async function upStream(ph, deadline) {
-    let size = CHUNK_FIRST;
-    const max = Math.min(UPLOAD_MAX, cfg.upload_max || UPLOAD_MAX);
+    let size = CHUNK_FIRST, max = ep.upMax;
     while (now() < deadline) {
       const len = Math.min(size, max);
       const t0 = now();
-      const r = await fetch(cfg.upload, { method: 'POST', body: body(len), cache: 'no-store' });
+      const r = await fetch(ep.upPath, { method: 'POST', body: body(len), cache: 'no-store' });
+      if (tooLarge(r, len)) { await r.arrayBuffer(); max = size = len / 2; continue; }
       if (!r.ok) throw new Error('upload: HTTP ' + r.status);
-      const ans = await r.json();
+      const id = r.headers.get('X-Debit-Transfer');
+      if (id) ph.ids.push(id);
+      const text = await r.text();
+      if (!ep.cf) ph.server.push(JSON.parse(text));
       ph.bytes += len;
       ph.requests++;
-      ph.server.push(ans);
       if (now() - t0 < CHUNK_AIM_MS && size < max) size *= 2;
     }
   }
@@ -217,6 +254,16 @@
       await sleep(100);
     }
     return null;
+  }
+
+  async function records(ids) {
+    const recs = [];
+    let missing = 0;
+    for (const id of ids) {
+      const r = await record(id);
+      if (r) recs.push(r); else missing++;
+    }
+    return { recs, missing };
   }
 
   /* The server's rate over a set of records: their bytes over the span from the first start
@@ -292,6 +339,16 @@
     return { span, rtt_ms: median(rtts), retrans, limit: top };
   }
 
+  function showUploadRecords(recs, missing) {
+    const span = serverSpan(recs);
+    let text = 'This server received ' + fmtBytes(span.bytes) + ' in ' + recs.length + ' uploads at ' +
+      fmt(span.mbps) + ' Mbit/s by its own clock.';
+    if (missing) text += ' ' + missing + ' uploads had no record.';
+    $('upload-summary').textContent = text;
+    $('upload-summary').dataset.mbps = String(span.mbps);
+    return { bytes: span.bytes, mbps: span.mbps };
+  }
+
   function showUploads(up) {
     let bytes = 0, secs = 0;
     for (const a of up.server) { bytes += a.bytes || 0; secs += a.seconds || 0; }
@@ -310,7 +367,8 @@
     const result = { streams: STREAMS, seconds: SECONDS, done: false };
     window.debitResult = result;
     try {
-      if (!bigFile) throw new Error('this server has no test file to download');
+      ep = ep || await endpoints();
+      if (!ep.downMax) throw new Error('this server has no test file to download');
       performance.setResourceTimingBufferSize(10000);
       setState('Measuring latency\u2026');
       const idle = [];
@@ -322,16 +380,16 @@
         fmt(Math.max(...idle)) + ' ms';
 
       const down = await phase('Downloading', downStream, 'down-mbps');
-      result.download = { mbps: down.mbps, bytes: down.bytes, seconds: down.seconds, ids: down.ids };
+      result.download = { mbps: down.mbps, bytes: down.bytes, seconds: down.seconds, ids: down.ids, path: ep.downPath };
       result.latency_download_ms = median(down.probes);
       $('lat-down').textContent = fmt(result.latency_download_ms);
       $('down-detail').textContent = fmtBytes(down.bytes) + ' in ' + down.seconds.toFixed(1) + ' s, ' +
         down.requests + ' requests';
 
       let up = null;
-      if (cfg.upload) {
+      if (ep.upPath) {
         up = await phase('Uploading', upStream, 'up-mbps');
-        result.upload = { mbps: up.mbps, bytes: up.bytes, seconds: up.seconds };
+        result.upload = { mbps: up.mbps, bytes: up.bytes, seconds: up.seconds, ids: up.ids, path: ep.upPath };
         result.latency_upload_ms = median(up.probes);
         $('lat-up').textContent = fmt(result.latency_upload_ms);
         $('up-detail').textContent = fmtBytes(up.bytes) + ' in ' + up.seconds.toFixed(1) + ' s, ' +
@@ -341,15 +399,15 @@
       }
 
       setState('Asking the server what it saw\u2026');
-      const recs = [];
-      let missing = 0;
-      for (const id of down.ids) {
-        const r = await record(id);
-        if (r) recs.push(r); else missing++;
-      }
+      const got = await records(down.ids);
       $('server-view').hidden = false;
-      result.server = showRecords(recs, missing);
-      if (up) result.server_upload = showUploads(up);
+      result.server = showRecords(got.recs, got.missing);
+      if (up && up.ids.length) {
+        const ups = await records(up.ids);
+        result.server_upload = showUploadRecords(ups.recs, ups.missing);
+      } else if (up) {
+        result.server_upload = showUploads(up);
+      }
       result.done = true;
       setState('Done.');
     } catch (e) {
