@@ -177,11 +177,13 @@ else
   check_eq "@cloudflare/speedtest completes against /__down and /__up" "null null" \
     "$(jq -r '"\(.harness_error) \(.error)"' "$C" | head -c 2000)"
   check_eq "... no request left 127.0.0.1" "[]" "$(jq -c '.wire.outside' "$C")"
-  # Its figure is the 90th percentile (interpolated) of its per-request rates. debitd can time
-  # only a body larger than the send buffer (a smaller one is "sent" when copied into it), so
-  # both sides are taken over those requests: the client's points of such bodies, debitd's
-  # records of the same requests (the X-Debit-Transfer of each /__down response), the same
-  # percentile.
+  # Its figure is the 90th percentile (interpolated) of its per-request rates. debitd's
+  # record of a body ends when the last byte is handed to the kernel: the send and receive
+  # buffers (some MB) are still to cross, which at this client's few hundred Mbit/s is a
+  # tenth of a second (a 25 MB body's record showed 12 % more than the client). So both
+  # sides are taken over the bodies of 16 send buffers or more: the client's points of such
+  # bodies, debitd's records of the same requests (the X-Debit-Transfer of each /__down
+  # response), the same percentile.
   : >"$T_TMP/cf_records"
   for id in $(jq -r '.downs[] | select(.id != null) | .id' "$C"); do
     curl -s "$BASE$TRANSFERS$id" | jq -c . >>"$T_TMP/cf_records"
@@ -189,12 +191,12 @@ else
   sndbuf=$(jq -s 'map(.sndbuf.so_sndbuf // empty) | max // 0' "$T_TMP/cf_records")
   p90='sort | if length == 0 then null else ((length - 1) * 0.9) as $i | .[$i | floor] as $a | .[$i | ceil] as $b
     | $a + ($b - $a) * ($i - ($i | floor)) end'
-  cf_down=$(jq --argjson s "$sndbuf" "[.result.down_points[] | select(.bytes > \$s and .duration >= 10) | .bps / 1e6] | $p90" "$C")
-  cf_srv=$(jq -s --argjson s "$sndbuf" "map(select(.bytes > \$s and .duration_s > 0) | .bytes * 8 / .duration_s / 1e6) | $p90" \
+  cf_down=$(jq --argjson s "$sndbuf" "[.result.down_points[] | select(.bytes >= 16 * \$s and .duration >= 10) | .bps / 1e6] | $p90" "$C")
+  cf_srv=$(jq -s --argjson s "$sndbuf" "map(select(.bytes >= 16 * \$s and .duration_s > 0) | .bytes * 8 / .duration_s / 1e6) | $p90" \
     "$T_TMP/cf_records")
-  t_diag "cloudflare: its download figure $(jq '.result.down_bps / 1e6' "$C") Mbit/s; over bodies > $sndbuf B: $cf_down Mbit/s, debitd's records $cf_srv Mbit/s"
+  t_diag "cloudflare: its download figure $(jq '.result.down_bps / 1e6' "$C") Mbit/s; over bodies >= 16 x $sndbuf B: $cf_down Mbit/s, debitd's records $cf_srv Mbit/s"
   if [ "$cf_srv" = null ] || [ "$cf_down" = null ]; then
-    t_fail "@cloudflare/speedtest: debitd's records of its downloads" "no X-Debit-Transfer record of a body larger than the send buffer"
+    t_fail "@cloudflare/speedtest: debitd's records of its downloads" "no X-Debit-Transfer record of a body of 16 send buffers"
   else
     check_cmp "@cloudflare/speedtest's download figure is within 10 % of debitd's records" \
       "$(awk -v a="$cf_down" -v b="$cf_srv" 'BEGIN{d=(a-b)/b; print d<0?-d:d}')" "<=" 0.10
