@@ -1,7 +1,9 @@
 /* http_www: debitd's front page (/) and its files (/speedtest/NAME). The page is
  * server/http/www/index.html with its markers filled: <!--debit:config--> by the settings
  * the page's script needs (the upload sink, the files), <!--debit:files--> by the root's
- * listing (http_index_list), <!--debit:version--> by debitd's version. Its files are the
+ * listing (http_index_list), <!--debit:version--> by debitd's version. The page uses
+ * /__down and /__up when speedtest.cloudflare is on (http_speedtest.c), else the files and
+ * the upload sink. Its files are the
  * bytes tools/embed put in the binary: nothing is read from disk, nothing is fetched from
  * another origin (the Content-Security-Policy says so to the browser). */
 #include "http_internal.h"
@@ -50,10 +52,15 @@ static void config_json(struct html_buf *b, const struct config *c)
     for (size_t i = 0; i < c->n_files; i++)
         json_array_append_new(files, json_pack("{s:s, s:I}", "path", c->files[i].path, "size",
                                                (json_int_t)c->files[i].size));
-    json_t *j = json_pack("{s:s, s:o, s:I, s:s, s:s, s:o}", "version", DEBIT_VERSION, "upload",
+    /* the Cloudflare-style endpoints: each request a transfer with its record, uploads too */
+    json_t *cf = c->speedtest.cloudflare ? json_pack("{s:s, s:s, s:I, s:I}", "down", "/__down", "up", "/__up",
+                                                     "max_bytes", (json_int_t)c->speedtest.max_bytes, "per_ip",
+                                                     (json_int_t)c->speedtest.per_ip)
+                                         : json_null();
+    json_t *j = json_pack("{s:s, s:o, s:I, s:s, s:s, s:o, s:o}", "version", DEBIT_VERSION, "upload",
                           c->upload_path ? json_string(c->upload_path) : json_null(), "upload_max",
                           (json_int_t)c->upload_max, "status", WIRE_STATUS_PATH, "transfers",
-                          WIRE_TRANSFERS_PATH, "files", files);
+                          WIRE_TRANSFERS_PATH, "files", files, "cloudflare", cf);
     char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(j);
     if (!text) {

@@ -19,7 +19,9 @@
   const SECONDS = clamp(Number(params.get('seconds')) || 8, 1, 30);
   /* Chromium and Firefox open at most 6 HTTP/1.1 connections per host: one is kept for the
    * latency probes */
-  const STREAMS = clamp(Math.floor(Number(params.get('streams'))) || 4, 1, 5);
+  const STREAMS = Math.min(clamp(Math.floor(Number(params.get('streams'))) || 4, 1, 5),
+    /* speedtest.per_ip: the tests one address may have under way (a probe is not one) */
+    (cfg.cloudflare && cfg.cloudflare.per_ip) || 5);
   const CHUNK_FIRST = 1 << 20;
   const CHUNK_MAX = 256 << 20;
   /* each upload body is a Blob the browser keeps whole until sent: Chromium refuses large
@@ -94,26 +96,22 @@
    * POST /__up: each request a transfer with its record, uploads too), those; else Range
    * requests of the largest file and the upload sink (whose answers {"bytes", "seconds"} are
    * then the server's side of the uploads). */
-  let ep = null;
-  async function endpoints() {
-    let cf = false;
-    try {
-      const r = await fetch('/__down?bytes=0', { cache: 'no-store' });
-      await r.arrayBuffer();
-      cf = r.ok && r.headers.has('X-Debit-Transfer');
-    } catch (e) { cf = false; }
+  function endpoints() {
+    const cf = cfg.cloudflare; /* null: speedtest.cloudflare is off */
     const sinkMax = Math.min(UPLOAD_MAX, cfg.upload_max || UPLOAD_MAX);
+    const cfMax = cf && cf.max_bytes ? cf.max_bytes : CHUNK_MAX;
     return {
-      cf,
-      downPath: cf ? '/__down' : bigFile ? bigFile.path : null,
-      down: cf ? (len) => ['/__down?bytes=' + len, {}]
+      cf: !!cf,
+      downPath: cf ? cf.down : bigFile ? bigFile.path : null,
+      down: cf ? (len) => [cf.down + '?bytes=' + len, {}]
         : (len) => [bigFile.path, { Range: 'bytes=0-' + (len - 1) }],
-      downMax: cf ? CHUNK_MAX : bigFile ? Math.min(CHUNK_MAX, bigFile.size) : 0,
-      upPath: cf ? '/__up' : cfg.upload,
-      upMax: cf ? UPLOAD_MAX : sinkMax,
-      probe: probeFile ? [probeFile.path, 'HEAD'] : cf ? ['/__down?bytes=0', 'GET'] : null,
+      downMax: cf ? Math.min(CHUNK_MAX, cfMax) : bigFile ? Math.min(CHUNK_MAX, bigFile.size) : 0,
+      upPath: cf ? cf.up : cfg.upload,
+      upMax: cf ? Math.min(UPLOAD_MAX, cfMax) : sinkMax,
+      probe: probeFile ? [probeFile.path, 'HEAD'] : cf ? [cf.down + '?bytes=0', 'GET'] : null,
     };
   }
+  const ep = endpoints();
 
   /* One latency probe: the time from the request's start to the response's first byte, as
    * the browser's Resource Timing saw it (the fetch's own time when the entry is missing). */
@@ -367,7 +365,6 @@
     const result = { streams: STREAMS, seconds: SECONDS, done: false };
     window.debitResult = result;
     try {
-      ep = ep || await endpoints();
       if (!ep.downMax) throw new Error('this server has no test file to download');
       performance.setResourceTimingBufferSize(10000);
       setState('Measuring latency\u2026');
