@@ -117,7 +117,8 @@ async function runCloudflare(ctx, out) {
   const lib = require.resolve('@cloudflare/speedtest');
   // Fewer steps than the defaults, up to their largest body (250 MB: the last bytes a server
   // hands its kernel are still in the buffers when its record ends, less of the time the
-  // larger the body);
+  // larger the body), every step run (by default a direction stops after a request of 1 s:
+  // bandwidthFinishRequestDuration);
   // no packet loss (it needs a TURN server) and no result logging (logAimApiUrl: null).
   const html = `<!DOCTYPE html><meta charset="utf-8"><title>cf</title><script type="module">
 import SpeedTest from '/speedtest.js';
@@ -127,9 +128,10 @@ const t = new SpeedTest({ autoStart: false, downloadApiUrl: ${JSON.stringify(bas
   { type: 'download', bytes: 1e5, count: 1, bypassMinDuration: true },
   { type: 'download', bytes: 1e6, count: 2 },
   { type: 'upload', bytes: 1e6, count: 2 },
-  { type: 'download', bytes: 1e8, count: 2 },
+  { type: 'download', bytes: 1e8, count: 1 },
   { type: 'upload', bytes: 1e7, count: 2 },
-  { type: 'download', bytes: 2.5e8, count: 2 } ] });
+  { type: 'download', bytes: 2.5e8, count: 3 } ],
+  bandwidthFinishRequestDuration: 60000 });
 t.onFinish = (r) => { window.cfResult = { down_bps: r.getDownloadBandwidth(), up_bps: r.getUploadBandwidth(),
   latency_ms: r.getUnloadedLatency(), down_points: r.getDownloadBandwidthPoints(),
   up_points: r.getUploadBandwidthPoints() }; };
