@@ -101,6 +101,17 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 COMMON_OBJ := $(call obj,$(COMMON_SRC))
 SERVER_OBJ := $(call obj,$(filter-out server/main.c,$(SERVER_SRC)))
+
+# debitd's front page: the files of server/http/www/ as C arrays (tools/embed, with xxd),
+# compiled into libserver.a (served by server/http/http_www.c).
+WWW_FILES  := $(sort $(wildcard server/http/www/*))
+WWW_GEN    := $(BUILD)/gen/www_assets.c
+SERVER_OBJ += $(BUILD)/gen/www_assets.o
+$(WWW_GEN): tools/embed $(WWW_FILES)
+	@mkdir -p $(dir $@)
+	tools/embed $(WWW_FILES) >$@.tmp && mv $@.tmp $@
+$(BUILD)/gen/www_assets.o: $(WWW_GEN) server/http/http_www.h
+	$(CC) $(CPPFLAGS) -Iserver/http $(CFLAGS) -c -o $@ $<
 NETCTL_OBJ := $(call obj,$(filter-out netctl/main.c,$(NETCTL_SRC)))
 CLIENT_OBJ := $(call obj,$(filter-out client/main.c,$(CLIENT_SRC)))
 DELAY_OBJ  := $(call obj,$(filter-out lab/delayline/main.c,$(DELAY_SRC)))

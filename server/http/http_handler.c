@@ -1,9 +1,10 @@
 /* http_handler: the libmicrohttpd entry points: routing (a table of paths, methods and
  * handlers), connection and completion notifications. The top of server/http: the routes
- * (http_files.c, http_pages.c, http_status.c, http_metrics.c, http_upload.c) are called from here and
+ * (http_files.c, http_pages.c, http_www.c, http_status.c, http_metrics.c, http_upload.c) are called from here and
  * answer through http_reply.c, never back up. */
 #include "http.h"
 #include "http_internal.h"
+#include "http_www.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -203,6 +204,16 @@ static enum MHD_Result route_transfer(struct route_call *x)
     return http_transfer(x->l, x->conn, x->rest);
 }
 
+static enum MHD_Result route_front(struct route_call *x)
+{
+    return http_front_page(x->l, x->conn);
+}
+
+static enum MHD_Result route_www(struct route_call *x)
+{
+    return http_www_asset(x->l, x->conn, x->rest);
+}
+
 static enum MHD_Result route_index(struct route_call *x)
 {
     return http_index(x->l, x->conn, x->url);
@@ -237,7 +248,9 @@ static const struct route routes[] = {
     {NULL, ROUTE_CONFIG, match_speed_up, M_POST | M_OPTIONS, route_speedtest},
     {WIRE_STATUS_PATH, ROUTE_EXACT, NULL, M_GET | M_HEAD, route_status},
     {WIRE_TRANSFERS_PATH, ROUTE_PREFIX, NULL, M_GET | M_HEAD, route_transfer},
+    {"/", ROUTE_EXACT, NULL, M_GET | M_HEAD, route_front},
     {NULL, ROUTE_CONFIG, match_folder, M_GET | M_HEAD, route_index},
+    {WWW_PREFIX, ROUTE_PREFIX, NULL, M_GET | M_HEAD, route_www},
     {NULL, ROUTE_CONFIG, match_folder_slash, M_GET | M_HEAD, route_folder_slash},
 };
 

@@ -86,7 +86,7 @@ void http_file_head_add(const struct file_head *h, struct MHD_Response *resp, in
  * short. */
 size_t http_file_head_sig(const struct file_head *h, const char *extra, char *buf, size_t len);
 
-/* Routes (http_files.c, http_pages.c, http_status.c, http_metrics.c, http_upload.c). */
+/* Routes (http_files.c, http_pages.c, http_www.c, http_status.c, http_metrics.c, http_upload.c). */
 enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struct req *r,
                           const struct file_cfg *f, int head);
 /* FILE.sha256: answered at once when the digest is known; otherwise the connection is
@@ -95,6 +95,14 @@ enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struc
 enum MHD_Result http_file_sha256(struct listener *l, struct MHD_Connection *conn, struct req *r,
                                  const struct file_cfg *f);
 enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, const char *folder);
+struct html_buf;
+/* The listing of FOLDER (its subfolders, then its files with sizes and .sha256 links) as a
+ * <pre> block appended to B (http_pages.c). */
+void http_index_list(struct html_buf *b, const struct config *c, const char *folder);
+/* GET /: the front page, the speed test and the root's listing (http_www.c). */
+enum MHD_Result http_front_page(struct listener *l, struct MHD_Connection *conn);
+/* GET /speedtest/NAME: a file of the front page (http_www.c); 404 for an unknown NAME. */
+enum MHD_Result http_www_asset(struct listener *l, struct MHD_Connection *conn, const char *name);
 enum MHD_Result http_status(struct listener *l, struct MHD_Connection *conn);
 /* GET /metrics (http_metrics.c): 404 when metrics.enabled is off, 403 outside metrics.allow. */
 enum MHD_Result http_metrics(struct listener *l, struct MHD_Connection *conn);

@@ -1,5 +1,6 @@
-/* http_pages: the pages that are not files: the HTML index of / and of each folder (like a
- * mirror's directory listing) and /transfers/ID (JSON). /status: http_status.c. */
+/* http_pages: the pages that are not files: the HTML index of each folder (like a mirror's
+ * directory listing; the root's is part of the front page, http_www.c) and /transfers/ID
+ * (JSON). /status: http_status.c. */
 #include "http_internal.h"
 #include "http_html.h"
 
@@ -26,14 +27,15 @@ static int entry_cmp(const void *a, const void *b)
     return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, const char *folder)
+void http_index_list(struct html_buf *b, const struct config *c, const char *folder)
 {
-    const struct config *c = l->srv->snap->cfg;
     size_t flen = strlen(folder);
     struct entry *e = calloc(c->n_files + 1, sizeof *e);
     size_t n = 0;
-    if (!e)
-        return MHD_NO;
+    if (!e) {
+        b->oom = 1;
+        return;
+    }
     for (size_t i = 0; i < c->n_files; i++) {
         const char *p = c->files[i].path;
         if (strncmp(p, folder, flen) != 0)
@@ -47,34 +49,42 @@ enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, cons
             e[n++] = x;
     }
     qsort(e, n, sizeof *e, entry_cmp);
+    html_printf(b, "<pre>\n");
+    if (strcmp(folder, "/") != 0)
+        html_printf(b, "<a href=\"../\">../</a>\n");
+    for (size_t i = 0; i < n; i++) {
+        html_printf(b, "<a href=\"");
+        html_escape(b, e[i].name, e[i].len);
+        html_printf(b, "\">");
+        html_escape(b, e[i].name, e[i].len);
+        html_printf(b, "</a>");
+        if (e[i].file) {
+            char human[32];
+            units_format_size(e[i].file->size, human, sizeof human);
+            int pad = 40 - (int)e[i].len;
+            html_printf(b, "%*s %20llu  %-10s <a href=\"", pad > 1 ? pad : 1, "",
+                    (unsigned long long)e[i].file->size, human);
+            html_escape(b, e[i].name, e[i].len);
+            html_printf(b, ".sha256\">sha256</a>");
+        }
+        html_printf(b, "\n");
+    }
+    html_printf(b, "</pre>");
+    free(e);
+}
+
+enum MHD_Result http_index(struct listener *l, struct MHD_Connection *conn, const char *folder)
+{
+    size_t flen = strlen(folder);
     struct html_buf b = {0};
     html_printf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Index of ");
     html_escape(&b, folder, flen);
     html_printf(&b, "</title></head>\n<body>\n<h1>Index of ");
     html_escape(&b, folder, flen);
-    html_printf(&b, "</h1><hr><pre>\n");
-    if (strcmp(folder, "/") != 0)
-        html_printf(&b, "<a href=\"../\">../</a>\n");
-    for (size_t i = 0; i < n; i++) {
-        html_printf(&b, "<a href=\"");
-        html_escape(&b, e[i].name, e[i].len);
-        html_printf(&b, "\">");
-        html_escape(&b, e[i].name, e[i].len);
-        html_printf(&b, "</a>");
-        if (e[i].file) {
-            char human[32];
-            units_format_size(e[i].file->size, human, sizeof human);
-            int pad = 40 - (int)e[i].len;
-            html_printf(&b, "%*s %20llu  %-10s <a href=\"", pad > 1 ? pad : 1, "",
-                    (unsigned long long)e[i].file->size, human);
-            html_escape(&b, e[i].name, e[i].len);
-            html_printf(&b, ".sha256\">sha256</a>");
-        }
-        html_printf(&b, "\n");
-    }
-    html_printf(&b, "</pre><hr><p>debitd/%s &mdash; <a href=\"%s\">status</a></p>\n</body></html>\n",
+    html_printf(&b, "</h1><hr>");
+    http_index_list(&b, l->srv->snap->cfg, folder);
+    html_printf(&b, "<hr><p>debitd/%s &mdash; <a href=\"%s\">status</a></p>\n</body></html>\n",
             DEBIT_VERSION, WIRE_STATUS_PATH);
-    free(e);
     if (b.oom) {
         free(b.p);
         return MHD_NO;
