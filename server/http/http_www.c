@@ -35,7 +35,7 @@ enum MHD_Result http_www_asset(struct listener *l, struct MHD_Connection *conn, 
     struct MHD_Response *resp = MHD_create_response_from_buffer(a->len, (void *)a->data, MHD_RESPMEM_PERSISTENT);
     if (!resp)
         return MHD_NO;
-    http_log_body(a->len);
+    http_log_body(conn, a->len);
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, a->type);
     /* the same build serves the same bytes; a new debitd may serve others */
@@ -114,7 +114,7 @@ enum MHD_Result http_front_page(struct listener *l, struct MHD_Connection *conn)
         free(b.p);
         return MHD_NO;
     }
-    http_log_body(b.len);
+    http_log_body(conn, b.len);
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
