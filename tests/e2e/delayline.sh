@@ -139,15 +139,17 @@ check_cmp "both: added RTT within 1 ms" "$((rtt5 - base_rtt))" "<=" 11000
 # segments (bytes per queued packet <= 1500), each paying the packet cost.
 kill -TERM "$DLPID"; wait "$DLPID" 2>/dev/null
 for segs in "" --segments; do
-  t_bg dlc ip netns exec "$B" "$DL" --dev vb --delay 0 --direction in --queue-num "$Q" --no-realtime \
+  t_bg "dlc${segs:+s}" ip netns exec "$B" "$DL" --dev vb --delay 0 --direction in --queue-num "$Q" --no-realtime \
     --packet-cost 2000 --byte-cost 10 $segs
   DLPID=$T_LAST_PID
-  check "cost ${segs:-whole}: ready, with the costs in its ready line" delay_wait_ready "$T_TMP/dlc.log" "$DLPID"
+  check "cost ${segs:-whole}: ready, with the costs in its ready line" delay_wait_ready "$T_TMP/dlc${segs:+s}.log" "$DLPID"
+  # the ready line may reach the log a moment after the queue is bound: a bounded wait
+  wait_for 50 grep -qF "$READY" "$T_TMP/dlc${segs:+s}.log"
   check_match "cost ${segs:-whole}: ready line" "delay_us=0 .*packet_cost_ns=2000 byte_cost_ns=10 segments=$([ -n "$segs" ] && echo 1 || echo 0)" \
-    "$(grep -F "$READY" "$T_TMP/dlc.log")"
+    "$(grep -F "$READY" "$T_TMP/dlc${segs:+s}.log")"
   read -r _ mbpsc < <(iperf_run 5306)
   kill -TERM "$DLPID"; wait "$DLPID" 2>/dev/null
-  stats=$(grep 'debit-delayline: stats' "$T_TMP/dlc.log")
+  stats=$(grep 'debit-delayline: stats' "$T_TMP/dlc${segs:+s}.log")
   t_diag "cost ${segs:-whole}: ${mbpsc} Mb/s; $stats"
   pk=$(printf '%s' "$stats" | sed -n 's/.*packets=\([0-9]*\).*/\1/p')
   by=$(printf '%s' "$stats" | sed -n 's/.* bytes=\([0-9]*\).*/\1/p')
