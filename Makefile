@@ -230,14 +230,21 @@ fuzz: deps
 deps:
 	@tools/deps
 
+# M-Lab's ndt7 client from npm (pinned) for server_ndt7.sh, fetched as the browser tests
+# fetch theirs; without npm or the registry that one check skips, saying why.
+NDT7_JS_FETCH = @NDT7_JS=$(CURDIR)/$(BUILD)/ndt7-js tools/ndt7-js >/dev/null 2>&1 || \
+  echo "make: tools/ndt7-js could not fetch @m-lab/ndt7: server_ndt7.sh will skip its check"
+
 test: deps
 	@$(MAKE) --no-print-directory all unit-bins
+	$(NDT7_JS_FETCH)
 	@BUILD=$(BUILD) tests/run
 
 check-asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan OPT=-O1 \
 	  SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  all unit-bins
+	$(subst $(BUILD),build/asan,$(NDT7_JS_FETCH))
 	@# Reports go to files too, so that a daemon's report (whose stderr a test may not
 	@# read) still fails the run.
 	@d=$$(mktemp -d /tmp/debit-asan.XXXXXX); \
