@@ -3,7 +3,6 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <limits.h>
-#include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +14,6 @@
 #include "history.h"
 #include "jsonl.h"
 #include "log.h"
-#include "lossrate.h"
 #include "netcfg.h"
 #include "offload_session.h"
 #include "opts.h"
@@ -23,6 +21,7 @@
 #include "plot.h"
 #include "progress.h"
 #include "plan_json.h"
+#include "plan_text.h"
 #include "scenario.h"
 #include "report.h"
 #include "result.h"
@@ -162,135 +161,6 @@ static void on_cell_start(const char *latency, const char *variant, const char *
     snprintf(line, sizeof line, "cell (%s / %s)%s%s", latency ? latency : "-", variant ? variant : "-",
              settings && *settings ? ": " : "", settings ? settings : "");
     on_note(line, ud);
-}
-
-static const char *if_warning(const char *dev)
-{
-    return if_nametoindex(dev) ? "" : " (warning: no such interface here)";
-}
-
-/* A path's delay and loss for the plan: "+10 ms and 1% loss per direction on eth0". */
-static void print_path(uint64_t delay_us, uint32_t loss_ppm, const char *dev)
-{
-    char loss[16];
-    lossrate_format(loss_ppm, loss, sizeof loss);
-    if (delay_us)
-        printf("+%g ms", delay_us / 1000.0);
-    if (loss_ppm)
-        printf("%s%s loss per direction", delay_us ? " and " : "", loss);
-    printf(" on %s%s\n", dev, if_warning(dev));
-}
-
-/* -t/--check: what would run, like `nginx -t`, from the settings as validated. */
-/* one line PREFIX + entry, escaped, per entry of L */
-static void print_list(const char *prefix, const struct curl_slist *l)
-{
-    for (; l; l = l->next) {
-        fputs(prefix, stdout);
-        escape_fputs(l->data, stdout);
-        putchar('\n');
-    }
-}
-
-/* -t: how each connection is made, one line per setting given (none: nothing printed);
- * values escaped, as everything debit prints that the user or a server chose */
-static void print_connection(const struct dl_options *o)
-{
-    if (o->ip_version)
-        printf("connection: IPv%d only\n", o->ip_version);
-    if (o->interface)
-        printf("connection: from interface %s\n", o->interface);
-    if (o->local_address)
-        printf("connection: from address %s\n", o->local_address);
-    if (o->connect_timeout_s > 0)
-        printf("connection: connect timeout %g s\n", o->connect_timeout_s);
-    if (o->rcvbuf)
-        printf("connection: receive buffer %llu bytes (SO_RCVBUF)\n", (unsigned long long)o->rcvbuf);
-    print_list("connection: resolve ", o->resolve);
-    print_list("connection: connect-to ", o->connect_to);
-    if (o->insecure)
-        printf("connection: TLS certificate not checked (-k)\n");
-    if (o->cacert)
-        printf("connection: TLS trusts the CAs of %s\n", o->cacert);
-    if (o->user_agent) {
-        printf("header: User-Agent: ");
-        escape_fputs(o->user_agent, stdout);
-        printf("\n");
-    }
-    print_list("header: ", o->headers);
-    if (o->headers)
-        printf("connection: header lines %s\n", o->location_trusted ? "sent on after a redirect to another host (--location-trusted)"
-                                                                    : "not sent after a redirect to another host");
-}
-
-static void print_plan(const struct settings *s, const struct scenario *scn)
-{
-    printf("debit: configuration OK%s%s\n", scn ? ": " : "", scn ? scn->path : "");
-    for (size_t i = 0; i < s->nservers; i++)
-        if (s->servers[i].upload)
-            printf("server %s: %s (upload %llu bytes)\n", s->servers[i].name, s->servers[i].url,
-                   (unsigned long long)s->servers[i].upload);
-        else
-            printf("server %s: %s\n", s->servers[i].name, s->servers[i].url);
-    printf("runs: %u per server%s, order %s, pause %g s", s->runs, scn ? " and cell" : "", plan_order_name(s->order),
-           s->pause_s);
-    if (s->dl.max_bytes)
-        printf(", max-bytes %llu", (unsigned long long)s->dl.max_bytes);
-    if (s->dl.stall_s > 0)
-        printf(", stall %g s below %g B/s", s->dl.stall_s, s->dl.stall_rate_Bps);
-    if (s->dl.max_time_s > 0)
-        printf(", max-time %g s", s->dl.max_time_s);
-    else
-        printf(", no max-time");
-    if (s->dl.parallel > 1)
-        printf(", parallel %u%s", s->dl.parallel, s->dl.split ? " split" : "");
-    if (s->dl.upload)
-        printf(", upload %llu bytes by %s", (unsigned long long)s->dl.upload, s->dl.upload_put ? "PUT" : "POST");
-    if (s->dl.duration_s > 0)
-        printf(", duration %g s", s->dl.duration_s);
-    if (s->dl.interval_s > 0)
-        printf(", interval %g s", s->dl.interval_s);
-    if (s->dl.min_bytes != DL_MIN_BYTES)
-        printf(", min-bytes %llu", (unsigned long long)s->dl.min_bytes);
-    if (s->dl.bottleneck_bps > 0)
-        printf(", bottleneck %g Mb/s", s->dl.bottleneck_bps / 1e6);
-    printf("\n");
-    size_t cells = 1;
-    if (scn) {
-        size_t nl = scn->nlat ? scn->nlat : 1, nv = scn->nvar ? scn->nvar : 1;
-        cells = nl * nv;
-        for (size_t i = 0; i < scn->nlat; i++) {
-            const struct scenario_latency *l = &scn->lat[i];
-            printf("latency %s: ", l->name);
-            if (l->delay_us || l->loss_ppm)
-                print_path(l->delay_us, l->loss_ppm, l->device);
-            else
-                printf("nothing added\n");
-        }
-        for (size_t i = 0; i < scn->nvar; i++) {
-            const struct scenario_variant *v = &scn->var[i];
-            char w[128] = "nothing changed";
-            if (v->device)
-                offload_wish_format(&v->wish, w, sizeof w);
-            printf("variant %s: %s%s%s%s\n", v->name, w, v->device ? " on " : "", v->device ? v->device : "",
-                   v->device ? if_warning(v->device) : "");
-        }
-    }
-    for (size_t i = 0; i < s->noffloads; i++) {
-        char w[128];
-        offload_wish_format(&s->offloads[i].wish, w, sizeof w);
-        printf("offload: %s on %s%s\n", w, s->offloads[i].ifname, if_warning(s->offloads[i].ifname));
-    }
-    if (s->delay_dev) {
-        printf("delay: ");
-        print_path(s->delay_us, s->loss_ppm, s->delay_dev);
-    }
-    if (s->write_out)
-        printf("write-out: %s\n", s->write_out);
-    print_connection(&s->dl);
-    printf("%s: %zu (%zu cell%s x %zu server%s x %u runs)\n", s->dl.upload ? "uploads" : "downloads",
-           cells * s->nservers * s->runs, cells, cells == 1 ? "" : "s", s->nservers, s->nservers == 1 ? "" : "s",
-           s->runs);
 }
 
 /* CAP_NET_ADMIN in the effective set (/proc/self/status's CapEff, bit 12): without it
@@ -477,7 +347,7 @@ static int front_end(int argc, char **argv, struct settings *s, struct scenario 
         if (code == 0 && o->check && s->format == REPORT_JSON)
             code = plan_json_print(stdout, s, *scn) == 0 ? 0 : 1;
         else if (code == 0 && o->check)
-            print_plan(s, *scn);
+            plan_text_print(stdout, s, *scn);
         else if (code == 0)
             code = -1;
         break;
