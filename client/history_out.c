@@ -1,6 +1,8 @@
 /* history_out: see history_out.h. */
 #include "history_out.h"
 
+#include "outfile.h"
+
 #include "err.h"
 #include "escape.h"
 #include "plot.h"
@@ -210,15 +212,15 @@ int history_plot(const char *path, const struct hpoint *p, size_t n, char *err, 
     snprintf(errfile, sizeof errfile, "%s/err", dir);
     int rc = -1;
     size_t nseries = 0;
-    struct sys_atomic pic = {0};
+    struct outfile pic = {0}; /* as --plot: a device or FIFO is written, never replaced */
     FILE *fp = NULL;
     if (write_points(dat, p, n, &nseries) != 0 || !(fp = fopen(script, "w"))) {
         err_set(err, errlen, "%s: %s", dir, strerror(errno));
         goto out;
     }
-    if (!sys_atomic_open(&pic, path, 0644, err, errlen))
+    if (!outfile_open(&pic, path, err, errlen))
         goto out;
-    write_script(fp, path, pic.tmp, dat, p, n, nseries);
+    write_script(fp, path, outfile_write_path(&pic), dat, p, n, nseries);
     if (fclose(fp) != 0) {
         fp = NULL;
         err_set(err, errlen, "%s: %s", script, strerror(errno));
@@ -230,9 +232,9 @@ int history_plot(const char *path, const struct hpoint *p, size_t n, char *err, 
         err_set(err, errlen, "gnuplot failed (status %d)", st);
         goto out;
     }
-    rc = sys_atomic_commit(&pic, err, errlen);
+    rc = outfile_commit(&pic, err, errlen);
 out:
-    sys_atomic_abort(&pic);
+    outfile_abort(&pic);
     if (fp)
         fclose(fp);
     unlink(dat);

@@ -75,5 +75,11 @@ check_match "--by: two servers, one vantage: the note" "not separable" "$(H --by
 if command -v gnuplot >/dev/null; then
   H --plot "$T_TMP/h.svg" >/dev/null 2>&1
   check "--plot writes an SVG with both servers" grep -q '>b<' "$T_TMP/h.svg"
+  # a device is written, never replaced (as debit's own --plot, issue 31)
+  if [ "$(id -u)" = 0 ] && mknod "$T_TMP/null" c 1 3 2>/dev/null; then
+    H --plot "$T_TMP/null" >/dev/null 2>&1
+    check_eq "--plot to a character device: exit 0, still a character device" "0 character special file" \
+      "$? $(stat -c %F "$T_TMP/null")"
+  fi
 fi
 t_done
