@@ -96,3 +96,18 @@ epoll_sizes() {
   IFS=/
   echo "${out[*]}"
 }
+
+# bench_peer: reads PEER (nginx, the default, or debitd) and PEER_BUILD (a build folder whose
+# debitd is the peer); sets PEER_LABEL (the peer's name in every printed line) and
+# PEER_DEBITD (empty: this build's debitd). Exits 2 on a wrong combination.
+bench_peer() {
+  PEER=${PEER:-nginx}
+  PEER_DEBITD=${PEER_BUILD:+$PEER_BUILD/debitd}
+  case $PEER in nginx) PEER_LABEL=nginx; need_cmd nginx ;; debitd) PEER_LABEL=debitd#2 ;;
+    *) echo "PEER must be nginx or debitd, not \"$PEER\""; exit 2 ;; esac
+  if [ -n "$PEER_DEBITD" ]; then
+    [ "$PEER" = debitd ] || { echo "PEER_BUILD needs PEER=debitd"; exit 2; }
+    [ -x "$PEER_DEBITD" ] || { echo "PEER_BUILD: no $PEER_DEBITD"; exit 2; }
+    PEER_LABEL=debitd@$PEER_BUILD
+  fi
+}

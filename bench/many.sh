@@ -40,15 +40,7 @@
 #   WORKERS=2 CONNS=1000 DURATION=10s REPS=3 PAR=100 TCP_CC= TCP_NOPUSH=true CONN_MEMORY= PEER=nginx bench/many.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
-PEER=${PEER:-nginx}
-PEER_DEBITD=${PEER_BUILD:+$PEER_BUILD/debitd}
-case $PEER in nginx) PEER_LABEL=nginx; need_cmd nginx ;; debitd) PEER_LABEL=debitd#2 ;;
-  *) echo "PEER must be nginx or debitd, not \"$PEER\""; exit 2 ;; esac
-if [ -n "$PEER_DEBITD" ]; then
-  [ "$PEER" = debitd ] || { echo "PEER_BUILD needs PEER=debitd"; exit 2; }
-  [ -x "$PEER_DEBITD" ] || { echo "PEER_BUILD: no $PEER_DEBITD"; exit 2; }
-  PEER_LABEL=debitd@$PEER_BUILD
-fi
+bench_peer
 [ -z "${PEER_CONN_MEMORY:-}" ] || [ "$PEER" = debitd ] || { echo "PEER_CONN_MEMORY needs PEER=debitd"; exit 2; }
 need_cmd curl wrk sha256sum jq
 WORKERS=${WORKERS:-$(nproc)}

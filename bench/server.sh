@@ -20,10 +20,14 @@
 # over nginx's i-th, which ran next to it). And the CPU of both at the same speed, from a
 # fit of CPU on throughput per server (below: why a ratio of medians misleads on
 # loopback). Issue 12 asks for RUNS=10, pinned and unpinned.
-#   RUNS=10 STARTS=5 PIN=0 bench/server.sh
+# PEER=debitd puts a second debitd (the same configuration, another port) in nginx's place;
+# with PEER_BUILD=DIR it is DIR/debitd, another build: a before/after of a change, measured
+# in the same run (the lines then say debitd@DIR where they say nginx).
+#   RUNS=10 STARTS=5 PIN=0 PEER=nginx bench/server.sh
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
-need_cmd curl nginx
+need_cmd curl
+bench_peer
 RUNS=${RUNS:-10}
 STARTS=${STARTS:-5}
 PIN=${PIN:-0}
@@ -35,7 +39,7 @@ if [ "$PIN" = 1 ]; then need_cmd taskset; cli_pin=(taskset -c 1); fi
 # THP=advise (root): let debitd's memfd get 2 MiB pages during its starts only (debitd
 # never changes this machine-wide setting itself); the previous value is put back at once.
 bench_thp
-echo "machine: $(nproc) CPUs, kernel $(uname -r), shmem THP ${THP_NOW:-unknown}${THP:+ (set for the debitd starts only, was $THP_ORIG)}, load $(cut -d' ' -f1-3 /proc/loadavg), pinning: $([ "$PIN" = 1 ] && echo 'servers CPU 0, curl CPU 1' || echo none)"
+echo "machine: $(nproc) CPUs, kernel $(uname -r), shmem THP ${THP_NOW:-unknown}${THP:+ (set for the debitd starts only, was $THP_ORIG)}, load $(cut -d' ' -f1-3 /proc/loadavg), pinning: $([ "$PIN" = 1 ] && echo 'servers CPU 0, curl CPU 1' || echo none); peer $PEER_LABEL"
 
 # tmpfs for nginx's copy: /dev/shm is tmpfs on Debian
 root=$(mktemp -d /dev/shm/debit-bench.XXXXXX)
@@ -82,14 +86,21 @@ done
 
 bench_thp_restore
 
-curl -s -o "$root/ram/1GiB.dat" "http://127.0.0.1:$port_d/ram/1GiB.dat"
-nginx_spawn "$root" "$port_n"
+if [ "$PEER" = nginx ]; then
+  curl -s -o "$root/ram/1GiB.dat" "http://127.0.0.1:$port_d/ram/1GiB.dat"
+  nginx_spawn "$root" "$port_n"
+else # the peer debitd takes nginx's place (its port, its PID list)
+  sed "s/port = $port_d;/port = $port_n;/" "$T_TMP/d.conf" >"$T_TMP/d2.conf"
+  t_bg debitd2 "${PEER_DEBITD:-$DEBITD}" -c "$T_TMP/d2.conf"
+  NGINX_PID=$T_LAST_PID
+  debitd_content_ready "http://127.0.0.1:$port_n" || { echo "the second debitd: content not ready in 30 s"; cat "$T_TMP/debitd2.log"; exit 1; }
+fi
 # (a one-byte range: wait_http would fetch the whole GiB within its 1 s limit)
 for _ in $(seq 100); do curl -s -o /dev/null -r 0-0 --max-time 1 "http://127.0.0.1:$port_n/ram/1GiB.dat" && break; sleep 0.1; done
-curl -s -o /dev/null -r 0-0 --max-time 1 "http://127.0.0.1:$port_n/ram/1GiB.dat" || { echo "nginx did not start"; exit 1; }
+curl -s -o /dev/null -r 0-0 --max-time 1 "http://127.0.0.1:$port_n/ram/1GiB.dat" || { echo "$PEER_LABEL did not start"; exit 1; }
 if [ "$PIN" = 1 ]; then for p in "$DEBITD_PID" $NGINX_PID $(pgrep -P "$NGINX_PID"); do taskset -a -p -c 0 "$p" >/dev/null; done; fi
 h_n=$(curl -s "http://127.0.0.1:$port_n/ram/1GiB.dat" | sha256sum); h_d=$(curl -s "http://127.0.0.1:$port_d/ram/1GiB.dat" | sha256sum)
-[ "$h_n" = "$h_d" ] || { echo "servers differ: nginx $h_n, debitd $h_d"; exit 1; }
+[ "$h_n" = "$h_d" ] || { echo "servers differ: $PEER_LABEL $h_n, debitd $h_d"; exit 1; }
 
 nginx_pids() { echo "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"; }
 
@@ -113,13 +124,14 @@ for i in $(seq "$RUNS"); do
   fi
 done
 col() { awk -v s="$1" -v c="$2" '$1==s{print $c}' "$T_TMP/runs"; }
+label() { [ "$1" = nginx ] && echo "$PEER_LABEL" || echo "$1"; }
 for s in debitd nginx; do
   for c in 2 3 4 5 6; do
     eval "M_${s}_$c=$(col $s $c | median)"
     eval "R_${s}_$c=$(col $s $c | minmax)"
   done
   eval "w=\$M_${s}_2 rw=\$R_${s}_2 c=\$M_${s}_3 rc=\$R_${s}_3 x=\$M_${s}_4 rx=\$R_${s}_4 k=\$M_${s}_5 rk=\$R_${s}_5 m=\$M_${s}_6 rmc=\$R_${s}_6"
-  printf '%-7s wall %.3f s [%s] (%.0f Mb/s)  CPU/stat %.3f s [%s]  CPU/sched %.3f s [%s]  curl CPU %.3f s [%s]  machine CPU %.3f s [%s]\n' "$s" "$w" "$rw" \
+  printf '%-7s wall %.3f s [%s] (%.0f Mb/s)  CPU/stat %.3f s [%s]  CPU/sched %.3f s [%s]  curl CPU %.3f s [%s]  machine CPU %.3f s [%s]\n' "$(label "$s")" "$w" "$rw" \
     "$(awk -v w="$w" 'BEGIN{print 8*1073741824/w/1e6}')" "$c" "$rc" "$x" "$rx" "$k" "$rk" "$m" "$rmc"
 done
 # ratio of medians; "within noise" when the two servers' min-max ranges overlap
@@ -128,10 +140,10 @@ verdict() { # name col goal
   eval "local md=\$M_debitd_$c mn=\$M_nginx_$c rd=\$R_debitd_$c rn=\$R_nginx_$c"
   local pr
   pr=$(paste <(col debitd "$c") <(col nginx "$c") | awk '$2 > 0 {printf "%.3f\n", $1 / $2}' | minmax)
-  awk -v n="$n" -v md="$md" -v mn="$mn" -v rd="$rd" -v rn="$rn" -v g="$goal" -v pr="$pr" 'BEGIN{
+  awk -v pl="$PEER_LABEL" -v n="$n" -v md="$md" -v mn="$mn" -v rd="$rd" -v rn="$rn" -v g="$goal" -v pr="$pr" 'BEGIN{
     split(rd, d, "-"); split(rn, x, "-"); r = mn > 0 ? md / mn : 0
     ov = !(d[2] < x[1] || x[2] < d[1])
-    printf "ratio debitd/nginx %-9s %.3f [per pair %s] (goal <= %s): %s%s\n", n, r, pr, g, (r <= g ? "met" : "not met"),
+    printf "ratio debitd/%s %-9s %.3f [per pair %s] (goal <= %s): %s%s\n", pl, n, r, pr, g, (r <= g ? "met" : "not met"),
       (ov ? ", within noise (the min-max ranges overlap)" : ", outside noise (the ranges do not overlap)") }'
 }
 verdict wall 2 0.95
@@ -158,12 +170,12 @@ W_ALL=$(awk '{print $2}' "$T_TMP/runs" | median)
 read -r FD RD <<<"$(fit_at debitd "$W_ALL")"
 read -r FN RN <<<"$(fit_at nginx "$W_ALL")"
 if [ "$FD" != - ] && [ "$FN" != - ]; then
-  awk -v fd="$FD" -v fn="$FN" -v rd="$RD" -v rn="$RN" -v w="$W_ALL" 'BEGIN{
+  awk -v pl="$PEER_LABEL" -v fd="$FD" -v fn="$FN" -v rd="$RD" -v rn="$RN" -v w="$W_ALL" 'BEGIN{
     r = fn > 0 ? fd / fn : 0
-    printf "ratio debitd/nginx CPU/sched at the same speed %.3f (goal <= 1): %s; fitted CPU/sched at %.0f Mb/s (1 GiB in %.3f s, the median of all runs): debitd %.3f s (r = %s), nginx %.3f s (r = %s)\n",
-      r, (r <= 1 ? "met" : "not met"), 8 * 1073741824 / w / 1e6, w, fd, rd, fn, rn }'
+    printf "ratio debitd/%s CPU/sched at the same speed %.3f (goal <= 1): %s; fitted CPU/sched at %.0f Mb/s (1 GiB in %.3f s, the median of all runs): debitd %.3f s (r = %s), %s %.3f s (r = %s)\n",
+      pl, r, (r <= 1 ? "met" : "not met"), 8 * 1073741824 / w / 1e6, w, fd, rd, pl, fn, rn }'
 else
-  echo "ratio debitd/nginx CPU/sched at the same speed: not computed (fewer than 3 runs, or all runs alike)"
+  echo "ratio debitd/$PEER_LABEL CPU/sched at the same speed: not computed (fewer than 3 runs, or all runs alike)"
 fi
 
 # memory after serving each of the three files once
@@ -181,4 +193,4 @@ printf 'debitd start-up to first byte with 1 GiB of content: median %s s [%s] ov
   "$su" "$sr" "$STARTS" "$(awk -v a="$su" 'BEGIN{print (a < 1 ? "met" : "not met")}')" "$gm" "$gr" \
   "$(awk '{printf "%s ", $3}' "$T_TMP/starts")"
 echo "starts (s): $(awk '{printf "%s ", $1}' "$T_TMP/starts")"
-echo "runs (name wall_s cpu_stat_s cpu_sched_s curl_cpu_s machine_cpu_s):"; sed 's/^/  /' "$T_TMP/runs"
+echo "runs (name wall_s cpu_stat_s cpu_sched_s curl_cpu_s machine_cpu_s):"; sed "s|^nginx |$PEER_LABEL |; s|^|  |" "$T_TMP/runs"
