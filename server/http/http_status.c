@@ -2,7 +2,10 @@
  * listeners, files, upload, limits, counters, config, cpu. Each section adds its private
  * fields (what fingerprints the host: pid, kernel, limits, paths, interface names) only
  * when privacy.details is on, so that nothing is built and then deleted. */
-#include "http_internal.h"
+#include "http_files.h"
+#include "http_headers.h"
+#include "http_reply.h"
+#include "http_status_html.h"
 #include "http_body.h"
 #include "http_status.h"
 
