@@ -1,7 +1,7 @@
 /* history_out: see history_out.h. */
 #include "history_out.h"
 
-#include "outfile.h"
+#include "gnuplot_run.h"
 
 #include "err.h"
 #include "escape.h"
@@ -9,10 +9,8 @@
 #include "plot_int.h"
 #include "sys.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void htable_init(struct htable *t, size_t ncols, const char *const *head, const int *numeric)
 {
@@ -171,13 +169,8 @@ static int write_points(const char *path, const struct hpoint *p, size_t n, size
 static void write_script(FILE *fp, const char *target, const char *out, const char *dat, const struct hpoint *p,
                          size_t n, size_t nseries)
 {
-    const char *dot = strrchr(target, '.');
-    int svg = dot && strcmp(dot, ".svg") == 0;
-    fprintf(fp, "set terminal %s size 1200,700 font \"sans,11\"\n",
-            svg ? "svg dynamic noenhanced background rgb \"white\"" : "pngcairo noenhanced background rgb \"white\"");
-    fputs("set output ", fp);
-    plot_qstr(fp, out);
-    fputs("\nset xdata time\nset timefmt \"%s\"\nset format x \"%Y-%m-%d\\n%H:%M\"\n"
+    gnuplot_terminal(fp, target, out, 1200, 700);
+    fputs("set xdata time\nset timefmt \"%s\"\nset format x \"%Y-%m-%d\\n%H:%M\"\n"
           "set xlabel \"time (UTC)\"\nset ylabel \"Mb/s\"\nset yrange [0:*]\nset grid\n"
           "set key outside bottom center horizontal\nset title \"debit history: throughput over time\"\n",
           fp);
@@ -199,47 +192,32 @@ static void write_script(FILE *fp, const char *target, const char *out, const ch
     fputc('\n', fp);
 }
 
+/* history_plot's picture: its points, the data file's name, its series. */
+struct hplot {
+    const struct hpoint *p;
+    size_t n, nseries;
+    char dat[96];
+};
+
+static int hplot_data(void *ctx, const char *dir)
+{
+    struct hplot *h = ctx;
+    snprintf(h->dat, sizeof h->dat, "%s/points.dat", dir);
+    return write_points(h->dat, h->p, h->n, &h->nseries);
+}
+
+static int hplot_script(void *ctx, FILE *fp, const char *path, const char *out)
+{
+    const struct hplot *h = ctx;
+    write_script(fp, path, out, h->dat, h->p, h->n, h->nseries);
+    return ferror(fp) ? -1 : 0;
+}
+
 int history_plot(const char *path, const struct hpoint *p, size_t n, char *err, size_t errlen)
 {
     if (plot_check(err, errlen) != 0)
         return -1;
-    char dir[] = "/tmp/debit-hplot.XXXXXX";
-    if (!mkdtemp(dir))
-        return err_set(err, errlen, "temporary directory: %s", strerror(errno));
-    char dat[64], script[64], errfile[64];
-    snprintf(dat, sizeof dat, "%s/points.dat", dir);
-    snprintf(script, sizeof script, "%s/plot.gp", dir);
-    snprintf(errfile, sizeof errfile, "%s/err", dir);
-    int rc = -1;
-    size_t nseries = 0;
-    struct outfile pic = {0}; /* as --plot: a device or FIFO is written, never replaced */
-    FILE *fp = NULL;
-    if (write_points(dat, p, n, &nseries) != 0 || !(fp = fopen(script, "w"))) {
-        err_set(err, errlen, "%s: %s", dir, strerror(errno));
-        goto out;
-    }
-    if (!outfile_open(&pic, path, err, errlen))
-        goto out;
-    write_script(fp, path, outfile_write_path(&pic), dat, p, n, nseries);
-    if (fclose(fp) != 0) {
-        fp = NULL;
-        err_set(err, errlen, "%s: %s", script, strerror(errno));
-        goto out;
-    }
-    fp = NULL;
-    int st = plot_run_gnuplot(script, errfile);
-    if (st != 0) {
-        err_set(err, errlen, "gnuplot failed (status %d)", st);
-        goto out;
-    }
-    rc = outfile_commit(&pic, err, errlen);
-out:
-    outfile_abort(&pic);
-    if (fp)
-        fclose(fp);
-    unlink(dat);
-    unlink(script);
-    unlink(errfile);
-    rmdir(dir);
-    return rc;
+    static const struct gnuplot_writer w = {hplot_data, hplot_script};
+    struct hplot h = {.p = p, .n = n};
+    return gnuplot_render(path, "hplot", &w, &h, err, errlen);
 }

@@ -14,7 +14,7 @@
 #include "config.h"
 #include "drain.h"
 #include "err.h"
-#include "http.h"
+#include "http_daemon.h"
 #include "log.h"
 #include "notify.h"
 #include "offload_ctl.h"

@@ -1,32 +1,22 @@
-/* plot: see plot.h. gnuplot runs as a child process (posix_spawnp) with its stderr
- * captured; the run is bounded (30 s) so a broken gnuplot cannot hang a measurement. */
+/* plot: see plot.h. The run of gnuplot itself (a child process, bounded in time, in a
+ * private folder): gnuplot_run.h. */
 #include "plot.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "array.h"
 #include "err.h"
-#include "outfile.h"
+#include "gnuplot_run.h"
 #include "labels.h"
 #include "plot_int.h"
 #include "sys.h"
 #include "units.h"
-
-extern char **environ;
-
-/* The bound on one gnuplot run. */
-#define GNUPLOT_TIMEOUT_MS 30000
 
 int plot_check(char *err, size_t errlen)
 {
@@ -478,18 +468,13 @@ static void script_time(FILE *fp, const struct result_set *rs, const struct summ
 static int plot_script(FILE *fp, const char *target, const char *out, const struct result_set *rs,
                        const struct summary *s, const char *bars_dat, const char *series_dat)
 {
-    const char *dot = strrchr(target, '.');
-    int svg = dot && strcmp(dot, ".svg") == 0;
     struct plot_axes a;
     plot_axes_init(&a, s);
-    fprintf(fp, "set terminal %s size 1200,1000 font \"sans,11\"\n",
-            svg ? "svg dynamic noenhanced background rgb \"white\"" : "pngcairo noenhanced background rgb \"white\"");
-    fputs("set output ", fp);
-    plot_qstr(fp, out);
+    gnuplot_terminal(fp, target, out, 1200, 1000);
     /* what was measured, when: the first line of the picture */
     char line[160];
     plot_measurement_line(rs, line, sizeof line);
-    fputs("\nset datafile missing \"?\"\nset multiplot title ", fp);
+    fputs("set datafile missing \"?\"\nset multiplot title ", fp);
     plot_qstr(fp, line);
     fputs(" font \",10\"\n", fp);
     if (a.ns > 0) {
@@ -502,90 +487,34 @@ static int plot_script(FILE *fp, const char *target, const char *out, const stru
     return ferror(fp) ? -1 : 0;
 }
 
-int plot_run_gnuplot(const char *script, const char *errfile)
+/* plot_write's picture: the measurement and the data files' names. */
+struct main_plot {
+    const struct result_set *rs;
+    const struct summary *s;
+    char bars[96], series[96];
+};
+
+static int main_data(void *ctx, const char *dir)
 {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    /* posix_spawnp's argv is char *const[]: writable copies, not casts of const strings */
-    char prog[] = "gnuplot", *arg = strdup(script);
-    if (!arg) {
-        posix_spawn_file_actions_destroy(&fa);
-        return -1;
-    }
-    char *argv[] = {prog, arg, NULL};
-    pid_t pid;
-    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    free(arg);
-    if (rc != 0)
-        return -1;
-    int st = 0;
-    if (!sys_reap_child_ms(pid, GNUPLOT_TIMEOUT_MS, &st))
-        return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    struct main_plot *p = ctx;
+    struct plot_axes a;
+    plot_axes_init(&a, p->s);
+    snprintf(p->bars, sizeof p->bars, "%s/bars.dat", dir);
+    snprintf(p->series, sizeof p->series, "%s/series.dat", dir);
+    return write_bars(p->bars, p->s, &a) != 0 || write_series(p->series, p->rs, p->s) != 0 ? -1 : 0;
+}
+
+static int main_script(void *ctx, FILE *fp, const char *path, const char *out)
+{
+    const struct main_plot *p = ctx;
+    return plot_script(fp, path, out, p->rs, p->s, p->bars, p->series);
 }
 
 int plot_write(const char *path, const struct result_set *rs, const struct summary *s, char *err, size_t errlen)
 {
     if (plot_check(err, errlen) != 0)
         return -1;
-    char dir[] = "/tmp/debit-plot.XXXXXX";
-    if (!mkdtemp(dir))
-        return err_set(err, errlen, "temporary directory: %s", strerror(errno));
-    char bars[64], series[64], script[64], errfile[64];
-    snprintf(bars, sizeof bars, "%s/bars.dat", dir);
-    snprintf(series, sizeof series, "%s/series.dat", dir);
-    snprintf(script, sizeof script, "%s/plot.gp", dir);
-    snprintf(errfile, sizeof errfile, "%s/err", dir);
-    int rc = -1;
-    FILE *fp = NULL;
-    /* gnuplot renders into the temporary file beside the target that `pic` holds open;
-     * committing it makes the picture appear whole (a reader never sees half of one). */
-    struct outfile pic = {0};
-    struct plot_axes a;
-    plot_axes_init(&a, s);
-    if (write_bars(bars, s, &a) != 0 || write_series(series, rs, s) != 0 || !(fp = fopen(script, "w"))) {
-        err_set(err, errlen, "%s: %s", dir, strerror(errno));
-        goto out;
-    }
-    if (!outfile_open(&pic, path, err, errlen))
-        goto out;
-    /* fclose whatever plot_script returned: the FILE must not leak on a write error. */
-    int wrc = plot_script(fp, path, outfile_write_path(&pic), rs, s, bars, series);
-    int e = errno;
-    if (fclose(fp) != 0 && wrc == 0) {
-        wrc = -1;
-        e = errno;
-    }
-    fp = NULL;
-    if (wrc != 0) {
-        err_set(err, errlen, "%s: %s", script, strerror(e));
-        goto out;
-    }
-    int st = plot_run_gnuplot(script, errfile);
-    if (st != 0) {
-        char line[256] = "";
-        FILE *ef = fopen(errfile, "r");
-        while (ef && fgets(line, sizeof line, ef))
-            if (strstr(line, "rror") || strstr(line, "arning"))
-                break;
-        if (ef)
-            fclose(ef);
-        line[strcspn(line, "\n")] = 0;
-        err_set(err, errlen, "gnuplot failed (status %d)%s%s", st, line[0] ? ": " : "", line);
-        goto out;
-    }
-    rc = outfile_commit(&pic, err, errlen);
-out:
-    outfile_abort(&pic); /* nothing left to do after a commit */
-    if (fp)
-        fclose(fp);
-    unlink(bars);
-    unlink(series);
-    unlink(script);
-    unlink(errfile);
-    rmdir(dir);
-    return rc;
+    static const struct gnuplot_writer w = {main_data, main_script};
+    struct main_plot p = {.rs = rs, .s = s};
+    return gnuplot_render(path, "plot", &w, &p, err, errlen);
 }

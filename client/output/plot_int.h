@@ -1,6 +1,6 @@
 /* plot_int: what plot.c (the main picture) and plot_rtt.c (throughput against RTT)
- * share: gnuplot quoting, the axes of a measurement, one look per (server, variant), and
- * the bounded gnuplot run. Internal to client/output. */
+ * share: gnuplot quoting, the axes of a measurement, one look per (server, variant). The
+ * run itself: gnuplot_run.h. Internal to client/output. */
 #ifndef DEBIT_PLOT_INT_H
 #define DEBIT_PLOT_INT_H
 
@@ -38,9 +38,5 @@ void plot_measurement_line(const struct result_set *rs, char *buf, size_t len);
  * each panel on its own scale. 0 when nothing is drawn there. */
 void plot_panel_ranges(const struct result_set *rs, const struct summary *s, const char *scenario, double *tmax,
                        double *ymax);
-
-/* Run gnuplot on script, stderr into errfile, bounded in time. Returns the exit status,
- * -1 when it could not start, was killed by a signal or ran out of time. */
-int plot_run_gnuplot(const char *script, const char *errfile);
 
 #endif

@@ -5,15 +5,13 @@
  * server falling with RTT as buffer / RTT says shows as points on a hyperbola. */
 #include "plot.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "err.h"
-#include "outfile.h"
+#include "gnuplot_run.h"
 #include "plot_int.h"
 #include "sys.h"
 #include "units.h"
@@ -163,16 +161,11 @@ static void script_series(FILE *fp, const struct summary *s, const char *dat, co
 static int write_script(FILE *fp, const struct result_set *rs, const struct summary *s, const char *target,
                         const char *out, const char *dat, const struct plot_axes *a, const struct rtt_ranges *rg)
 {
-    const char *dot = strrchr(target, '.');
-    int svg = dot && strcmp(dot, ".svg") == 0;
-    fprintf(fp, "set terminal %s size 1200,700 font \"sans,11\"\n",
-            svg ? "svg dynamic noenhanced background rgb \"white\"" : "pngcairo noenhanced background rgb \"white\"");
-    fputs("set output ", fp);
-    plot_qstr(fp, out);
+    gnuplot_terminal(fp, target, out, 1200, 700);
     char line[160];
     plot_measurement_line(rs, line, sizeof line);
     /* gnuplot's "\n" in a double-quoted string is the line break, '.' joins strings */
-    fputs("\nset datafile missing \"?\"\n"
+    fputs("set datafile missing \"?\"\n"
           "set title \"Throughput against RTT: median per latency cell (point, its verdict) and what the settings "
           "predict (line)\\n\".",
           fp);
@@ -193,42 +186,33 @@ static int write_script(FILE *fp, const struct result_set *rs, const struct summ
     return ferror(fp) ? -1 : 0;
 }
 
-int plot_rtt_write(const char *path, const struct result_set *rs, const struct summary *s, char *err, size_t errlen)
-{
-    char dir[] = "/tmp/debit-plot-rtt.XXXXXX";
-    if (!mkdtemp(dir))
-        return err_set(err, errlen, "temporary directory: %s", strerror(errno));
-    char dat[64], script[64], errfile[64];
-    snprintf(dat, sizeof dat, "%s/rtt.dat", dir);
-    snprintf(script, sizeof script, "%s/rtt.gp", dir);
-    snprintf(errfile, sizeof errfile, "%s/err", dir);
+/* plot_rtt_write's picture: the measurement, its axes and ranges, the data file's name. */
+struct rtt_plot {
+    const struct result_set *rs;
+    const struct summary *s;
     struct plot_axes a;
     struct rtt_ranges rg;
-    plot_axes_init(&a, s);
-    rtt_ranges(s, &rg);
-    struct outfile pic = {0};
-    int rc = -1;
-    FILE *fp = NULL;
-    if (write_data(dat, rs, s, &a, &rg) != 0 || !(fp = fopen(script, "w"))) {
-        err_set(err, errlen, "%s: %s", dir, strerror(errno));
-    } else if (outfile_open(&pic, path, err, errlen)) {
-        int wrc = write_script(fp, rs, s, path, outfile_write_path(&pic), dat, &a, &rg);
-        wrc |= fclose(fp);
-        fp = NULL;
-        int st = wrc == 0 ? plot_run_gnuplot(script, errfile) : -1;
-        if (wrc != 0)
-            err_set(err, errlen, "%s: %s", script, strerror(errno));
-        else if (st != 0)
-            err_set(err, errlen, "gnuplot failed on %s (status %d)", path, st);
-        else
-            rc = outfile_commit(&pic, err, errlen);
-    }
-    outfile_abort(&pic);
-    if (fp)
-        fclose(fp);
-    unlink(dat);
-    unlink(script);
-    unlink(errfile);
-    rmdir(dir);
-    return rc;
+    char dat[96];
+};
+
+static int rtt_data(void *ctx, const char *dir)
+{
+    struct rtt_plot *p = ctx;
+    snprintf(p->dat, sizeof p->dat, "%s/rtt.dat", dir);
+    return write_data(p->dat, p->rs, p->s, &p->a, &p->rg);
+}
+
+static int rtt_script(void *ctx, FILE *fp, const char *path, const char *out)
+{
+    const struct rtt_plot *p = ctx;
+    return write_script(fp, p->rs, p->s, path, out, p->dat, &p->a, &p->rg);
+}
+
+int plot_rtt_write(const char *path, const struct result_set *rs, const struct summary *s, char *err, size_t errlen)
+{
+    static const struct gnuplot_writer w = {rtt_data, rtt_script};
+    struct rtt_plot p = {.rs = rs, .s = s};
+    plot_axes_init(&p.a, s);
+    rtt_ranges(s, &p.rg);
+    return gnuplot_render(path, "plot-rtt", &w, &p, err, errlen);
 }

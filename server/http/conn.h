@@ -13,7 +13,7 @@
 #include <microhttpd.h>
 
 #include "deadline.h"
-#include "http_internal.h"
+#include "http_conn.h"
 #include "mhd_compat.h"
 #include "tls.h"
 

@@ -1,6 +1,7 @@
 /* http_conn: what a kept-alive connection's responses need not read again (its struct
  * conn's facts and kept response, conn.h), and the sender's byte counts that go with it. */
-#include "http_internal.h"
+#include "http_conn.h"
+#include "http_peer.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

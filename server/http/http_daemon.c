@@ -1,5 +1,7 @@
 /* http_daemon: one libmicrohttpd daemon per listener, with debitd's callbacks (see http.h). */
-#include "http.h"
+#include "http_daemon.h"
+#include "http_guard.h"
+#include "http_handler.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -1,7 +1,12 @@
 /* http_files: a file response in three steps (preconditions 304/412 with conditional.h,
  * Range/If-Range and the quota; its body and headers, or the connection's kept response;
  * the transfer's start), and the .sha256 answers. The body itself: http_body.c. */
-#include "http_internal.h"
+#include "http_files.h"
+#include "http_conn.h"
+#include "http_headers.h"
+#include "http_peer.h"
+#include "http_reply.h"
+#include "http_req.h"
 
 #include <errno.h>
 #include <netinet/in.h>

@@ -3,8 +3,10 @@
  * callback (http_uri_log); the header list in the first call of the access handler
  * (http_guard), before any route or body. A refusal closes the connection: after a framing
  * error nothing that follows on it can be trusted to be a request. */
-#include "http.h"
-#include "http_internal.h"
+#include "http_guard.h"
+#include "http_log.h"
+#include "http_reply.h"
+#include "http_req.h"
 #include "http_strict.h"
 
 #include <stdint.h>

@@ -2,8 +2,20 @@
  * handlers), connection and completion notifications. The top of server/http: the routes
  * (http_files.c, http_pages.c, http_www.c, http_status.c, http_metrics.c, http_upload.c) are called from here and
  * answer through http_reply.c, never back up. */
-#include "http.h"
-#include "http_internal.h"
+#include "http_handler.h"
+#include "http_conn.h"
+#include "http_files.h"
+#include "http_guard.h"
+#include "http_log.h"
+#include "http_metrics.h"
+#include "http_ndt7.h"
+#include "http_pages.h"
+#include "http_peer.h"
+#include "http_reply.h"
+#include "http_req.h"
+#include "http_speedtest.h"
+#include "http_status.h"
+#include "http_upload.h"
 #include "http_www.h"
 
 #include <netinet/in.h>

@@ -2,7 +2,9 @@
  * response (one function adds them all), and the interface that serves an address. Values are
  * read back from the live socket and interface (once per connection: http_conn.c), never
  * copied from the configuration. */
-#include "http_internal.h"
+#include "http_headers.h"
+#include "http_conn.h"
+#include "http_reply.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>

@@ -2,7 +2,9 @@
  * said is copied on the handler's first call, the body size of a small answer is noted when
  * it is queued, and the line is written from the completion callback, when the status and
  * the bytes are final. */
-#include "http_internal.h"
+#include "http_log.h"
+#include "http_conn.h"
+#include "http_req.h"
 
 #include <stdlib.h>
 #include <string.h>

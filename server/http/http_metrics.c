@@ -2,7 +2,9 @@
  * metrics.c with what the rest of the server knows now (connections, uploads, refusals,
  * each listener's TCP profile, acceptor counters and interface offloads, read as /status
  * reads them). */
-#include "http_internal.h"
+#include "http_metrics.h"
+#include "http_reply.h"
+#include "http_status.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,13 @@
  * (ndt7.per_ip) and the byte quota (limits.per_ip_bytes), a transfer record whose ID goes
  * in X-Debit-Transfer of the 101 (and in the measurements' ConnectionInfo.UUID), and the
  * 101 itself, whose upgrade hands the socket to http_ndt7_run.c. */
-#include "http_internal.h"
+#include "http_conn.h"
+#include "http_headers.h"
+#include "http_log.h"
+#include "http_ndt7_run.h"
+#include "http_peer.h"
+#include "http_reply.h"
+#include "http_req.h"
 #include "http_ndt7.h"
 
 #include <arpa/inet.h>

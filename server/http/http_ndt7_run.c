@@ -7,8 +7,9 @@
  * written from the region's map into the connection's TLS session on HTTPS (out()). Such a frame is begun only when wslay has nothing half-sent, so frames never
  * interleave. Message sizes as ndt-server's: 8 KiB, doubled while under 1/16 of the bytes
  * sent so far, at most 1 MiB. The server closes at 10 s (status 1000) and cuts at 13 s. */
-#include "http_internal.h"
-#include "http_ndt7.h"
+
+
+#include "http_ndt7_run.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,9 @@
 /* http_pages: the pages that are not files: the HTML index of each folder (like a mirror's
  * directory listing; the root's is part of the front page, http_www.c) and /transfers/ID
  * (JSON). /status: http_status.c. */
-#include "http_internal.h"
+#include "http_pages.h"
+#include "http_peer.h"
+#include "http_reply.h"
 #include "http_html.h"
 
 #include <stdio.h>

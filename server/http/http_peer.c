@@ -1,6 +1,7 @@
 /* http_peer: what a request's client address decides: whose transfer record it may read
  * (/transfers/ID in http_pages.c asks http_peer) and how much of its per-address quota is left. */
-#include "http_internal.h"
+#include "http_peer.h"
+#include "http_req.h"
 
 #include <stdio.h>
 

@@ -2,7 +2,7 @@
  * counted) and the small answers the routes send. The bottom of server/http: it calls
  * only the access log's body-size note (http_log_body). */
 #include "http_reply.h"
-#include "http_internal.h"
+#include "http_log.h"
 
 #include <stdio.h>
 #include <stdlib.h>

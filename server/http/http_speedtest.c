@@ -5,7 +5,13 @@
  * body, with the server's own time in Server-Timing). Each download and upload is a transfer
  * with a record (X-Debit-Transfer), charged to the address's quota and counted in
  * speedtest.per_ip while it runs. */
-#include "http_internal.h"
+#include "http_speedtest.h"
+#include "http_conn.h"
+#include "http_headers.h"
+#include "http_log.h"
+#include "http_peer.h"
+#include "http_reply.h"
+#include "http_req.h"
 
 #include <stdio.h>
 #include <stdlib.h>

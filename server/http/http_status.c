@@ -2,7 +2,10 @@
  * listeners, files, upload, limits, counters, config, cpu. Each section adds its private
  * fields (what fingerprints the host: pid, kernel, limits, paths, interface names) only
  * when privacy.details is on, so that nothing is built and then deleted. */
-#include "http_internal.h"
+#include "http_files.h"
+#include "http_headers.h"
+#include "http_reply.h"
+#include "http_status_html.h"
 #include "http_body.h"
 #include "http_status.h"
 
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "accept.h"
+#include "config_json.h"
 #include "nopush.h"
 #include "offload.h"
 #include "sendstep.h"
@@ -195,19 +199,6 @@ static json_t *status_upload_json(const struct config *c)
     return json_pack("{s:s, s:I}", "path", c->upload_path, "max_size", (json_int_t)c->upload_max);
 }
 
-/* "limits": every one private (they tell what it takes to exhaust the host). */
-static json_t *status_limits_json(const struct config *c)
-{
-    json_t *o = json_object();
-    set_int(o, "connections", c->max_connections);
-    set_int(o, "per_ip", c->per_ip);
-    set_int(o, "idle_timeout_s", c->idle_timeout);
-    set_int(o, "per_ip_bytes", c->per_ip_bytes);
-    json_object_set_new(o, "per_ip_window_s", json_real((double)c->per_ip_window_ms / 1000));
-    json_object_set_new(o, "drain_timeout_s", json_real((double)c->drain_timeout_ms / 1000));
-    return o;
-}
-
 /* "counters": struct counters (the same /metrics renders), transfer records kept, the
  * sendfile steps and the refusal log's totals. */
 static json_t *status_counters_json(struct server *s)
@@ -280,8 +271,10 @@ json_t *http_status_json(struct server *s)
     json_object_set_new(j, "listeners", listeners);
     json_object_set_new(j, "files", status_files_json(s));
     json_object_set_new(j, "upload", status_upload_json(c));
+    /* "limits", every one private (they tell what it takes to exhaust the host): the
+     * settings table's "limits" rows (config_json.h) */
     if (details)
-        json_object_set_new(j, "limits", status_limits_json(c));
+        json_object_set_new(j, "limits", config_json_group(c, "limits"));
     json_object_set_new(j, "counters", status_counters_json(s));
     json_object_set_new(j, "config", status_config_json(s, details));
     /* debitd's CPU budget, as X-Debit-Cpu says it, with cpu.stat's totals */

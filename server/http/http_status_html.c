@@ -2,8 +2,8 @@
  * the very JSON object the JSON answer carries: what privacy.details hides there is not in
  * it either. Every key and value is escaped; the page loads nothing from elsewhere (its
  * style is inline). */
-#include "http_status.h"
 
+#include "http_status_html.h"
 #include <stdlib.h>
 #include <string.h>
 

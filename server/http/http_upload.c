@@ -2,7 +2,9 @@
  * discarded; the answer is {"bytes": N, "seconds": T}. A body over max_size gets 413 and the
  * connection is closed: at once when Content-Length announces it, else when the body ends
  * (at most UPLOAD_DRAIN_MAX bytes later; a longer body has its connection cut). */
-#include "http_internal.h"
+#include "http_upload.h"
+#include "http_reply.h"
+#include "http_req.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -6,9 +6,10 @@
  * the upload sink. Its files are the
  * bytes tools/embed put in the binary: nothing is read from disk, nothing is fetched from
  * another origin (the Content-Security-Policy says so to the browser). */
-#include "http_internal.h"
-#include "http_html.h"
+#include "http_log.h"
+#include "http_pages.h"
 #include "http_reply.h"
+#include "http_html.h"
 #include "http_www.h"
 
 #include <stdlib.h>

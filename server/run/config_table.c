@@ -68,17 +68,21 @@ const struct config_entry config_table[] = {
     {"limits.per_ip", CONFIG_UINT, FIELD(per_ip), 0, 1000000, .def = 100, .reload = CONFIG_RELOAD_LIMITS},
     {"limits.idle_timeout", CONFIG_SEC, FIELD(idle_timeout), 0, 86400, .def = 30, .reload = CONFIG_RESTART,
      .range_msg = "more than one day"},
+    /* the slow-client deadlines and the quota's table size are not in /status's limits
+     * (docs/server.md lists what is) */
     {"limits.header_timeout", CONFIG_MSEC, FIELD(header_timeout_ms), 100, 3600000, .zero_ok = 1, .def = 5000,
-     .reload = CONFIG_RELOAD_LIMITS, .range_msg = "%llu ms is out of range (0 = none, or 100ms to 1 hour)"},
+     .reload = CONFIG_RELOAD_LIMITS, .range_msg = "%llu ms is out of range (0 = none, or 100ms to 1 hour)",
+     .status_hidden = 1},
     {"limits.body_min_rate", CONFIG_RATE, FIELD(body_min_rate), 0, 1000000000, .def = 1000,
-     .reload = CONFIG_RELOAD_LIMITS},
+     .reload = CONFIG_RELOAD_LIMITS, .status_hidden = 1},
     {"limits.per_ip_bytes", CONFIG_SIZE, FIELD(per_ip_bytes), 0, UINT64_MAX, .def = 0,
      .reload = CONFIG_RELOAD_LIMITS},
     /* "100GiB a day" is how hosts state a fair use */
     {"limits.per_ip_window", CONFIG_MSEC, FIELD(per_ip_window_ms), 1000, 366ULL * 86400000, .def = 86400000,
      .reload = CONFIG_RELOAD_LIMITS, .range_msg = "must be from 1s to 366d"},
     /* addresses the quota tracks at once (about 170 bytes each); the table is sized at start */
-    {"limits.per_ip_table", CONFIG_UINT, FIELD(per_ip_table), 1, 10000000, .def = 100000, .reload = CONFIG_RESTART},
+    {"limits.per_ip_table", CONFIG_UINT, FIELD(per_ip_table), 1, 10000000, .def = 100000, .reload = CONFIG_RESTART,
+     .status_hidden = 1},
     {"limits.drain_timeout", CONFIG_MSEC, FIELD(drain_timeout_ms), 0, 3600000, .def = 10000,
      .reload = CONFIG_RELOAD_LIMITS, .range_msg = "more than one hour"},
     {"log.level", CONFIG_ENUM, FIELD(log_level), .def = LOG_LEVEL_INFO, .reload = CONFIG_RELOAD_LOG_LEVEL,
@@ -462,6 +466,16 @@ const char *config_table_format(const struct config *c, const struct config_entr
     case CONFIG_HAND: break;
     }
     return buf;
+}
+
+uint64_t config_table_num(const struct config *c, const struct config_entry *e)
+{
+    return get_num(c, e);
+}
+
+const char *config_table_str(const struct config *c, const struct config_entry *e)
+{
+    return get_str(c, e);
 }
 
 int config_table_equal(const struct config *a, const struct config *b, const struct config_entry *e)

@@ -60,6 +60,9 @@ struct config_entry {
     int (*check)(const char *value, char *err, size_t errlen);
     int (*set)(struct config *c, const char *value, char *err, size_t errlen);
     size_t line_offset;       /* where the line that set it is kept (unsigned), 0: not kept */
+    /* left out of its group's object in /status (config_json.h): every other row of the
+     * "limits" group is shown there, so that a new limit cannot be forgotten */
+    int status_hidden;
 };
 
 extern const struct config_entry config_table[];
@@ -85,6 +88,12 @@ int config_table_read(struct config *c, const struct config_entry *e, const conf
  * command line and the setters of config.h. 0, or -1 with the plain reason. */
 int config_table_set_text(struct config *c, const struct config_entry *e, const char *text, char *err,
                           size_t errlen);
+
+/* E's number in C (BOOL, UINT, SIZE, MSEC, SEC, RATE, ENUM, TRISTATE): the field as stored
+ * (bytes, ms, s, bytes/s, the enum's value). */
+uint64_t config_table_num(const struct config *c, const struct config_entry *e);
+/* E's string in C (CONFIG_STRING), NULL when unset. */
+const char *config_table_str(const struct config *c, const struct config_entry *e);
 
 /* E's value in C as the file would spell it ("100", "\"1d\"", "true"); "" for an unset
  * string or an untouched tristate. Into BUF; returns BUF. */

@@ -15,48 +15,37 @@
 #include "result.h"
 #include "summary.h"
 
-struct row {
-    const char *scenario, *server;
-    int ok;
-    double mbps, body_s;
+#include "client/output/fixture_runs.h"
+
+/* A run as the pictures read it: fixture_fill's row, its body (time, bytes) when it
+ * succeeded, its run number. */
+struct plot_row {
+    struct fixture_run f;
+    double body_s;
     uint64_t bytes;
+    unsigned run;
 };
 
-/* One run per row; a successful one gets a flat series of body_s / 0.1 samples at mbps. */
-static void fill(struct result_set *rs, const struct row *rows, size_t n)
+static void fill(struct result_set *rs, const struct plot_row *rows, size_t n)
 {
-    result_set_init(rs);
+    struct fixture_run f[8];
+    assert_true(n <= 8);
+    for (size_t i = 0; i < n; i++)
+        f[i] = rows[i].f;
+    fixture_fill(rs, f, n);
     for (size_t i = 0; i < n; i++) {
-        struct run_result *r = result_new();
-        r->server = strdup(rows[i].server);
-        r->url = strdup("http://x/");
-        r->scenario = rows[i].scenario ? strdup(rows[i].scenario) : NULL;
-        r->ok = rows[i].ok;
-        r->run = 1 + (unsigned)(i / 2);
-        r->started_at = 1796526000.0 + (double)i; /* 2026-12-06 03:00:00 UTC */
-        if (r->ok) {
-            r->avg_mbps = rows[i].mbps;
-            r->body_s = rows[i].body_s;
-            r->bytes = rows[i].bytes;
-            r->content_length = (int64_t)rows[i].bytes;
-            r->series_interval_s = 0.1;
-            r->nseries = (size_t)(rows[i].body_s / 0.1 + 0.5);
-            r->series = calloc(r->nseries, sizeof *r->series);
-            for (size_t k = 0; k < r->nseries; k++)
-                r->series[k] = rows[i].mbps;
-        } else {
-            result_fail(r, RESULT_ERR_HTTP, "HTTP 500");
-        }
-        assert_int_equal(result_set_add(rs, r), 0);
+        rs->runs[i]->run = rows[i].run;
+        if (rows[i].f.ok)
+            fixture_body(rs->runs[i], rows[i].body_s, rows[i].bytes);
     }
 }
 
 static void test_panels_own_scale(void **state)
 {
     (void)state;
-    static const struct row rows[] = {
-        {"0ms", "A", 1, 900, 1.0, 1000000},   {"0ms", "B", 1, 600, 1.0, 1000000},
-        {"100ms", "A", 1, 90, 10.0, 1000000}, {"100ms", "B", 1, 60, 8.0, 1000000},
+    static const struct plot_row rows[] = {
+        {{"0ms", NULL, "A", 1, 900}, 1.0, 1000000, 1},   {{"0ms", NULL, "B", 1, 600}, 1.0, 1000000, 1},
+        {{"100ms", NULL, "A", 1, 90}, 10.0, 1000000, 2}, {{"100ms", NULL, "B", 1, 60}, 8.0, 1000000, 2},
     };
     struct result_set rs;
     fill(&rs, rows, 4);
@@ -78,9 +67,10 @@ static void test_panels_own_scale(void **state)
 static void test_titles(void **state)
 {
     (void)state;
-    static const struct row rows[] = {
-        {NULL, "A", 1, 900, 1.0, 10485760}, {NULL, "C", 0, 0, 0, 0}, {NULL, "A", 1, 900, 1.0, 10485760},
-        {NULL, "C", 0, 0, 0, 0},           {NULL, "A", 1, 900, 1.0, 10485760}, {NULL, "C", 0, 0, 0, 0},
+    static const struct plot_row rows[] = {
+        {{NULL, NULL, "A", 1, 900}, 1.0, 10485760, 1}, {{NULL, NULL, "C", 0, 0}, 0, 0, 1},
+        {{NULL, NULL, "A", 1, 900}, 1.0, 10485760, 2}, {{NULL, NULL, "C", 0, 0}, 0, 0, 2},
+        {{NULL, NULL, "A", 1, 900}, 1.0, 10485760, 3}, {{NULL, NULL, "C", 0, 0}, 0, 0, 3},
     };
     struct result_set rs;
     fill(&rs, rows, 6);

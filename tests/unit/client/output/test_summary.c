@@ -16,31 +16,7 @@
 #include "result.h"
 #include "summary.h"
 
-struct run_row {
-    const char *scenario, *variant, *server;
-    int ok;
-    double mbps;
-};
-
-static void fill(struct result_set *rs, const struct run_row *rows, size_t n)
-{
-    result_set_init(rs);
-    for (size_t i = 0; i < n; i++) {
-        struct run_result *r = result_new();
-        r->server = strdup(rows[i].server);
-        r->url = strdup("http://x/");
-        r->scenario = rows[i].scenario ? strdup(rows[i].scenario) : NULL;
-        r->variant = rows[i].variant ? strdup(rows[i].variant) : NULL;
-        r->ok = rows[i].ok;
-        r->avg_mbps = rows[i].mbps;
-        r->total_mbps = rows[i].mbps / 2;
-        r->slow_start_s = 0.3;
-        r->seq = (unsigned)i + 1;
-        if (!r->ok)
-            result_fail(r, RESULT_ERR_HTTP, "HTTP 404");
-        assert_int_equal(result_set_add(rs, r), 0);
-    }
-}
+#include "client/output/fixture_runs.h"
 
 /* What report_write prints in format f (caller frees). */
 static char *render(enum report_format f, const struct result_set *rs, const struct summary *s, unsigned runs)
@@ -58,14 +34,14 @@ static char *render(enum report_format f, const struct result_set *rs, const str
 static void test_single_cell(void **state)
 {
     (void)state;
-    static const struct run_row rows[] = {
+    static const struct fixture_run rows[] = {
         {NULL, NULL, "OVH", 1, 722}, {NULL, NULL, "DT", 1, 404}, {NULL, NULL, "OVH", 1, 723},
         {NULL, NULL, "DT", 0, 9999}, {NULL, NULL, "OVH", 1, 597}, {NULL, NULL, "DT", 1, 476},
         {NULL, NULL, "OVH", 1, 726}, {NULL, NULL, "DT", 1, 392}, {NULL, NULL, "OVH", 1, 720},
         {NULL, NULL, "DT", 1, 452},
     };
     struct result_set rs;
-    fill(&rs, rows, sizeof rows / sizeof rows[0]);
+    fixture_fill(&rs, rows, sizeof rows / sizeof rows[0]);
     struct summary s;
     assert_int_equal(summary_compute(&rs, NULL, 0, &s), 0);
     assert_int_equal(s.n, 2);
@@ -109,13 +85,13 @@ static void test_single_cell(void **state)
 static void test_p_n_too_small(void **state)
 {
     (void)state;
-    static const struct run_row rows[] = {
+    static const struct fixture_run rows[] = {
         {NULL, NULL, "A", 1, 900}, {NULL, NULL, "B", 1, 100}, {NULL, NULL, "A", 1, 910}, {NULL, NULL, "B", 1, 110},
         {NULL, NULL, "A", 1, 920}, {NULL, NULL, "B", 1, 120}, {NULL, NULL, "A", 1, 930}, {NULL, NULL, "B", 1, 130},
     };
     for (size_t n = 6; n <= 8; n += 2) {
         struct result_set rs;
-        fill(&rs, rows, n);
+        fixture_fill(&rs, rows, n);
         struct summary s;
         assert_int_equal(summary_compute(&rs, NULL, 0, &s), 0);
         char *buf = render(REPORT_TABLE, &rs, &s, (unsigned)n / 2);
@@ -142,7 +118,7 @@ static void test_p_n_too_small(void **state)
 static void test_verdict_majority(void **state)
 {
     (void)state;
-    static const struct run_row rows[] = {
+    static const struct fixture_run rows[] = {
         {NULL, NULL, "OVH", 1, 236}, {NULL, NULL, "DT", 1, 400}, {NULL, NULL, "OVH", 1, 231},
         {NULL, NULL, "DT", 1, 410},  {NULL, NULL, "OVH", 1, 900}, {NULL, NULL, "DT", 1, 420},
         {NULL, NULL, "OVH", 1, 229}, {NULL, NULL, "DT", 1, 430},  {NULL, NULL, "OVH", 1, 910},
@@ -151,7 +127,7 @@ static void test_verdict_majority(void **state)
                                            "sender_cpu", "sender_buffer", "network", "network"};
     static const double predicted[] = {236, 950, 236, 950, 950, 950, 236, 950, 950};
     struct result_set rs;
-    fill(&rs, rows, sizeof rows / sizeof rows[0]);
+    fixture_fill(&rs, rows, sizeof rows / sizeof rows[0]);
     for (size_t i = 0; i < rs.n; i++) {
         rs.runs[i]->limited_by = verdicts[i];
         rs.runs[i]->limited_by_evidence = strdup(verdicts[i]);
@@ -193,14 +169,14 @@ static void test_verdict_majority(void **state)
 static void test_cells(void **state)
 {
     (void)state;
-    static const struct run_row rows[] = {
+    static const struct fixture_run rows[] = {
         {"natural", "on", "A", 1, 700}, {"natural", "on", "B", 1, 400},
         {"natural", "off", "A", 1, 690}, {"natural", "off", "B", 1, 380},
         {"+10 ms", "on", "A", 1, 600}, {"+10 ms", "on", "B", 1, 370},
         {"+10 ms", "off", "A", 1, 590}, {"+10 ms", "off", "B", 0, 0},
     };
     struct result_set rs;
-    fill(&rs, rows, sizeof rows / sizeof rows[0]);
+    fixture_fill(&rs, rows, sizeof rows / sizeof rows[0]);
     struct summary s;
     assert_int_equal(summary_compute(&rs, NULL, 0, &s), 0);
     assert_int_equal(s.n, 8);
@@ -226,12 +202,12 @@ static void test_cells(void **state)
 static void test_figures_without_meaning(void **state)
 {
     (void)state;
-    static const struct run_row rows[] = {
+    static const struct fixture_run rows[] = {
         {NULL, NULL, "A", 1, 100},
         {NULL, NULL, "B", 1, 50},
     };
     struct result_set rs;
-    fill(&rs, rows, 2);
+    fixture_fill(&rs, rows, 2);
     for (size_t i = 0; i < rs.n; i++)
         rs.runs[i]->slow_start_s = -1; /* as dl_perform leaves a run under 10 intervals */
     struct summary s;
@@ -255,10 +231,10 @@ static void test_figures_without_meaning(void **state)
     summary_free(&s);
     result_set_clear(&rs);
     /* Two runs a side: a CI, no footnote for it. */
-    static const struct run_row rows2[] = {
+    static const struct fixture_run rows2[] = {
         {NULL, NULL, "A", 1, 100}, {NULL, NULL, "B", 1, 50}, {NULL, NULL, "A", 1, 110}, {NULL, NULL, "B", 1, 55},
     };
-    fill(&rs, rows2, 4);
+    fixture_fill(&rs, rows2, 4);
     assert_int_equal(summary_compute(&rs, NULL, 0, &s), 0);
     assert_true(isfinite(s.rows[1].ci_lo) && isfinite(s.rows[1].ci_hi));
     assert_string_equal(summary_footnotes(&s, notes, sizeof notes), "");

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http_status.h"
+#include "http_status_html.h"
 
 static char *page(const char *json)
 {
