@@ -27,6 +27,7 @@
 #include "result.h"
 #include "settings.h"
 #include "store.h"
+#include "store_choice.h"
 #include "store_session.h"
 #include "summary.h"
 #include "units.h"
@@ -97,7 +98,7 @@ static void on_run_done(const struct plan *p, const struct run_result *r, size_t
         char err[512];
         json_t *j = result_to_json(r);
         if (!j || store_session_run(c->store, j, err, sizeof err) == STORE_PUT_LOST) {
-            log_error("--db: run not kept: %s", j ? err : "out of memory");
+            log_error("store: run not kept: %s", j ? err : "out of memory");
             c->store_lost = 1;
         }
         json_decref(j);
@@ -304,6 +305,38 @@ static int check_jsonl(const char *path, char *err, size_t errlen)
 /* -t: the files a run would write, checked as the run checks them before it starts
  * (--plot and gnuplot, -o, --jsonl) but without creating any: 0, or 2 with the message
  * printed. */
+/* Say that the default store's folder cannot be used (C->problem): the measurement goes
+ * on without a store, and debit exits 1 (the runs are not kept). */
+static void store_default_unusable(const struct store_choice *c, const char *when)
+{
+    char dir[4096];
+    fprintf(stderr,
+            "debit: the default store folder %s cannot be used (%s): %s; choose another store with --db PATH "
+            "or DEBIT_DB=PATH, or keep nothing with --db none\n",
+            store_choice_dir(c, dir, sizeof dir), c->problem, when);
+}
+
+/* -t: the store as the run would choose it, creating nothing. An explicit one (--db,
+ * DEBIT_DB) that does not parse or cannot be written: 2 (said); the default folder's
+ * problem is only said (a run would go on without keeping its runs): 0. */
+static int check_store(const struct settings *s)
+{
+    char err[1024];
+    struct store_choice c;
+    if (store_choice_make(s, 0, &c, err, sizeof err) != 0) {
+        fprintf(stderr, "debit: %s\n", err);
+        return 2;
+    }
+    if (c.spec.kind == STORE_NONE || !c.problem[0])
+        return 0;
+    if (c.source != STORE_FROM_DEFAULT) {
+        fprintf(stderr, "debit: %s: %s\n", store_choice_source(&c), c.problem);
+        return 2;
+    }
+    store_default_unusable(&c, "a measurement's runs would not be kept");
+    return 0;
+}
+
 static int check_outputs(const struct settings *s)
 {
     char err[1024];
@@ -315,7 +348,7 @@ static int check_outputs(const struct settings *s)
     else if (s->jsonl && check_jsonl(s->jsonl, err, sizeof err) != 0)
         opt = "--jsonl";
     if (!opt)
-        return 0;
+        return check_store(s);
     fprintf(stderr, "debit: %s: %s\n", opt, err);
     return 2;
 }
@@ -356,34 +389,43 @@ static int front_end(int argc, char **argv, struct settings *s, struct scenario 
     return code;
 }
 
-/* The store of this invocation (docs/store.md): --db, else $DEBIT_DB, else the default
- * file. Returns 0 (*out NULL for --db none), or 2 after printing a bad DEBIT_DB. */
-static int store_begin(const struct settings *s, int argc, char **argv, struct store_session **out)
+/* The store of this invocation (store_choice.h). Returns 0 (ctx->store NULL for --db
+ * none, or with ctx->store_lost set when the default folder cannot be used), or 2 after
+ * printing what is wrong with an explicit --db or DEBIT_DB (before any measurement). */
+static int store_begin(const struct settings *s, int argc, char **argv, struct run_ctx *ctx)
 {
-    char err[1024], host[256] = "unknown", shown[4200];
-    struct store_spec spec;
-    *out = NULL;
-    if (s->db ? store_spec_parse(s->db, &spec, err, sizeof err) : store_spec_default(&spec, err, sizeof err)) {
-        fprintf(stderr, "debit: %s%s\n", s->db ? "--db: " : "", err);
+    char err[1024], host[256] = "unknown";
+    struct store_choice c;
+    ctx->store = NULL;
+    if (store_choice_make(s, 1, &c, err, sizeof err) != 0) {
+        fprintf(stderr, "debit: %s\n", err);
         return 2;
     }
-    if (spec.kind == STORE_NONE)
+    if (c.spec.kind == STORE_NONE)
         return 0;
+    if (c.problem[0] && c.source != STORE_FROM_DEFAULT) {
+        fprintf(stderr, "debit: %s: %s\n", store_choice_source(&c), c.problem);
+        return 2;
+    }
+    if (c.problem[0]) {
+        store_default_unusable(&c, "this invocation's runs will not be kept");
+        ctx->store_lost = 1;
+        return 0;
+    }
     gethostname(host, sizeof host - 1);
     static char vantage[256];
     snprintf(vantage, sizeof vantage, "%s", s->vantage ? s->vantage : host);
-    *out = store_session_begin(&spec, vantage, argc, argv, err, sizeof err);
-    if (!*out) {
-        fprintf(stderr, "debit: --db: %s\n", err);
+    ctx->store = store_session_begin(&c.spec, vantage, argc, argv, err, sizeof err);
+    if (!ctx->store) {
+        fprintf(stderr, "debit: %s: %s\n", store_choice_source(&c), err);
         return 2;
     }
-    store_spec_display(&spec, shown, sizeof shown);
-    if (*store_session_error(*out))
-        fprintf(stderr, "debit: store %s unreachable: %s; runs go to the spool %s\n", shown,
-                store_session_error(*out), store_session_spool_path(*out));
-    if (store_session_flushed(*out) > 0 && !s->quiet)
-        fprintf(stderr, "debit: store %s: %ld spooled record%s written first\n", shown, store_session_flushed(*out),
-                store_session_flushed(*out) == 1 ? "" : "s");
+    if (*store_session_error(ctx->store))
+        fprintf(stderr, "debit: store %s unreachable: %s; runs go to the spool %s\n", c.shown,
+                store_session_error(ctx->store), store_session_spool_path(ctx->store));
+    if (store_session_flushed(ctx->store) > 0 && !s->quiet)
+        fprintf(stderr, "debit: store %s: %ld spooled record%s written first\n", c.shown,
+                store_session_flushed(ctx->store), store_session_flushed(ctx->store) == 1 ? "" : "s");
     return 0;
 }
 
@@ -391,13 +433,16 @@ static int store_begin(const struct settings *s, int argc, char **argv, struct s
  * Returns 1 when anything of this invocation went to the spool or was lost, else 0. */
 static int store_end(struct run_ctx *ctx, json_t *report)
 {
-    if (!ctx->store)
-        return 0;
+    if (!ctx->store) {
+        if (ctx->store_lost) /* the default folder could not be used: said before the runs */
+            fprintf(stderr, "debit: the runs were not kept (no usable store)\n");
+        return ctx->store_lost;
+    }
     char err[512];
     if (report)
         json_object_del(report, "runs");
     if (store_session_end(ctx->store, report, err, sizeof err) == STORE_PUT_LOST) {
-        fprintf(stderr, "debit: --db: the invocation's summary not kept: %s\n", err);
+        fprintf(stderr, "debit: store: the invocation's summary not kept: %s\n", err);
         ctx->store_lost = 1;
     }
     long n = store_session_spooled(ctx->store);
@@ -471,7 +516,7 @@ static int run_prepare(struct debit_run *r)
         fprintf(stderr, "debit: --output: %s\n", err);
         return 2;
     }
-    if (store_begin(s, r->argc, r->argv, &r->ctx.store) != 0)
+    if (store_begin(s, r->argc, r->argv, &r->ctx) != 0)
         return 2;
     if (s->order == PLAN_ORDER_RANDOM && !s->seed_given) {
         struct timeval tv;

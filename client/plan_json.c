@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "store_choice.h"
+
 static const struct scenario_lab *lab_of(const struct scenario *scn, const char *name)
 {
     for (size_t i = 0; scn && i < scn->nlab; i++)
@@ -33,9 +35,12 @@ json_t *plan_json(const struct settings *s, const struct scenario *scn)
     }
     if (scn)
         cells = (scn->nlat ? scn->nlat : 1) * (scn->nvar ? scn->nvar : 1);
-    return json_pack("{s:s?, s:o, s:i, s:s, s:o, s:o, s:I}", "file", scn ? scn->path : NULL, "servers", srv, "runs",
-                     (int)s->runs, "order", plan_order_name(s->order), "latency", lat, "client_offload", var,
-                     "downloads", (json_int_t)(cells * s->nservers * s->runs));
+    struct store_choice c;
+    char err[1024];
+    json_t *store = store_choice_make(s, 0, &c, err, sizeof err) == 0 ? store_choice_json(&c) : json_null();
+    return json_pack("{s:s?, s:o, s:i, s:s, s:o, s:o, s:I, s:o}", "file", scn ? scn->path : NULL, "servers", srv,
+                     "runs", (int)s->runs, "order", plan_order_name(s->order), "latency", lat, "client_offload", var,
+                     "downloads", (json_int_t)(cells * s->nservers * s->runs), "store", store);
 }
 
 int plan_json_print(FILE *out, const struct settings *s, const struct scenario *scn)

@@ -7,6 +7,7 @@
 #include "lossrate.h"
 #include "offload.h"
 #include "plan.h"
+#include "store_choice.h"
 
 static const char *if_warning(const char *dev)
 {
@@ -64,6 +65,28 @@ static void print_connection(FILE *out, const struct dl_options *o)
     if (o->headers)
         fprintf(out, "connection: header lines %s\n", o->location_trusted ? "sent on after a redirect to another host (--location-trusted)"
                                                                     : "not sent after a redirect to another host");
+}
+
+/* Where the runs would be kept: "store: sqlite PATH (default)", "store: none (--db)",
+ * and when the default folder cannot be written, why (the run would not keep them). */
+static void print_store(FILE *out, const struct settings *s)
+{
+    struct store_choice c;
+    char err[1024];
+    if (store_choice_make(s, 0, &c, err, sizeof err) != 0) /* -t said so before the plan */
+        return;
+    fprintf(out, "store: %s", store_choice_kind(&c));
+    if (c.spec.kind != STORE_NONE) {
+        fputc(' ', out);
+        escape_fputs(c.shown, out);
+    }
+    fprintf(out, " (%s", store_choice_source(&c));
+    if (c.problem[0]) {
+        fputs("; cannot be used: ", out);
+        escape_fputs(c.problem, out);
+        fputs(": runs would not be kept", out);
+    }
+    fputs(")\n", out);
 }
 
 void plan_text_print(FILE *out, const struct settings *s, const struct scenario *scn)
@@ -130,6 +153,7 @@ void plan_text_print(FILE *out, const struct settings *s, const struct scenario 
     }
     if (s->write_out)
         fprintf(out, "write-out: %s\n", s->write_out);
+    print_store(out, s);
     print_connection(out, &s->dl);
     fprintf(out, "%s: %zu (%zu cell%s x %zu server%s x %u runs)\n", s->dl.upload ? "uploads" : "downloads",
            cells * s->nservers * s->runs, cells, cells == 1 ? "" : "s", s->nservers, s->nservers == 1 ? "" : "s",

@@ -168,6 +168,52 @@ int store_mkdirs(const char *path, char *err, size_t errlen)
     return 0;
 }
 
+/* "PATH: why" for errno E. */
+static int path_err(const char *path, int e, char *err, size_t errlen)
+{
+    return err_set(err, errlen, "%s: %s", path, strerror(e));
+}
+
+int store_spec_writable(const struct store_spec *spec, int make, char *err, size_t errlen)
+{
+    if (spec->kind != STORE_SQLITE)
+        return 0;
+    /* a failed mkdir names the folder it could not make; the walk below names the cause
+     * (a file in a folder's place, a folder not writable) */
+    char made[1024] = "";
+    int make_failed = make && store_mkdirs(spec->target, made, sizeof made) != 0;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", spec->target);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir] = '\0';
+    /* the nearest folder that exists: every name above it must be a folder */
+    char near[4096];
+    snprintf(near, sizeof near, "%s", dir);
+    struct stat sb;
+    for (;;) {
+        if (stat(near, &sb) == 0)
+            break;
+        if (errno != ENOENT && errno != ENOTDIR) /* ENOTDIR: a file above, found next */
+            return path_err(near, errno, err, errlen);
+        char *up = strrchr(near, '/');
+        if (!up) {
+            snprintf(near, sizeof near, ".");
+            continue;
+        }
+        up[up == near] = '\0';
+    }
+    if (!S_ISDIR(sb.st_mode))
+        return path_err(near, ENOTDIR, err, errlen);
+    if (access(near, W_OK | X_OK) != 0)
+        return path_err(near, errno, err, errlen);
+    if (access(spec->target, F_OK) == 0 && access(spec->target, R_OK | W_OK) != 0)
+        return path_err(spec->target, errno, err, errlen);
+    return make_failed ? err_set(err, errlen, "%s", made) : 0;
+}
+
 static int version_row(void *ud, int ncols, const char *const *text, const double *num)
 {
     (void)text;

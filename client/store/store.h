@@ -42,6 +42,11 @@ void store_spec_display(const struct store_spec *spec, char *buf, size_t len);
 int store_data_dir(char *buf, size_t len, char *err, size_t errlen);
 /* Create the directories leading to the default SQLite file ($XDG_DATA_HOME/debit). */
 int store_mkdirs(const char *path, char *err, size_t errlen);
+/* Can an SQLite SPEC be written: its folder exists (made first when MAKE, as
+ * store_mkdirs; else the nearest folder that exists must let it be made) and is writable,
+ * and the file, when there is one, too. 0, or -1 with "PATH: why" (errno's words) in err.
+ * Other kinds: 0 (a server is tried when the store opens). Creates nothing without MAKE. */
+int store_spec_writable(const struct store_spec *spec, int make, char *err, size_t errlen);
 
 struct store;
 

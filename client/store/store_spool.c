@@ -21,7 +21,7 @@ int store_spool_path(const struct store_spec *spec, char *buf, size_t len, char 
     int n = snprintf(buf, len, "%s/spool/%.16s.jsonl", dir, id);
     if (n < 0 || (size_t)n >= len)
         return err_set(err, errlen, "spool path too long");
-    return store_mkdirs(buf, err, errlen);
+    return 0;
 }
 
 int store_spool_append(const char *path, const char *table, json_t *record, char *err, size_t errlen)
@@ -33,6 +33,12 @@ int store_spool_append(const char *path, const char *table, json_t *record, char
         return err_set(err, errlen, "out of memory");
     size_t n = strlen(text);
     text[n] = '\n'; /* json_dumps's NUL becomes the line's end */
+    /* the folder is made on the first record spooled, not when the spool is named: a store
+     * that works never needs it, and the data folder may be unusable (store_spec_writable) */
+    if (store_mkdirs(path, err, errlen) != 0) {
+        free(text);
+        return -1;
+    }
     int rc = 0, fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0 || flock(fd, LOCK_EX) != 0)
         rc = err_set(err, errlen, "%s: %s", path, strerror(errno));
@@ -86,7 +92,8 @@ long store_spool_flush(const char *path, struct store *st, char *err, size_t err
 {
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0)
-        return errno == ENOENT ? 0 : err_set(err, errlen, "%s: %s", path, strerror(errno));
+        /* none yet; or a non-folder in the data folder's place, where none can be */
+        return errno == ENOENT || errno == ENOTDIR ? 0 : err_set(err, errlen, "%s: %s", path, strerror(errno));
     FILE *f = NULL;
     if (flock(fd, LOCK_EX) != 0 || !(f = fdopen(dup(fd), "r"))) {
         err_set(err, errlen, "%s: %s", path, strerror(errno));

@@ -12,7 +12,7 @@
 
 #include "store.h"
 
-/* The spool file of spec (its directory is created when missing). 0 or -1 (err). */
+/* The spool file of spec (its folder is made by store_spool_append). 0 or -1 (err). */
 int store_spool_path(const struct store_spec *spec, char *buf, size_t len, char *err, size_t errlen);
 /* Append one record for table. 0 or -1 (err). */
 int store_spool_append(const char *path, const char *table, json_t *record, char *err, size_t errlen);

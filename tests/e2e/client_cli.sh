@@ -52,6 +52,7 @@ server 127.0.0.1: http://127.0.0.1:9/b
 runs: 2 per server, order alternate, pause 0 s, max-bytes 1048576, max-time 600 s
 offload: tso=off gso=on on lo
 delay: +10 ms on lo
+store: sqlite $XDG_DATA_HOME/debit/results.db (default)
 downloads: 4 (1 cell x 2 servers x 2 runs)" "$out"
 out=$("$DEBIT" -t -4 --timeout 5 --rcvbuf 1MiB -k -H 'X-A: 1' --user-agent 'ua/1' --resolve h.invalid:80:127.0.0.1 --upload 1MiB http://127.0.0.1:9/ 2>&1)
 check_eq "-t shows how each connection is made, and an upload plan counts uploads" "connection: IPv4 only

@@ -41,6 +41,62 @@ out=$("$DEBIT" --db /nonexistent-dir/x.db a="$U" 2>&1)
 check_eq "--db in a missing directory: exit 2" 2 $?
 check_match "names the option" "^debit: --db: '/nonexistent-dir/x.db': /nonexistent-dir: No such file" "$out"
 
+# The default folder cannot be used (issue 34): the measurement still runs and its report
+# is printed, stderr names the folder, the cause and the other choices, exit 1 (the runs
+# are not kept); --db was not given, so it is not named. A file in the folder's place:
+: >"$T_TMP/blocked"
+XDG_DATA_HOME=$T_TMP/blocked "$DEBIT" -n 1 --format json a="$U" >"$T_TMP/blocked.json" 2>"$T_TMP/blocked.err"
+check_eq "default folder blocked by a file: exit 1" 1 $?
+check_eq "... the run was measured and reported" "1 true" "$(jq -r '"\(.runs | length) \(.runs[0].ok)"' "$T_TMP/blocked.json")"
+err=$(cat "$T_TMP/blocked.err")
+check_match "... names the folder and the cause" \
+  "default store folder $T_TMP/blocked/debit cannot be used \\($T_TMP/blocked: Not a directory\\)" "$err"
+check_match "... says how to choose another" "--db PATH or DEBIT_DB=PATH, or keep nothing with --db none" "$err"
+check_match "... and that the runs are not kept" "runs will not be kept" "$err"
+check_nomatch "... does not blame --db, which was not given" "debit: --db:" "$err"
+check "... left the file as it was" test -f "$T_TMP/blocked" -a ! -s "$T_TMP/blocked"
+# A folder that may not be written: debit as nobody, XDG_DATA_HOME a folder of root's.
+mkdir -m 755 "$T_TMP/ro" && chmod o+x "$T_TMP"
+if [ "$(id -u)" -eq 0 ] && runuser -u nobody -- "$DEBIT" --version >/dev/null 2>&1; then
+  runuser -u nobody -- env XDG_DATA_HOME="$T_TMP/ro" "$DEBIT" -n 1 a="$U" >"$T_TMP/ro.out" 2>"$T_TMP/ro.err"
+  check_eq "default folder not writable (as nobody): exit 1" 1 $?
+  check_match "... the report printed" "^server +runs" "$(cat "$T_TMP/ro.out")"
+  check_match "... names the folder and errno's cause" \
+    "default store folder $T_TMP/ro/debit cannot be used \\($T_TMP/ro: Permission denied\\)" "$(cat "$T_TMP/ro.err")"
+  out=$(runuser -u nobody -- env XDG_DATA_HOME="$T_TMP/none" "$DEBIT" -n 1 --db "$T_TMP/ro/x.db" a="$U" 2>&1)
+  check_eq "an explicit --db that cannot be written (as nobody): exit 2" 2 $?
+  check_match "... names --db and the cause" "^debit: --db: $T_TMP/ro: Permission denied" "$out"
+  check_nomatch "... before measuring" "run 1" "$out"
+else
+  t_skip "default folder not writable (as nobody)" "not root, or nobody cannot run $DEBIT"
+fi
+# An explicit --db in the blocked place: a usage error before measuring.
+out=$("$DEBIT" -n 1 --db "$T_TMP/blocked/x.db" a="$U" 2>&1)
+check_eq "--db under a file: exit 2" 2 $?
+check_match "... names --db" "^debit: --db: '$T_TMP/blocked/x.db': $T_TMP/blocked: not a directory" "$out"
+check_nomatch "... before measuring" "run 1" "$out"
+
+# debit -t shows the store: kind, location, where the choice came from; creates nothing.
+t=$(XDG_DATA_HOME=$T_TMP/fresh "$DEBIT" -t a="$U")
+check_match "-t: the default store" "^store: sqlite $T_TMP/fresh/debit/results.db \\(default\\)$" "$t"
+check "-t: created nothing" test ! -e "$T_TMP/fresh"
+check_match "-t --db none" "^store: none \\(--db\\)$" "$("$DEBIT" -t --db none a="$U")"
+check_match "-t DEBIT_DB" "^store: sqlite $T_TMP/env.db \\(DEBIT_DB\\)$" "$(DEBIT_DB=$T_TMP/env.db "$DEBIT" -t a="$U")"
+check_match "-t PostgreSQL: the password hidden" "^store: postgresql postgresql://u:\\*\\*\\*@127.0.0.1/db \\(--db\\)$" \
+  "$("$DEBIT" -t --db postgresql://u:secret@127.0.0.1/db a="$U")"
+t=$(XDG_DATA_HOME=$T_TMP/blocked "$DEBIT" -t a="$U" 2>"$T_TMP/t.err")
+check_eq "-t with the default folder blocked: exit 0 (a warning)" 0 $?
+check_match "... the plan says why" \
+  "^store: sqlite $T_TMP/blocked/debit/results.db \\(default; cannot be used: $T_TMP/blocked: Not a directory: runs would not be kept\\)$" "$t"
+check_match "... stderr says what to do" "--db PATH or DEBIT_DB=PATH" "$(cat "$T_TMP/t.err")"
+check_eq "-t --format json: the store" \
+  "{\"kind\":\"sqlite\",\"location\":\"$T_TMP/fresh/debit/results.db\",\"source\":\"default\",\"problem\":null}" \
+  "$(XDG_DATA_HOME=$T_TMP/fresh "$DEBIT" -t --format json a="$U" | jq -c .store)"
+check_eq "-t --format json --db none" '{"kind":"none","location":null,"source":"--db","problem":null}' \
+  "$("$DEBIT" -t --format json --db none a="$U" | jq -c .store)"
+check_eq "-t --format json, blocked: the problem" "$T_TMP/blocked: Not a directory" \
+  "$(XDG_DATA_HOME=$T_TMP/blocked "$DEBIT" -t --format json a="$U" 2>/dev/null | jq -r .store.problem)"
+
 # --import: the --jsonl file of the runs above, into a new store, twice.
 H --db "$T_TMP/imp.db" --import "$T_TMP/r.jsonl" --vantage-import old 2>"$T_TMP/imp1.err"
 check_eq "--import: exit 0" 0 $?

@@ -313,6 +313,49 @@ static void test_session_spools(void **state)
     json_decref(run);
 }
 
+/* store_spec_writable: the cause named (the file in a folder's place, not the folder
+ * that could not be made), nothing created without MAKE, the folders made with it. */
+static void test_spec_writable(void **state)
+{
+    (void)state;
+    assert_int_equal(testlib_sh("mkdir -p '%s/ok' && : > '%s/file'", g_dir, g_dir), 0);
+    static const struct {
+        const char *rel; /* under g_dir */
+        int make, rc;
+        const char *why;    /* the error's end after g_dir ("" when rc is 0) */
+        const char *exists; /* under g_dir, after the call; NULL: nothing to check */
+        const char *absent; /* under g_dir, after the call; NULL: nothing to check */
+    } cases[] = {
+        {"ok/r.db", 0, 0, "", "ok", NULL},
+        {"new/deeper/r.db", 0, 0, "", NULL, "new"},               /* -t: makes nothing */
+        {"new/deeper/r.db", 1, 0, "", "new/deeper", NULL},        /* the run makes the folders */
+        {"file/debit/r.db", 0, -1, "/file: Not a directory", NULL, NULL},
+        {"file/debit/r.db", 1, -1, "/file: Not a directory", NULL, NULL},
+        {"file/r.db", 1, -1, "/file: Not a directory", NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct store_spec sp = {.kind = STORE_SQLITE};
+        snprintf(sp.target, sizeof sp.target, "%s/%s", g_dir, cases[i].rel);
+        char err[512] = "", want[512], p[512];
+        int rc = store_spec_writable(&sp, cases[i].make, err, sizeof err);
+        if (rc != cases[i].rc)
+            fail_msg("case %zu (%s, make %d): rc %d, err \"%s\"", i, cases[i].rel, cases[i].make, rc, err);
+        snprintf(want, sizeof want, "%s%s", rc ? g_dir : "", cases[i].why);
+        assert_string_equal(err, want);
+        if (cases[i].exists) {
+            snprintf(p, sizeof p, "%s/%s", g_dir, cases[i].exists);
+            assert_int_equal(access(p, F_OK), 0);
+        }
+        if (cases[i].absent) {
+            snprintf(p, sizeof p, "%s/%s", g_dir, cases[i].absent);
+            assert_int_not_equal(access(p, F_OK), 0);
+        }
+    }
+    struct store_spec pg = {.kind = STORE_PG};
+    snprintf(pg.target, sizeof pg.target, "postgresql://127.0.0.1/x");
+    assert_int_equal(store_spec_writable(&pg, 1, NULL, 0), 0); /* a server: tried on open */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +366,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_odd_names_idempotent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spool_and_cells, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_spools, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_spec_writable, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
