@@ -140,6 +140,17 @@ void result_server_json(const struct run_result *r, json_t *o)
         json_object_set(o, "ndt7", r->ndt7);
 }
 
+void result_cell_json(json_t *o, const char *server, const char *url, const char *scenario, const char *variant)
+{
+    json_object_set_new(o, "server", json_string(server));
+    json_object_set_new(o, "url", json_string(url));
+    json_object_set_new(o, "kind", json_string(urlkind_name(urlkind_of(url))));
+    if (scenario)
+        json_object_set_new(o, "scenario", json_string(scenario));
+    if (variant)
+        json_object_set_new(o, "variant", json_string(variant));
+}
+
 json_t *result_to_json(const struct run_result *r)
 {
     char when[32] = "";
@@ -153,13 +164,7 @@ json_t *result_to_json(const struct run_result *r)
     for (size_t i = 0; i < r->nseries; i++)
         json_array_append_new(series, num(r->series[i]));
     json_t *o = json_object();
-    json_object_set_new(o, "server", json_string(r->server ? r->server : ""));
-    json_object_set_new(o, "url", json_string(r->url ? r->url : ""));
-    json_object_set_new(o, "kind", json_string(urlkind_name(urlkind_of(r->url))));
-    if (r->scenario)
-        json_object_set_new(o, "scenario", json_string(r->scenario));
-    if (r->variant)
-        json_object_set_new(o, "variant", json_string(r->variant));
+    result_cell_json(o, r->server ? r->server : "", r->url ? r->url : "", r->scenario, r->variant);
     json_object_set_new(o, "run", json_integer(r->run));
     json_object_set_new(o, "seq", json_integer(r->seq));
     json_object_set_new(o, "started_at", json_string(when));

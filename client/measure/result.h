@@ -115,6 +115,10 @@ void result_fail(struct run_result *r, enum result_err e, const char *fmt, ...)
 /* One run as a JSON object (new reference, caller owns). Its "tcp" member is
  * tcp_info_to_json(&r->tcp), the vocabulary of the server's record (docs/tcp_info.md). */
 json_t *result_to_json(const struct run_result *r);
+/* Into O, the members that name a run's cell, as a run and a summary row both write them
+ * (so that a reader matches one to the other): server, url, kind (urlkind.h), and scenario
+ * and variant when set. */
+void result_cell_json(json_t *o, const char *server, const char *url, const char *scenario, const char *variant);
 
 /* What the server said of r, into object o: "server_record", "server_record_error" and
  * "server_upload" when set (a run's and each of its streams' records share this). */

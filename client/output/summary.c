@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "labels.h"
-#include "urlkind.h"
 #include "verdict.h"
 
 static int same_cell(const struct run_result *a, const struct server_summary *s)
@@ -261,13 +260,7 @@ json_t *summary_to_json(const struct summary *s)
     for (size_t k = 0; k < s->n; k++) {
         const struct server_summary *g = &s->rows[k];
         json_t *o = json_object();
-        json_object_set_new(o, "server", json_string(g->server));
-        json_object_set_new(o, "url", json_string(g->url));
-        json_object_set_new(o, "kind", json_string(urlkind_name(urlkind_of(g->url))));
-        if (g->scenario)
-            json_object_set_new(o, "scenario", json_string(g->scenario));
-        if (g->variant)
-            json_object_set_new(o, "variant", json_string(g->variant));
+        result_cell_json(o, g->server, g->url, g->scenario, g->variant);
         json_object_set_new(o, "runs_ok", json_integer(g->runs_ok));
         json_object_set_new(o, "runs_failed", json_integer(g->runs_failed));
         if (g->duration_short_runs)

@@ -67,6 +67,9 @@ if [ "$(id -u)" -eq 0 ] && runuser -u nobody -- "$DEBIT" --version >/dev/null 2>
   check_eq "an explicit --db that cannot be written (as nobody): exit 2" 2 $?
   check_match "... names --db and the cause" "^debit: --db: $T_TMP/ro: Permission denied" "$out"
   check_nomatch "... before measuring" "run 1" "$out"
+  out=$(runuser -u nobody -- env DEBIT_DB="$T_TMP/ro/x.db" "$DEBIT" -n 1 a="$U" 2>&1)
+  check_eq "DEBIT_DB that cannot be written (as nobody): exit 2" 2 $?
+  check_match "... names DEBIT_DB and the cause" "^debit: DEBIT_DB: $T_TMP/ro: Permission denied" "$out"
 else
   t_skip "default folder not writable (as nobody)" "not root, or nobody cannot run $DEBIT"
 fi
