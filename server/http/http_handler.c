@@ -494,8 +494,8 @@ static void connection(struct listener *l, struct MHD_Connection *conn, void **s
             if (l->tls) /* before the handshake: the credentials it will use */
                 c->creds = tls_creds_take(l->tls);
         }
-        if (l->tls)
-            tls_conn_tickets(l->tls, conn);
+        if (l->tls) /* tickets and the Finished hook, where libmicrohttpd is known to allow it */
+            mhd_compat_tls_started(conn, l->tls);
         l->srv->counters.active++;
         l->srv->counters.connections++;
         if (!tcp_profile_is_default(&l->cfg->tcp)) {

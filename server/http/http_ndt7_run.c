@@ -4,8 +4,11 @@
  * and checked by it), but for the download's binary messages: a server's frame is not
  * masked, so its payload is the content region's bytes as they are, sent with sendfile()
  * behind a 4- or 10-byte header on a plain listener (zero-copy, as a file body), or
- * written from the region's map into the connection's TLS session on HTTPS (out()). Such a frame is begun only when wslay has nothing half-sent, so frames never
- * interleave. Message sizes as ndt-server's: 8 KiB, doubled while under 1/16 of the bytes
+ * written from the region's map into the connection's TLS session on HTTPS (out()). Such a
+ * frame is begun only when wslay has nothing half-sent, so frames never interleave. On
+ * HTTPS the test sends and receives on libmicrohttpd's GnuTLS session itself where
+ * mhd_compat allows it (MHD_TRICK_TLS_WRITE, MHD_TRICK_RELAY_RECV), else through the
+ * upgrade's socketpair and libmicrohttpd's relay. Message sizes as ndt-server's: 8 KiB, doubled while under 1/16 of the bytes
  * sent so far, at most 1 MiB. The server closes at 10 s (status 1000) and cuts at 13 s. */
 
 
@@ -24,6 +27,7 @@
 #include <wslay/wslay.h>
 
 #include "log.h"
+#include "mhd_compat.h"
 #include "ndt7_measure.h"
 #include "sys.h"
 
@@ -50,11 +54,11 @@ struct test {
     int data_frame;              /* the frame being received is text, binary or a continuation */
 };
 
-/* Write to the client: on HTTPS straight into libmicrohttpd's TLS session (GnuTLS lets one
- * thread send while another receives on a session): its relay of the socketpair runs
- * 4 bytes at a time in 0.9.75 (docs/server.md "ndt7"); what the client sends still comes
- * through the socketpair. -1 with errno EAGAIN when the socket is full (call again with the
- * same bytes, as gnutls_record_send wants). */
+/* Write to the client: on HTTPS straight into libmicrohttpd's TLS session when mhd_compat
+ * gave it (its relay of the socketpair runs 4 bytes at a time in 0.9.75: docs/server.md
+ * "ndt7"), else to the socket (the TCP socket, or the upgrade's socketpair). -1 with errno
+ * EAGAIN when the socket is full (call again with the same bytes, as gnutls_record_send
+ * wants). */
 static ssize_t out(struct test *t, const void *p, size_t n, int more)
 {
     if (!t->run->tls_session)
@@ -76,6 +80,14 @@ static ssize_t ws_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
         memcpy(buf, run->extra + run->extra_off, n);
         run->extra_off += n;
         return (ssize_t)n;
+    }
+    if (run->tls_recv) {
+        ssize_t r = gnutls_record_recv(run->tls_session, buf, len);
+        if (r > 0)
+            return r;
+        wslay_event_set_error(ctx, r == GNUTLS_E_AGAIN || r == GNUTLS_E_INTERRUPTED ? WSLAY_ERR_WOULDBLOCK
+                                                                                     : WSLAY_ERR_CALLBACK_FAILURE);
+        return -1;
     }
     ssize_t n = recv(run->fd, buf, len, 0);
     if (n > 0)
@@ -277,16 +289,19 @@ static int test_loop(struct test *t)
         double to_measure = next_measure - sys_mono_s();
         if (!t->closing && to_measure * 1000 < timeout)
             timeout = to_measure > 0 ? (int)(to_measure * 1000) + 1 : 0;
-        /* HTTPS: the client's bytes come through the socketpair, ours go to the TCP socket */
-        int split = run->tls_session != NULL;
-        struct pollfd p[2] = {{run->fd, POLLIN | (want_out && !split ? POLLOUT : 0), 0},
+        /* HTTPS: ours go to the TCP socket, the client's come from it (tls_recv) or through
+         * the socketpair; GnuTLS may hold a record's rest already read */
+        int split = run->tls_session != NULL && !run->tls_recv;
+        struct pollfd p[2] = {{run->tls_recv ? run->tcp_fd : run->fd, POLLIN | (want_out && !split ? POLLOUT : 0), 0},
                               {run->tcp_fd, want_out ? POLLOUT : 0, 0}};
-        if (run->extra_off < run->extra_len)
+        int ready = run->extra_off < run->extra_len ||
+                    (run->tls_recv && gnutls_record_check_pending(run->tls_session) > 0);
+        if (ready)
             timeout = 0;
         int n = poll(p, split ? 2 : 1, timeout);
         if (n < 0 && errno != EINTR)
             return 0;
-        if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) || run->extra_off < run->extra_len) {
+        if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) || ready) {
             if (wslay_event_recv(t->ws) != 0)
                 return t->closing && wslay_event_get_close_sent(t->ws);
         }
@@ -338,8 +353,10 @@ void http_ndt7_upgraded(void *cls, struct MHD_Connection *conn, void *req_cls, c
     run->fd = sock;
     run->tcp_fd = ci ? ci->connect_fd : sock;
     run->tls = run->l->tls != NULL;
-    const union MHD_ConnectionInfo *ts = run->tls ? MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION) : NULL;
-    run->tls_session = ts ? ts->tls_session : NULL;
+    if (run->tls) {
+        run->tls_session = mhd_compat_upgraded_session(conn); /* NULL: the relay carries our frames */
+        run->tls_recv = run->tls_session && mhd_compat_relay_recv_off(conn, urh, sock);
+    }
     if (extra_in_size && (run->extra = malloc(extra_in_size))) {
         memcpy(run->extra, extra_in, extra_in_size);
         run->extra_len = extra_in_size;

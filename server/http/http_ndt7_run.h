@@ -38,7 +38,8 @@ struct ndt7_run {
     int fd;            /* what the test reads and writes: the TCP socket, or (HTTPS) libmicrohttpd's socketpair end */
     int tcp_fd;        /* the connection's TCP socket (TCP_INFO) */
     int tls;           /* fd is the socketpair: frames are written from the map, not with sendfile */
-    void *tls_session; /* HTTPS: libmicrohttpd's gnutls_session_t, which the test writes to itself */
+    void *tls_session; /* HTTPS: libmicrohttpd's gnutls_session_t, which the test writes to itself, or NULL */
+    int tls_recv;      /* ... and receives from too (libmicrohttpd's relay reads no more) */
     char *extra;       /* bytes libmicrohttpd read past the request (owned) */
     size_t extra_len, extra_off;
     /* the outcome */

@@ -4,6 +4,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,7 @@ void mhd_compat_describe(unsigned set, char *buf, size_t len)
     static const char *const names[] = {
         "setsockopt interposer", "sendfile64 interposer", "header value rewrite",
         "query cut", "read buffer layout", "log texts", "TLS session pointer", "Expect blanking",
+        "TLS session at connection start", "TLS session written by ndt7", "upgrade relay read by ndt7",
     };
     size_t at = 0;
     buf[0] = 0;
@@ -82,7 +84,7 @@ void mhd_compat_describe(unsigned set, char *buf, size_t len)
 unsigned mhd_compat_probe(void)
 {
     unsigned set = mhd_compat_tricks();
-    char on[400], off[400];
+    char on[600], off[600];
     mhd_compat_describe(set, on, sizeof on);
     mhd_compat_describe(MHD_TRICK_ALL & ~set, off, sizeof off);
     const char *plain = mhd_compat_plain_reason();
@@ -223,4 +225,93 @@ int mhd_compat_tls_cert(gnutls_session_t session, const gnutls_datum_t *req_ca_d
         return tls_thread_cert(pcert, pcert_length, privkey);
     struct conn *c = mc ? conn_of(mc) : NULL;
     return tls_creds_cert(c ? c->creds : NULL, pcert, pcert_length, privkey);
+}
+
+/* GnuTLS hook after the client's Finished has been read: acknowledge it at once. A client
+ * without TCP_NODELAY writes its Finished and then its first request, which Nagle's
+ * algorithm holds until the Finished is acknowledged; OpenSSL (nginx) sends its session
+ * tickets after the client's Finished, and they carry the ACK, but GnuTLS 3.7 sends them
+ * in its first flight, before, so the server had nothing to send and the kernel delayed
+ * the ACK (about 40 ms on the first request of every TLS 1.3 connection). TCP_QUICKACK
+ * set while an ACK is pending sends it now (tcp_sock_set_quickack). */
+static int finished_hook(gnutls_session_t session, unsigned int htype, unsigned when, unsigned int incoming,
+                         const gnutls_datum_t *msg)
+{
+    (void)htype, (void)when, (void)msg;
+    /* the session's transport is the socket: 0.9.75 to 1.0.1, daemon.c
+     * new_connection_prepare_ (gnutls_transport_set_int) */
+    int fd = incoming ? gnutls_transport_get_int(session) : -1;
+    if (fd >= 0) {
+        int one = 1;
+        (void)mhd_compat_kernel_setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one); /* a hint */
+    }
+    return 0;
+}
+
+int mhd_compat_tls_started(struct MHD_Connection *conn, struct tls_listener *t)
+{
+    /* 0.9.75 to 1.0.1: gnutls_init in new_connection_prepare_, NOTIFY_STARTED at the end of
+     * new_connection_process_, the first handshake byte read after it */
+    if (!mhd_compat_on(MHD_TRICK_TLS_START))
+        return 0;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    if (!ci || !ci->tls_session)
+        return 0;
+    tls_session_tickets(t, ci->tls_session);
+    gnutls_handshake_set_hook_function(ci->tls_session, GNUTLS_HANDSHAKE_FINISHED, GNUTLS_HOOK_POST, finished_hook);
+    return 1;
+}
+
+gnutls_session_t mhd_compat_upgraded_session(struct MHD_Connection *conn)
+{
+    /* 0.9.75: process_urh calls gnutls_record_send only with what it read from the
+     * socketpair (out_buffer_used > 0), and gnutls_record_recv on the worker: with nothing
+     * written to the socketpair, the thread that writes is the session's only sender */
+    if (!mhd_compat_on(MHD_TRICK_TLS_WRITE))
+        return NULL;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    return ci ? ci->tls_session : NULL;
+}
+
+/* libmicrohttpd 0.9.75's struct MHD_UpgradeResponseHandle (internal.h, HTTPS_SUPPORT and
+ * EPOLL_SUPPORT, as Debian builds it), up to the fields debitd reads (and in_buffer_size,
+ * which it writes) */
+struct urh_0975 {
+    struct MHD_Connection *connection;
+    void *next, *prev, *next_e, *prev_e;
+    bool in_eready_list;
+    char *in_buffer, *out_buffer;
+    size_t in_buffer_size, out_buffer_size, in_buffer_used, out_buffer_used;
+    struct {
+        void *urh;
+        int socket;
+        int celi;
+    } app, mhd;
+    char e_buf[8]; /* RESERVE_EBUF_SIZE */
+};
+
+int mhd_compat_relay_recv_off(struct MHD_Connection *conn, struct MHD_UpgradeResponseHandle *urh, int sock)
+{
+    /* 0.9.75: MHD_response_execute_upgrade_ (response.c) hands the relay
+     * MHD_pool_get_free(pool), which is 0 there (build_header_response took the whole pool
+     * for the 101's write buffer, connection_maximize_write_buffer; 0.9.77 gives it back), so
+     * its 8-byte e_buf, split in two; then it calls the upgrade handler on the worker, before
+     * process_urh first runs there. process_urh receives from TLS only while
+     * in_buffer_used < in_buffer_size, and ends the forwarding when both sizes are 0 (the
+     * out size becomes 0 at MHD_upgrade_action(CLOSE)). Each field is checked first, so
+     * that a handle of another shape is left alone. */
+    static _Atomic int warned;
+    struct urh_0975 *u = (struct urh_0975 *)urh;
+    if (!mhd_compat_on(MHD_TRICK_RELAY_RECV) || !mhd_compat_on(MHD_TRICK_TLS_WRITE))
+        return 0;
+    if (u->connection != conn || u->app.urh != u || u->mhd.urh != u || u->app.socket != sock || u->mhd.socket < 0 ||
+        u->mhd.socket == sock || u->in_buffer != u->e_buf || u->out_buffer != u->e_buf + 4 ||
+        u->in_buffer_size != 4 || u->out_buffer_size != 4 || u->in_buffer_used || u->out_buffer_used) {
+        if (!atomic_exchange(&warned, 1))
+            log_warn("libmicrohttpd %s: an upgrade's relay handle is not as expected: the relay receives (wss "
+                     "uploads at its rate)", MHD_get_version());
+        return 0;
+    }
+    u->in_buffer_size = 0;
+    return 1;
 }

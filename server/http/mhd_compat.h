@@ -31,6 +31,27 @@
  *                          credentials the connection was accepted with. Fallback: the
  *                          listener's current credentials at the handshake, found through
  *                          the worker thread (tls.h, tls_thread_cert).
+ *   MHD_TRICK_TLS_START    at MHD_CONNECTION_NOTIFY_STARTED the connection's GnuTLS session
+ *                          exists and has not begun its handshake, and its transport is the
+ *                          connection's socket (gnutls_transport_get_int): session tickets
+ *                          and the Finished hook's TCP_QUICKACK are set up then
+ *                          (mhd_compat_tls_started). Fallback: neither (every handshake a
+ *                          full one; a client's first request may wait for a delayed ACK).
+ *   MHD_TRICK_TLS_WRITE    after an upgrade on HTTPS the ndt7 thread writes its frames into
+ *                          the connection's GnuTLS session itself (mhd_compat_upgraded_session):
+ *                          libmicrohttpd's relay sends on it only what the application writes
+ *                          to its socketpair end, so the thread is its only sender. Fallback:
+ *                          the frames go through the socketpair and the relay.
+ *   MHD_TRICK_RELAY_RECV   ... and receives the client's bytes from it too, the relay told to
+ *                          read no more (its receive size set to 0 in the upgrade handler,
+ *                          after checking every field of 0.9.75's handle that it expects:
+ *                          mhd_compat_relay_recv_off). 0.9.75 leaves the relay of an HTTPS
+ *                          upgrade its 8-byte emergency buffer (the 101's write buffer took the
+ *                          whole memory pool and is not given back), 4 bytes a step each way;
+ *                          and one thread sends and receives, so a TLS 1.3 KeyUpdate GnuTLS
+ *                          answers while receiving never races the frames. Fallback: the
+ *                          relay receives, 4 bytes a step (with TLS_WRITE on, while the
+ *                          thread sends: GnuTLS's one sender and one receiver).
  *
  * Not a trick but an assumption tested with the rest: a 304 carries the Content-Length of
  * the response's size and never reads its body (0.9.75 does it; 1.0 documents it at
@@ -73,10 +94,14 @@ enum mhd_trick {
     MHD_TRICK_LOG_TEXT = 1u << 5,
     MHD_TRICK_TLS_SESSION = 1u << 6,
     MHD_TRICK_EXPECT_BLANK = 1u << 7,
+    MHD_TRICK_TLS_START = 1u << 8,
+    MHD_TRICK_TLS_WRITE = 1u << 9,
+    MHD_TRICK_RELAY_RECV = 1u << 10,
 };
-#define MHD_TRICK_ALL 0xffu
+#define MHD_TRICK_ALL 0x7ffu
 
 struct conn;
+struct tls_listener;
 
 /* What the interposers keep of a connection's socket (in its struct conn; written and
  * read on its worker). */
@@ -140,6 +165,20 @@ size_t mhd_compat_log_texts(void);
 struct MHD_Response *mhd_compat_response_304(uint64_t size);
 /* The MHD_Connection of a TLS handshake's SESSION (MHD_TRICK_TLS_SESSION), or NULL. */
 struct MHD_Connection *mhd_compat_tls_connection(gnutls_session_t session);
+/* At MHD_CONNECTION_NOTIFY_STARTED of CONN on a TLS listener T, before its handshake: T's
+ * session tickets (tls_session_tickets) and the Finished hook's TCP_QUICKACK on its GnuTLS
+ * session, when MHD_TRICK_TLS_START is on. Returns 1 if set up, 0 if not. */
+int mhd_compat_tls_started(struct MHD_Connection *conn, struct tls_listener *t);
+/* The GnuTLS session an upgraded HTTPS connection CONN's thread may write to itself
+ * (MHD_TRICK_TLS_WRITE), or NULL: write to the upgrade's socket, libmicrohttpd relays it. */
+gnutls_session_t mhd_compat_upgraded_session(struct MHD_Connection *conn);
+/* From the upgrade handler of an HTTPS connection CONN (URH, the application's socket
+ * SOCK): tell libmicrohttpd's relay to receive no more, when MHD_TRICK_RELAY_RECV and
+ * MHD_TRICK_TLS_WRITE are on and URH holds what 0.9.75's does there. Returns 1 when the
+ * caller must now receive on the session itself (gnutls_record_recv, polling the TCP
+ * socket; the socketpair stays silent), 0 when the client's bytes still come through the
+ * socketpair (a warning once when the handle is not as expected). */
+int mhd_compat_relay_recv_off(struct MHD_Connection *conn, struct MHD_UpgradeResponseHandle *urh, int sock);
 /* The certificate callback (gnutls_certificate_retrieve_function2) of every TLS listener:
  * the connection's credentials (its struct conn's, tls_creds_cert), or with the trick off
  * the worker thread's listener's (tls_thread_cert). */

@@ -6,8 +6,6 @@
 #include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -319,44 +317,10 @@ int tls_reload(struct tls_listener *t, const char *cert, const char *key, char *
     return 0;
 }
 
-/* GnuTLS hook after the client's Finished has been read: acknowledge it at once. A client
- * without TCP_NODELAY writes its Finished and then its first request, which Nagle's
- * algorithm holds until the Finished is acknowledged; OpenSSL (nginx) sends its session
- * tickets after the client's Finished, and they carry the ACK, but GnuTLS 3.7 sends them
- * in its first flight, before, so the server had nothing to send and the kernel delayed
- * the ACK (about 40 ms on the first request of every TLS 1.3 connection). TCP_QUICKACK
- * set while an ACK is pending sends it now (tcp_sock_set_quickack). The socket is the
- * session's transport (libmicrohttpd 0.9.75: gnutls_transport_set_int, daemon.c). */
-static int finished_hook(gnutls_session_t session, unsigned int htype, unsigned when, unsigned int incoming,
-                         const gnutls_datum_t *msg)
+void tls_session_tickets(struct tls_listener *t, gnutls_session_t session)
 {
-    (void)htype, (void)when, (void)msg;
-    int fd = incoming ? gnutls_transport_get_int(session) : -1;
-    if (fd >= 0) {
-        int one = 1;
-        (void)setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one); /* a hint: nothing to fail */
-    }
-    return 0;
-}
-
-/* Session tickets on CONN's GnuTLS session, before its first handshake byte (libmicrohttpd
- * 0.9.75 calls NOTIFY_STARTED after gnutls_init, daemon.c new_connection_prepare_): a
- * client that comes back with a ticket resumes without the certificate's signature and a
- * full key exchange (TLS 1.3 PSK with ECDHE, or a TLS 1.2 ticket), as with nginx; and the
- * hook above. Without either the handshake still works: nothing to fail here. */
-static void tickets_enable(struct tls_listener *t, struct MHD_Connection *conn)
-{
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-    if (!ci || !ci->tls_session)
-        return;
     if (t->ticket_key.data)
-        gnutls_session_ticket_enable_server(ci->tls_session, &t->ticket_key);
-    gnutls_handshake_set_hook_function(ci->tls_session, GNUTLS_HANDSHAKE_FINISHED, GNUTLS_HOOK_POST, finished_hook);
-}
-
-void tls_conn_tickets(struct tls_listener *t, struct MHD_Connection *conn)
-{
-    tickets_enable(t, conn);
+        gnutls_session_ticket_enable_server(session, &t->ticket_key);
 }
 
 /* The listener whose credentials were last taken on this thread: a libmicrohttpd worker

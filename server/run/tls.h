@@ -65,9 +65,12 @@ int tls_reload(struct tls_listener *t, const char *cert, const char *key, char *
 unsigned tls_mhd_flags(void);
 void tls_mhd_options(struct tls_listener *t, gnutls_certificate_retrieve_function2 *cert_callback,
                      struct MHD_OptionItem *opts, int *n);
-/* At MHD_CONNECTION_NOTIFY_STARTED of CONN on listener T, before its first handshake byte:
- * session tickets and the Finished hook on its GnuTLS session (nothing to fail). */
-void tls_conn_tickets(struct tls_listener *t, struct MHD_Connection *conn);
+/* Session tickets with T's key on SESSION, a server session before its first handshake
+ * byte: a client that comes back with a ticket resumes without the certificate's signature
+ * and a full key exchange (TLS 1.3 PSK with ECDHE, or a TLS 1.2 ticket), as with nginx.
+ * Nothing to fail: without them every handshake is a full one. The caller knows when a
+ * session is in that state (libmicrohttpd's side: mhd_compat_tls_started). */
+void tls_session_tickets(struct tls_listener *t, gnutls_session_t session);
 /* A reference to T's current credentials, taken for a connection at
  * MHD_CONNECTION_NOTIFY_STARTED (before its handshake) and released at _CLOSED (which
  * libmicrohttpd sends after gnutls_deinit): a reload never touches an open connection's.
