@@ -243,6 +243,7 @@ static int finished_hook(gnutls_session_t session, unsigned int htype, unsigned 
     int fd = incoming ? gnutls_transport_get_int(session) : -1;
     if (fd >= 0) {
         int one = 1;
+        mark_seen(MHD_TRICK_TLS_START);
         (void)mhd_compat_kernel_setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one); /* a hint */
     }
     return 0;

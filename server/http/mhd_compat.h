@@ -122,6 +122,8 @@ unsigned mhd_compat_tricks(void);
 const char *mhd_compat_plain_reason(void);
 /* Tests: probe again as if the version were unknown (UNKNOWN = 1) or as found (0). */
 void mhd_compat_force_unknown(int unknown);
+/* Tests: probe again with the tricks in SET off, as in a build that lacks them (0: none). */
+void mhd_compat_force_off(unsigned set);
 /* "setsockopt interposer, sendfile64 interposer, ..." for the tricks in SET ("none"). */
 void mhd_compat_describe(unsigned set, char *buf, size_t len);
 
@@ -135,7 +137,8 @@ void mhd_compat_fd_detach(int fd, struct conn *c);
 /* The kernel's setsockopt, never the interposer. */
 int mhd_compat_kernel_setsockopt(int fd, int level, int name, const void *val, socklen_t len);
 /* Whether the interposers were entered since the last mhd_compat_seen_reset (tests): the
- * bits MHD_TRICK_SETSOCKOPT and MHD_TRICK_SENDFILE, whatever the tricks' state. */
+ * bits MHD_TRICK_SETSOCKOPT and MHD_TRICK_SENDFILE, whatever the tricks' state; and
+ * MHD_TRICK_TLS_START once the Finished hook ran on a socket. */
 unsigned mhd_compat_seen(void);
 void mhd_compat_seen_reset(void);
 

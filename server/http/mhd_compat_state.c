@@ -16,6 +16,7 @@
 
 static _Atomic unsigned tricks;
 static _Atomic int force_unknown;
+static _Atomic unsigned force_off; /* mhd_compat_force_off */
 /* The connection on each descriptor (512 KiB of zeroes in .bss, touched only as far as
  * descriptors go): set and cleared on the connection's worker (conn_new, conn_free). */
 static struct conn *_Atomic fd_table[MHD_COMPAT_MAX_FD];
@@ -94,6 +95,7 @@ static unsigned current(void)
                 t &= ~(unsigned)MHD_TRICK_SETSOCKOPT;
             if (!interposed("sendfile64"))
                 t &= ~(unsigned)MHD_TRICK_SENDFILE;
+            t &= ~atomic_load(&force_off);
         }
         atomic_store_explicit(&tricks, t, memory_order_relaxed);
     }
@@ -113,5 +115,11 @@ int mhd_compat_on(enum mhd_trick trick)
 void mhd_compat_force_unknown(int unknown)
 {
     atomic_store(&force_unknown, unknown);
+    atomic_store(&tricks, 0); /* probe again */
+}
+
+void mhd_compat_force_off(unsigned set)
+{
+    atomic_store(&force_off, set & MHD_TRICK_ALL);
     atomic_store(&tricks, 0); /* probe again */
 }

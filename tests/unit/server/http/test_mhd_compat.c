@@ -15,7 +15,9 @@
 #include <curl/curl.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -47,7 +49,34 @@ static struct {
     int nopush_begun;      /* /file: nopush_begin returned 0 */
     int conn_found;        /* conn_of (MHD_CONNECTION_INFO_SOCKET_CONTEXT) gave NOTIFY_STARTED's struct conn */
     int expect_blanked;    /* /expect: mhd_compat_expect_blank blanked the Expect value */
+    int transport_is_sock; /* NOTIFY_STARTED: the GnuTLS session exists, its transport is the socket */
+    int tls_started;       /* ... and mhd_compat_tls_started set it up */
 } seen_req;
+
+#define UP_CLIENT_BYTES (1u << 20) /* /up: what the client sends after the 101, and the server */
+#define UP_SERVER_BYTES (1u << 20)
+#define UP_RELAY_BYTES (64u << 10) /* ... through libmicrohttpd's 4-byte relay steps */
+
+/* What the upgrade handler of /up and its thread saw. */
+static struct {
+    struct MHD_Connection *conn;
+    struct MHD_UpgradeResponseHandle *urh;
+    int sock, tcp;
+    gnutls_session_t session; /* mhd_compat_upgraded_session */
+    int recv_off;             /* mhd_compat_relay_recv_off */
+    size_t want_in, want_out; /* bytes to receive, then to send */
+    size_t got;               /* received */
+    int intact;               /* the received bytes are the client's pattern */
+    int sent;                 /* every byte went out */
+    int pair_silent;          /* recv_off: nothing came through the socketpair */
+    pthread_t thread;
+    int running;
+} up;
+
+static unsigned char pattern(size_t i, int dir)
+{
+    return (unsigned char)(i * 7 + 3 + (size_t)dir * (i >> 9));
+}
 
 static int memfd = -1;
 static struct tls_listener *tls_l;
@@ -90,8 +119,13 @@ static void notify(void *cls, struct MHD_Connection *c, void **sc, enum MHD_Conn
         seen_req.started = c;
         struct conn *cn = conn_new(ci->connect_fd);
         assert_non_null(cn);
-        if (tls_l)
+        if (tls_l) {
             cn->creds = tls_creds_take(tls_l);
+            const union MHD_ConnectionInfo *ts = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+            seen_req.transport_is_sock = ts && ts->tls_session &&
+                                         gnutls_transport_get_int(ts->tls_session) == ci->connect_fd;
+            seen_req.tls_started = mhd_compat_tls_started(c, tls_l);
+        }
         *sc = cn;
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
         conn_free(*sc);
@@ -105,6 +139,81 @@ static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum 
     char err[160];
     nopush_end(seen_req.sock, err, sizeof err);
     sendstep_end(seen_req.sock);
+}
+
+/* Wait (bounded: 10 s) until FD has EVENTS: 1, or 0 on the timeout (no cmocka assertion:
+ * /up's thread calls it). */
+static int wait_fd(int fd, short events)
+{
+    struct pollfd p = {.fd = fd, .events = events};
+    return poll(&p, 1, 10000) == 1;
+}
+
+/* /up's thread, as http_ndt7_run's: receive the client's bytes (from the session itself,
+ * or through the socketpair), then send ours (into the session, or the socketpair), then
+ * close. */
+static void *up_run(void *arg)
+{
+    (void)arg;
+    static unsigned char buf[65536];
+    up.intact = 1;
+    while (up.got < up.want_in) {
+        ssize_t n;
+        if (up.recv_off) {
+            if (gnutls_record_check_pending(up.session) == 0 && !wait_fd(up.tcp, POLLIN))
+                break;
+            n = gnutls_record_recv(up.session, buf, sizeof buf);
+            if (n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED)
+                continue;
+        } else {
+            if (!wait_fd(up.sock, POLLIN))
+                break;
+            n = recv(up.sock, buf, sizeof buf, 0);
+            if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                continue;
+        }
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n; i++)
+            if (buf[i] != pattern(up.got + (size_t)i, 0))
+                up.intact = 0;
+        up.got += (size_t)n;
+    }
+    size_t off = 0;
+    while (off < up.want_out) {
+        size_t k = up.want_out - off < sizeof buf ? up.want_out - off : sizeof buf;
+        for (size_t i = 0; i < k; i++)
+            buf[i] = pattern(off + i, 1);
+        ssize_t n = up.session ? gnutls_record_send(up.session, buf, k) : send(up.sock, buf, k, MSG_NOSIGNAL);
+        if (n == GNUTLS_E_AGAIN || (n < 0 && errno == EAGAIN)) {
+            if (!wait_fd(up.session ? up.tcp : up.sock, POLLOUT))
+                break;
+            continue;
+        }
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    up.sent = off == up.want_out;
+    char b;
+    up.pair_silent = recv(up.sock, &b, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN;
+    MHD_upgrade_action(up.urh, MHD_UPGRADE_ACTION_CLOSE);
+    return NULL;
+}
+
+static void upgraded(void *cls, struct MHD_Connection *c, void *req_cls, const char *extra_in, size_t extra_in_size,
+                     MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
+{
+    (void)cls, (void)req_cls, (void)extra_in;
+    assert_int_equal(extra_in_size, 0); /* the client sends only after the 101 */
+    up.conn = c;
+    up.urh = urh;
+    up.sock = sock;
+    up.tcp = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)->connect_fd;
+    up.session = mhd_compat_upgraded_session(c);
+    up.recv_off = up.session && mhd_compat_relay_recv_off(c, urh, sock);
+    fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);
+    up.running = pthread_create(&up.thread, NULL, up_run, NULL) == 0;
 }
 
 /* /file: the memfd body with tcp_nopush and the sendfile steps as debitd does them;
@@ -142,6 +251,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
         char err[160];
         seen_req.nopush_begun = nopush_begin(seen_req.sock, err, sizeof err) == 0;
         sendstep_begin(seen_req.sock, BODY_SIZE);
+    } else if (strcmp(url, "/up") == 0) {
+        r = MHD_create_response_for_upgrade(upgraded, NULL);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_UPGRADE, "debit-test");
+        status = MHD_HTTP_SWITCHING_PROTOCOLS;
     } else if (strcmp(url, "/304") == 0) {
         r = mhd_compat_response_304(12345);
         status = 304;
@@ -476,6 +589,210 @@ static void test_tls_session(void **state)
     mhd_compat_force_unknown(0);
 }
 
+/* A TLS daemon of the test's answer, with T's credentials (and upgrades). */
+static struct MHD_Daemon *start_tls(unsigned *port)
+{
+    struct MHD_OptionItem opts[4];
+    int k = 0;
+    tls_mhd_options(tls_l, cert_cb, opts, &k);
+    opts[k++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    return start(tls_mhd_flags() | MHD_ALLOW_UPGRADE, port, opts);
+}
+
+static void tls_listener_up(void)
+{
+    char crt[128], key[128], err[256];
+    testlib_tls_cert(dir, "a");
+    snprintf(crt, sizeof crt, "%s/a.crt", dir);
+    snprintf(key, sizeof key, "%s/a.key", dir);
+    tls_l = tls_listener_new(crt, key, NULL, err, sizeof err);
+    assert_non_null(tls_l);
+}
+
+/* A GnuTLS client's session on a new connection to PORT, its handshake done (with RESUME's
+ * session data when given); *FD its socket (blocking). */
+static gnutls_session_t tls_client(unsigned port, gnutls_certificate_credentials_t cred, const gnutls_datum_t *resume,
+                                   int *fd)
+{
+    gnutls_session_t s;
+    *fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    assert_int_equal(connect(*fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(gnutls_init(&s, GNUTLS_CLIENT), 0);
+    assert_int_equal(gnutls_set_default_priority(s), 0);
+    assert_int_equal(gnutls_credentials_set(s, GNUTLS_CRD_CERTIFICATE, cred), 0);
+    if (resume)
+        assert_int_equal(gnutls_session_set_data(s, resume->data, resume->size), 0);
+    struct timeval tv = {.tv_sec = 10}; /* a read that never ends fails the test instead */
+    setsockopt(*fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    gnutls_transport_set_int(s, *fd);
+    gnutls_handshake_set_timeout(s, 10000);
+    int r;
+    do
+        r = gnutls_handshake(s);
+    while (r < 0 && !gnutls_error_is_fatal(r));
+    assert_int_equal(r, 0);
+    return s;
+}
+
+static void tls_send_all(gnutls_session_t s, const void *p, size_t n)
+{
+    for (size_t off = 0; off < n;) {
+        ssize_t k = gnutls_record_send(s, (const char *)p + off, n - off);
+        assert_true(k > 0);
+        off += (size_t)k;
+    }
+}
+
+/* Read S until the peer ends it or WANT bytes came: the byte count, the first LEN - 1
+ * bytes in BUF; each byte checked against pattern(i, DIR) unless DIR < 0. */
+static size_t tls_read_all(gnutls_session_t s, char *buf, size_t len, int dir, size_t want)
+{
+    size_t got = 0;
+    char tmp[16384];
+    int idle = 0;
+    while (got < want) {
+        errno = 0;
+        ssize_t n = gnutls_record_recv(s, tmp, want - got < sizeof tmp ? want - got : sizeof tmp);
+        if ((n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED) && errno != EAGAIN)
+            continue; /* a post-handshake message (a session ticket), read */
+        if (n == GNUTLS_E_AGAIN && ++idle < 2)
+            continue; /* SO_RCVTIMEO: 10 s without a byte, twice */
+        if (n <= 0) /* 0: close_notify; or the socket closed without one */
+            break;
+        for (ssize_t i = 0; dir >= 0 && i < n; i++)
+            if ((unsigned char)tmp[i] != pattern(got + (size_t)i, dir))
+                fail_msg("byte %zu differs", got + (size_t)i);
+        if (buf && got < len - 1)
+            memcpy(buf + got, tmp, (size_t)n < len - 1 - got ? (size_t)n : len - 1 - got);
+        got += (size_t)n;
+    }
+    if (buf)
+        buf[got < len - 1 ? got : len - 1] = 0;
+    return got;
+}
+
+/* At NOTIFY_STARTED the GnuTLS session exists with the socket as its transport and no
+ * handshake yet: tickets set then let a second connection resume with the first's, and
+ * the Finished hook runs. With the trick off neither happens and HTTPS still works. */
+static void test_tls_start(void **state)
+{
+    (void)state;
+    char crt[128];
+    snprintf(crt, sizeof crt, "%s/a.crt", dir);
+    for (int unknown = 0; unknown <= 1; unknown++) {
+        mhd_compat_force_unknown(unknown);
+        tls_listener_up();
+        unsigned port;
+        struct MHD_Daemon *d = start_tls(&port);
+        gnutls_certificate_credentials_t cred;
+        assert_int_equal(gnutls_certificate_allocate_credentials(&cred), 0);
+        gnutls_datum_t ticket = {0};
+        for (int i = 0; i < 2; i++) {
+            int fd;
+            mhd_compat_seen_reset();
+            seen_req.transport_is_sock = seen_req.tls_started = -1;
+            gnutls_session_t s = tls_client(port, cred, i ? &ticket : NULL, &fd);
+            static const char req[] = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+            tls_send_all(s, req, sizeof req - 1);
+            char buf[512];
+            tls_read_all(s, buf, sizeof buf, -1, SIZE_MAX);
+            assert_non_null(strstr(buf, "200 OK"));
+            assert_int_equal(seen_req.transport_is_sock, 1); /* the assumption, whatever the trick */
+            assert_int_equal(seen_req.tls_started, !unknown);
+            assert_int_equal(!!(mhd_compat_seen() & MHD_TRICK_TLS_START), !unknown);
+            assert_int_equal(gnutls_session_is_resumed(s), i && !unknown);
+            if (!i)
+                assert_int_equal(gnutls_session_get_data2(s, &ticket), 0);
+            gnutls_deinit(s);
+            close(fd);
+        }
+        gnutls_free(ticket.data);
+        gnutls_certificate_free_credentials(cred);
+        MHD_stop_daemon(d);
+        tls_listener_free(tls_l);
+        tls_l = NULL;
+    }
+    mhd_compat_force_unknown(0);
+}
+
+/* After an upgrade on HTTPS: with both tricks the thread receives the client's bytes from
+ * the GnuTLS session itself (the relay reads none: the socketpair stays silent) and sends
+ * into it; with MHD_TRICK_RELAY_RECV off the relay brings the client's bytes 4 at a time
+ * (why the trick exists) while the thread sends; with every trick off both directions go
+ * through the relay. The bytes arrive whole and in order every time. */
+static void test_upgrade(void **state)
+{
+    (void)state;
+    static const struct {
+        int unknown;
+        unsigned off;
+        int session, recv_off;
+        size_t in, out;
+    } rows[] = {
+        {0, 0, 1, 1, UP_CLIENT_BYTES, UP_SERVER_BYTES},
+        {0, MHD_TRICK_RELAY_RECV, 1, 0, UP_RELAY_BYTES, UP_SERVER_BYTES},
+        {1, 0, 0, 0, UP_RELAY_BYTES, UP_RELAY_BYTES},
+    };
+    static unsigned char out[UP_CLIENT_BYTES];
+    for (size_t i = 0; i < sizeof out; i++)
+        out[i] = pattern(i, 0);
+    for (size_t row = 0; row < sizeof rows / sizeof rows[0]; row++) {
+        mhd_compat_force_unknown(rows[row].unknown);
+        mhd_compat_force_off(rows[row].off);
+        tls_listener_up();
+        unsigned port;
+        struct MHD_Daemon *d = start_tls(&port);
+        gnutls_certificate_credentials_t cred;
+        assert_int_equal(gnutls_certificate_allocate_credentials(&cred), 0);
+        memset(&up, 0, sizeof up);
+        up.want_in = rows[row].in;
+        up.want_out = rows[row].out;
+        int fd;
+        gnutls_session_t s = tls_client(port, cred, NULL, &fd);
+        static const char req[] = "GET /up HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: debit-test\r\n\r\n";
+        tls_send_all(s, req, sizeof req - 1);
+        char head[1024];
+        size_t hl = 0;
+        while (!memmem(head, hl, "\r\n\r\n", 4)) { /* the 101 alone: the server sends after our bytes */
+            ssize_t n = gnutls_record_recv(s, head + hl, sizeof head - 1 - hl);
+            if (n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED) /* a session ticket, read */
+                continue;
+            if (n <= 0)
+                fail_msg("no 101: %s", gnutls_strerror((int)n));
+            hl += (size_t)n;
+        }
+        head[hl] = 0;
+        assert_int_equal(strncmp(head, "HTTP/1.1 101 ", 13), 0);
+        assert_int_equal((size_t)(strstr(head, "\r\n\r\n") + 4 - head), hl);
+        tls_send_all(s, out, up.want_in);
+        /* as an ndt7 client, which closes once it has all: 0.9.75's relay, receiving, may
+         * miss the application's close (it marks the handle closed after its shutdown) and
+         * then ends only on an event of the client's */
+        size_t got = tls_read_all(s, NULL, 0, 1, up.want_out);
+        gnutls_deinit(s);
+        close(fd);
+        if (up.running)
+            pthread_join(up.thread, NULL);
+        MHD_stop_daemon(d);
+        tls_listener_free(tls_l);
+        tls_l = NULL;
+        gnutls_certificate_free_credentials(cred);
+        assert_true(up.running);
+        assert_int_equal(up.session != NULL, rows[row].session);
+        assert_int_equal(up.recv_off, rows[row].recv_off);
+        assert_int_equal(up.got, up.want_in);
+        assert_true(up.intact);
+        assert_true(up.sent);
+        assert_int_equal(got, up.want_out);
+        if (up.recv_off)
+            assert_true(up.pair_silent);
+    }
+    mhd_compat_force_off(0);
+    mhd_compat_force_unknown(0);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -483,6 +800,7 @@ int main(void)
         cmocka_unit_test(test_probe),       cmocka_unit_test(test_log_texts),   cmocka_unit_test(test_interposers),
         cmocka_unit_test(test_layout),      cmocka_unit_test(test_query_cut),   cmocka_unit_test(test_header_write),
         cmocka_unit_test(test_304),         cmocka_unit_test(test_tls_session), cmocka_unit_test(test_expect_blank),
+        cmocka_unit_test(test_tls_start),   cmocka_unit_test(test_upgrade),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
