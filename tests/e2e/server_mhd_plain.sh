@@ -7,7 +7,8 @@
 # a new X-Debit-Transfer (the header deleted and added, not written over) and the file's
 # bytes, a 304 with the 200's Content-Length and no body, an HTTPS download (the
 # certificate found through the worker thread, not the GnuTLS session pointer) and the
-# libmicrohttpd messages logged as lines rather than counted.
+# libmicrohttpd messages logged as lines rather than counted; ndt7 over wss through
+# libmicrohttpd's upgrade relay both ways.
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/server_lib.bash"
 need_cmd openssl python3
@@ -28,8 +29,8 @@ sed -i "1s| } );\$| },\\n  { address = \"127.0.0.1\"; port = $TPORT; tls = { cer
 
 DEBITD_MHD_COMPAT=plain srv_start "$T_TMP/d.conf"
 check_match "start: the fallback is said, naming what is off" \
-  'warn: libmicrohttpd [0-9.]+: DEBITD_MHD_COMPAT=plain .*its public API only, off: setsockopt interposer, sendfile64 interposer, header value rewrite, query cut, read buffer layout, log texts, TLS session pointer' \
-  "$(cat "$T_TMP/debitd.log")"
+  'warn: libmicrohttpd [0-9.]+: DEBITD_MHD_COMPAT=plain .*its public API only, off: setsockopt interposer, sendfile64 interposer, header value rewrite, query cut, read buffer layout, log texts, TLS session pointer, Expect blanking, TLS session at connection start, TLS session written by ndt7, upgrade relay read by ndt7$' \
+  "$(grep 'DEBITD_MHD_COMPAT=plain' "$T_TMP/debitd.log")"
 check_eq "/status: tcp_nopush enabled but not interposed" '{"enabled":true,"interposed":false,"responses":0}' \
   "$(curl -s "$BASE/status" | jq -c '.listeners[0].tcp_nopush')"
 
@@ -69,6 +70,24 @@ wait_for 50 sh -c "curl -s '$BASE/transfers/$id' | grep -q '\"done\"'"
 check_eq "... its record: sent over TLS, whole" "tls 4096" \
   "$(curl -s "$BASE/transfers/$id" | jq -r '"\(.send_path) \(.bytes)"')"
 
+# ndt7 over wss, a download and an upload at once: the test's thread neither writes nor
+# reads the GnuTLS session (MHD_TRICK_TLS_WRITE, MHD_TRICK_RELAY_RECV off), libmicrohttpd's
+# relay carries both ways (4 bytes a step in 0.9.75: slow, but whole)
+t_bg pwd "$DEBIT" -n 1 --db none -k --jsonl "$T_TMP/pwd.jsonl" "wss://127.0.0.1:$TPORT/ndt/v7/download"
+P1=$T_LAST_PID
+"$DEBIT" -n 1 --db none -k --jsonl "$T_TMP/pwu.jsonl" "wss://127.0.0.1:$TPORT/ndt/v7/upload" >"$T_TMP/pwu.out" 2>&1
+wait "$P1"
+check_eq "wss ndt7 download through the relay: ok, close 1000, the record done, its bytes = debit's, some" \
+  "true 1000 done true true" "$(tail -n 1 "$T_TMP/pwd.jsonl" |
+    jq -r '"\(.ok) \(.ndt7.close_code) \(.server_record.state) \(.bytes == .server_record.bytes) \(.bytes > 0)"')"
+j=$(tail -n 1 "$T_TMP/pwu.jsonl")
+check_eq "wss ndt7 upload through the relay: ok, close 1000" "true 1000" "$(jq -r '"\(.ok) \(.ndt7.close_code)"' <<<"$j")"
+# what debit wrote at 10 s still sat in the sockets, drained 4 bytes a relay step after it
+id=$(jq -r .server_record.id <<<"$j")
+wait_for 100 sh -c "curl -s '$BASE/transfers/$id' | grep -q '\"done\"'"
+check_eq "... its record done, with some bytes, not more than debit sent" "done true" \
+  "$(curl -s "$BASE/transfers/$id" | jq -r --argjson sent "$(jq .bytes <<<"$j")" '"\(.state) \(.bytes > 0 and .bytes <= $sent)"')"
+
 # a request libmicrohttpd answers itself (505): its message is a log line, not a count
 python3 - "$PORT" <<'PY'
 import socket, sys
@@ -87,7 +106,7 @@ check_eq "debitd stops cleanly" 0 "$SRV_RC"
 # without the variable: the verified version, every trick on (this build exports both)
 srv_start "$T_TMP/d.conf"
 check_match "start: the tricks beneath the API, said once" \
-  'info: libmicrohttpd [0-9.]+: beneath its API: setsockopt interposer, sendfile64 interposer, header value rewrite, query cut, read buffer layout, log texts, TLS session pointer' \
-  "$(cat "$T_TMP/debitd.log")"
+  'info: libmicrohttpd [0-9.]+: beneath its API: setsockopt interposer, sendfile64 interposer, header value rewrite, query cut, read buffer layout, log texts, TLS session pointer, Expect blanking, TLS session at connection start, TLS session written by ndt7, upgrade relay read by ndt7$' \
+  "$(grep 'beneath its API' "$T_TMP/debitd.log")"
 srv_stop
 t_done
