@@ -546,25 +546,39 @@ static size_t sink(char *p, size_t sz, size_t n, void *ud)
     return sz * n;
 }
 
+/* A TLS daemon of the test's answer, with tls_l's credentials (and upgrades). */
+static struct MHD_Daemon *start_tls(unsigned *port)
+{
+    struct MHD_OptionItem opts[4];
+    int k = 0;
+    tls_mhd_options(tls_l, cert_cb, opts, &k);
+    opts[k++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    return start(tls_mhd_flags() | MHD_ALLOW_UPGRADE, port, opts);
+}
+
+/* tls_l: a listener with a new certificate, DIR/a.crt. */
+static void tls_listener_up(void)
+{
+    char crt[128], key[128], err[256];
+    testlib_tls_cert(dir, "a");
+    snprintf(crt, sizeof crt, "%s/a.crt", dir);
+    snprintf(key, sizeof key, "%s/a.key", dir);
+    tls_l = tls_listener_new(crt, key, NULL, err, sizeof err);
+    assert_non_null(tls_l);
+}
+
 /* The GnuTLS session's user pointer is the MHD_Connection NOTIFY_STARTED named; the
  * fallback (the worker thread's listener) hands out the same certificate. */
 static void test_tls_session(void **state)
 {
     (void)state;
-    char crt[128], key[128], err[256];
-    testlib_tls_cert(dir, "a");
+    char crt[128];
     snprintf(crt, sizeof crt, "%s/a.crt", dir);
-    snprintf(key, sizeof key, "%s/a.key", dir);
     for (int unknown = 0; unknown <= 1; unknown++) {
         mhd_compat_force_unknown(unknown);
-        tls_l = tls_listener_new(crt, key, NULL, err, sizeof err);
-        assert_non_null(tls_l);
-        struct MHD_OptionItem opts[4];
-        int k = 0;
-        tls_mhd_options(tls_l, cert_cb, opts, &k);
-        opts[k++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+        tls_listener_up();
         unsigned port;
-        struct MHD_Daemon *d = start(tls_mhd_flags(), &port, opts);
+        struct MHD_Daemon *d = start_tls(&port);
         seen_req.started = seen_req.tls_conn = NULL;
         char url[64];
         snprintf(url, sizeof url, "https://127.0.0.1:%u/", port);
@@ -587,26 +601,6 @@ static void test_tls_session(void **state)
         assert_ptr_equal(seen_req.tls_conn, unknown ? NULL : seen_req.started);
     }
     mhd_compat_force_unknown(0);
-}
-
-/* A TLS daemon of the test's answer, with T's credentials (and upgrades). */
-static struct MHD_Daemon *start_tls(unsigned *port)
-{
-    struct MHD_OptionItem opts[4];
-    int k = 0;
-    tls_mhd_options(tls_l, cert_cb, opts, &k);
-    opts[k++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-    return start(tls_mhd_flags() | MHD_ALLOW_UPGRADE, port, opts);
-}
-
-static void tls_listener_up(void)
-{
-    char crt[128], key[128], err[256];
-    testlib_tls_cert(dir, "a");
-    snprintf(crt, sizeof crt, "%s/a.crt", dir);
-    snprintf(key, sizeof key, "%s/a.key", dir);
-    tls_l = tls_listener_new(crt, key, NULL, err, sizeof err);
-    assert_non_null(tls_l);
 }
 
 /* A GnuTLS client's session on a new connection to PORT, its handshake done (with RESUME's
