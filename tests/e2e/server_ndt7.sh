@@ -184,9 +184,10 @@ check_cmp "debit wss download: faster than libmicrohttpd's relay could carry (> 
 check_eq "debit wss download: its bytes = the record's" "$(jq .bytes <<<"$j")" "$(jq .server_record.bytes <<<"$j")"
 # an upload over ws, then over wss, alone, from the same debit to the same debitd: the wss
 # rate against the ws one measured in this run, not against a figure of some machine.
-# Through the relay it was 0.008 x (7.6 against 1005 Mb/s); read from the session, 0.58 to
-# 0.82 x at a load average of 9 to 11 (TLS's own cost: an HTTPS upload to the sink with
-# curl was 0.52 to 0.72 x HTTP's in the same minutes, docs/server.md "ndt7")
+# Through the relay it was 0.008 x (7.6 against 1005 Mb/s; 0.006 x with
+# DEBITD_MHD_COMPAT=plain); read from the session, 0.40 to 0.82 x at a load average of 8 to
+# 15 (TLS's own cost: an HTTPS upload to the sink with curl was 0.52 to 0.72 x HTTP's in the
+# same minutes, docs/server.md "ndt7")
 for t in wsu wssu; do
   sch=$([ $t = wsu ] && echo "ws://127.0.0.1:$PORT" || echo "wss://127.0.0.1:$TPORT")
   "$DEBIT" -n 1 --db none -k --jsonl "$T_TMP/$t.jsonl" "$sch/ndt/v7/upload" >"$T_TMP/$t.out" 2>&1
