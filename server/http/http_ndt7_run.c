@@ -8,8 +8,9 @@
  * frame is begun only when wslay has nothing half-sent, so frames never interleave. On
  * HTTPS the test sends and receives on libmicrohttpd's GnuTLS session itself where
  * mhd_compat allows it (MHD_TRICK_TLS_WRITE, MHD_TRICK_RELAY_RECV), else through the
- * upgrade's socketpair and libmicrohttpd's relay. Message sizes as ndt-server's: 8 KiB, doubled while under 1/16 of the bytes
- * sent so far, at most 1 MiB. The server closes at 10 s (status 1000) and cuts at 13 s. */
+ * upgrade's socketpair and libmicrohttpd's relay. Message sizes as ndt-server's: 8 KiB,
+ * doubled while under 1/16 of the bytes sent so far, at most 1 MiB. The server closes at
+ * 10 s (status 1000) and cuts at 13 s. */
 
 
 #include "http_ndt7_run.h"
