@@ -73,11 +73,14 @@ wait_for 50 ip netns exec "$A" curl -s -o /dev/null --max-time 1 http://198.18.2
   { t_fail "listener in B answers" "$(cat "$T_TMP/http.log")"; t_done; }
 Q=$((7500 + RANDOM % 100))
 
-# rtt_us: the smallest of 5 TCP handshakes A -> B (one SYN/SYN-ACK round trip each); a
-# delay never shortens a round trip, so the smallest is the truest on a busy machine.
+# rtt_us: the smallest of 9 TCP handshakes A -> B (one SYN/SYN-ACK round trip each); a
+# delay never shortens a round trip, so the smallest is the truest on a busy machine. On a
+# loaded machine (a check-asan run beside seven builds) even the smallest base reached 1.8 ms,
+# so a delay is checked by its absolute floor (it never shortens a round trip) and by what it
+# added at most, and the base and the removal by bounds that a 4 or 10 ms delay cannot meet.
 rtt_us() {
   local i
-  for i in 1 2 3 4 5; do
+  for i in 1 2 3 4 5 6 7 8 9; do
     ip netns exec "$A" curl -s -o /dev/null --max-time 5 -w '%{time_connect}\n' http://198.18.21.2:8021/
   done | sort -g | head -1 | awk '{printf "%d\n", $1 * 1e6}'
 }
@@ -85,7 +88,7 @@ rules() { ip netns exec "$B" "${2:-iptables}" -w -t mangle -S 2>/dev/null | grep
 
 base=$(rtt_us)
 t_diag "base: TCP handshake ${base} us"
-check_cmp "base RTT measured (< 1 ms)" "$base" "<" 1000
+check_cmp "base RTT measured (< 2 ms)" "$base" "<" 2000
 
 # --- auto: the mechanism the kernel calls for, +10 ms split both ways -------------------------
 t_bg d1 ip netns exec "$B" "$NC" delay --dev vb --delay 10ms --queue-num "$Q"
@@ -100,7 +103,7 @@ if [ "$want" = delayline ]; then
 fi
 r=$(rtt_us)
 t_diag "+10 ms: TCP handshake ${r} us"
-check_cmp "+10 ms: added RTT >= 9.5 ms" "$((r - base))" ">=" 9500
+check_cmp "+10 ms: RTT >= 9.5 ms" "$r" ">=" 9500
 check_cmp "+10 ms: added RTT <= 11 ms" "$((r - base))" "<=" 11000
 stop_pid "$P1" TERM
 check_eq "SIGTERM: exit 0" 0 "$STOP_RC"
@@ -112,7 +115,7 @@ if [ "$want" = delayline ]; then
   check_match "the delay line's stats come through" "debit-delayline: stats packets=[1-9][0-9]* .*kernel_dropped=0" "$(cat "$T_TMP/d1.log")"
 fi
 r=$(rtt_us)
-check_cmp "after SIGTERM: RTT back (< 1 ms)" "$r" "<" 1000
+check_cmp "after SIGTERM: RTT back (< 2 ms)" "$r" "<" 2000
 
 # --- the delay line, forced: incoming only, IPv4 only, stopped by SIGINT ---------------------
 t_bg d2 ip netns exec "$B" "$NC" delay --dev vb --delay 4ms --direction in --mechanism delayline \
@@ -127,7 +130,7 @@ check_nomatch "delayline, in: no POSTROUTING rule" "POSTROUTING.*debit-delayline
 check_eq "--no-ipv6: no ip6tables rule" 0 "$(rules "$Q" ip6tables)"
 r=$(rtt_us)
 t_diag "+4 ms in: TCP handshake ${r} us"
-check_cmp "+4 ms in: added RTT >= 3.5 ms" "$((r - base))" ">=" 3500
+check_cmp "+4 ms in: RTT >= 3.5 ms" "$r" ">=" 3500
 check_cmp "+4 ms in: added RTT <= 5 ms" "$((r - base))" "<=" 5000
 # t_bg's job starts with SIGINT ignored (a script's background job): debit-netctl takes it back.
 stop_pid "$P2" INT
@@ -161,7 +164,7 @@ if [ "$want" = netem ]; then
   check_match "netem: on vb's root, half the delay, limit from --rate-hint" "netem deb1: root .*limit 250000 delay 15(\.0)?ms" "$q"
   check_match "netem: ingress redirected to an IFB" "ingress ffff:" "$q"
   r=$(rtt_us)
-  check_cmp "netem +30 ms: added RTT >= 29.5 ms" "$((r - base))" ">=" 29500
+  check_cmp "netem +30 ms: RTT >= 29.5 ms" "$r" ">=" 29500
   check_cmp "netem +30 ms: added RTT <= 31 ms" "$((r - base))" "<=" 31000
   stop_pid "$P4" TERM
 check_eq "netem: SIGTERM, exit 0" 0 "$STOP_RC"
