@@ -48,6 +48,7 @@ const char *verdict_name(enum verdict_kind k);
 #define VERDICT_PLATEAU_BAND 0.10       /* an interval within 10% of the plateau's median is on it */
 #define VERDICT_PLATEAU_SHARE 0.70      /* ... and at least 70% of the intervals after slow start are */
 #define VERDICT_PLATEAU_MIN 5           /* intervals after slow start needed to call anything a plateau */
+#define VERDICT_QUEUED_WINDOW 1.50      /* ssthresh x MSS / base RTT over the plateau: losses at a full queue */
 #define VERDICT_PAIR_BOUND 1.00         /* one host: both ends' CPU demands together that make the pair CPU-bound */
 #define VERDICT_PAIR_RECEIVER 0.50      /* ... with the receiver's at least this */
 
