@@ -476,18 +476,26 @@ static int cmp_double(const void *a, const void *b)
 void verdict_plateau(const double *mbps, size_t n, double *median, double *share)
 {
     *median = *share = NAN;
-    double peak = 0;
-    for (size_t i = 0; i < n; i++)
-        peak = mbps[i] > peak ? mbps[i] : peak;
+    if (n == 0)
+        return;
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return;
+    /* The peak is the series' 90th percentile, not its maximum: a reader that stalled
+     * catches up in one interval far above the path's rate (0 then 540 Mb/s on a 200 Mbit/s
+     * path in the lab, under load), and that one interval late in a transfer would mark
+     * everything before it as slow start and leave too few intervals for a plateau. */
+    memcpy(v, mbps, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_double);
+    double peak = v[(size_t)(0.9 * (double)(n - 1))];
     size_t from = 0;
     while (from < n && mbps[from] < 0.9 * peak)
         from++;
     size_t m = n - from;
-    if (peak <= 0 || m < VERDICT_PLATEAU_MIN)
+    if (peak <= 0 || m < VERDICT_PLATEAU_MIN) {
+        free(v);
         return;
-    double *v = malloc(m * sizeof *v);
-    if (!v)
-        return;
+    }
     memcpy(v, mbps + from, m * sizeof *v);
     qsort(v, m, sizeof *v, cmp_double);
     double med = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;

@@ -127,8 +127,8 @@ void verdict_decide(const struct verdict_in *in, struct verdict *out);
 enum verdict_kind verdict_kind_of(const struct verdict_in *in);
 
 /* The plateau of a rate series (N intervals of Mb/s, the last partial one left out by the
- * caller): the median of the intervals from the first at 90% of the peak on (slow start
- * done) into *median, and the share of those within VERDICT_PLATEAU_BAND of it into
+ * caller): the median of the intervals from the first at 90% of the peak (the series' 90th
+ * percentile: a catch-up interval after a stall is no peak) on (slow start done) into *median, and the share of those within VERDICT_PLATEAU_BAND of it into
  * *share; both NAN with fewer than VERDICT_PLATEAU_MIN such intervals. */
 void verdict_plateau(const double *mbps, size_t n, double *median, double *share);
 

@@ -20,7 +20,8 @@
 # staged label, columns: the verdict). Fails when debit's accuracy is below 90 % or a
 # condition got its label in fewer than 3 of 5 runs (MIN_CLASS of RUNS). The clean runs
 # also check the hintless network verdict: "path_mbps" (the path's rate inferred from the
-# plateau) within 15 % of the tbf rate. VSET_MD=FILE also writes both matrices as Markdown.
+# plateau) within 15 % of the tbf rate. VSET_MD=FILE also writes both matrices as Markdown,
+# VSET_KEEP=DIR keeps every run's JSON (debit's, and debitd's record as NAME-K.json.srv).
 # Runtime ≈ 2.5 min (35 runs of about 2-3 s).
 . "$DEBIT_TOP/tests/lib/common.sh"
 . "$DEBIT_TOP/tests/e2e/lab_lib.bash"
@@ -104,6 +105,7 @@ run_one() { # NAME EXPECTED URL BYTES EXTRA RUN
   fi
   ev=$(jq -r '.runs[0].limited_by_evidence // (.runs[0].error // "no output")' "$j" 2>/dev/null)
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$exp" "$v" "${srv:-none}" "${mbps:-0}" "$path" >>"$RES"
+  [ -n "${VSET_KEEP:-}" ] && cp "$j" "$j.srv" "$VSET_KEEP/" 2>/dev/null
   t_diag "$name #$k: ${mbps:-0} Mb/s -> debit $v: $ev"
   [ "$srv" = "$v" ] || t_diag "   debitd ${srv:-none}: ${sev:-no record}"
 }
