@@ -55,9 +55,10 @@ t_on_exit "[ -f '$D/lab.env' ] && '$LAB' down '$D'"
 . "$D/lab.env"
 # The lab's cgroup helpers, for the busy receiver's cgroup: made under the lab's own
 # (debit-lab-ID) and recorded in $D/cgroups, so that `lab.sh down` removes it.
-# shellcheck disable=SC1091
+# shellcheck source=lab/lab.sh
 LAB_SOURCE=1 . "$LAB"
-read -r CG_VER CG < <(lab_cgroup_new "$D" client) && [ -n "${CG:-}" ] || { t_fail "client cgroup" "lab_cgroup_new failed"; t_done; }
+read -r CG_VER CG < <(lab_cgroup_new "$D" client)
+[ -n "${CG:-}" ] || { t_fail "client cgroup" "lab_cgroup_new failed"; t_done; }
 lab_cgroup_quota "$CG_VER" "$CG" 0.2
 R() { ip netns exec "$LAB_NS_R" "$@"; }
 # The router forwards what it receives: with GRO on, one tbf or iptables drop takes a whole
@@ -86,6 +87,7 @@ RES=$T_TMP/results.tsv   # class expected debit_verdict debitd_verdict mbps path
 : >"$RES"
 run_one() { # NAME EXPECTED URL BYTES EXTRA RUN
   local name=$1 exp=$2 url=$3 bytes=$4 extra=$5 k=$6 j=$T_TMP/$1-$6.json opts=() pre=()
+  # shellcheck disable=SC2016  # expanded by that sh: its own PID into the cgroup, then exec
   case $extra in
     cg) pre=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG") ;;
     ?*) read -ra opts <<<"$extra" ;;
@@ -160,7 +162,7 @@ done
 # The hintless network verdict (no --bottleneck): the path's rate inferred from the
 # plateau, within 15 % of the tbf's rate, in every clean run judged network.
 while IFS=$'\t' read -r name _ v _ mbps path; do
-  [ "$name" = clean ] && [ "$v" = network ] || continue
+  if [ "$name" != clean ] || [ "$v" != network ]; then continue; fi
   check_cmp "clean run at $mbps Mb/s: inferred path rate $path Mb/s within 15 % of the ${RATE_MBIT} Mbit/s tbf" \
     "$(awk -v p="$path" -v r=$RATE_MBIT 'BEGIN {d = (p - r) / r; print (p != "null" && d <= 0.15 && d >= -0.15) ? 1 : 0}')" "=" 1
 done <"$RES"
