@@ -409,9 +409,29 @@ static int rule_receiver_cpu(const struct ctx *c)
     return 1;
 }
 
+/* Losses at a full queue, not below the path's rate: the window the sender kept after its
+ * last loss (ssthresh: cubic keeps 0.7 of it, reno 0.5) carries at least
+ * VERDICT_QUEUED_WINDOW x the plateau at the base RTT. A flow held below the path by its
+ * losses (random drops) runs at about its window / base RTT, which ssthresh at most
+ * slightly exceeds (0.5-1.2 x over a sawtooth); a window far above what the plateau needs
+ * at the base RTT waited in the bottleneck's queue, and a drop-tail queue drops when full:
+ * slow start's overshoot through a drop-tail bottleneck (1-4 % of a short transfer's bytes
+ * in the lab, docs/verdict.md). The per-stream Mb/s of that window, else 0. */
+static double queued_window(const struct ctx *c)
+{
+    const struct verdict_in *in = c->in;
+    /* TCP_INFINITE_SSTHRESH (0x7fffffff): never reduced */
+    if (!pos(in->snd_ssthresh) || in->snd_ssthresh >= 1e9 || !pos(in->snd_mss) || !pos(c->rtt))
+        return 0;
+    double w = in->snd_ssthresh * in->snd_mss * 8 / (c->rtt / 1000) / 1e6;
+    double plateau = in->plateau_mbps / (in->parallel > 1 ? in->parallel : 1);
+    return w >= VERDICT_QUEUED_WINDOW * plateau ? w : 0;
+}
+
 /* No --bottleneck: the sender was free (neither its receiver's window nor its send buffer
- * held it, its socket never ran dry), it barely retransmitted, and the rate held one level
- * after slow start: what held it there is the path, whose rate that plateau estimates. */
+ * held it, its socket never ran dry), it barely retransmitted or lost only to a full queue
+ * (queued_window), and the rate held one level after slow start: what held it there is the
+ * path, whose rate that plateau estimates. */
 static int rule_network_inferred(const struct ctx *c)
 {
     const struct verdict_in *in = c->in;
@@ -426,13 +446,22 @@ static int rule_network_inferred(const struct ctx *c)
     if (!known(dry_s) || dry_s >= VERDICT_DRY_SAMPLES || (known(busy) && busy <= VERDICT_DRY_BUSY))
         return 0;
     double rs = known(in->bytes_retrans) && in->bytes ? in->bytes_retrans / (double)in->bytes : NAN;
-    if (!known(in->total_retrans) || (in->total_retrans > 0 && !(known(rs) && rs < VERDICT_RETRANS_SHARE)))
+    if (!known(in->total_retrans))
         return 0;
-    char a[32], p[32];
+    double queued = 0;
+    if (in->total_retrans > 0 && !(known(rs) && rs < VERDICT_RETRANS_SHARE) && !(queued = queued_window(c)))
+        return 0;
+    char a[32], p[32], w[32];
     add(c->t, "sender free (rwnd-limited %.0f%%, sndbuf-limited %.0f%% of busy time, %.0f of %.0f samples "
-              "app-limited, %.0f segments retransmitted) at a plateau of %s Mb/s (%.0f%% of the intervals within %.0f%%): "
-              "the path's rate, inferred (no --bottleneck); measured %s Mb/s",
-        in->rwnd_limited_ratio * 100, in->sndbuf_limited_ratio * 100, in->app_limited, in->samples, in->total_retrans,
+              "app-limited, %.0f segments retransmitted",
+        in->rwnd_limited_ratio * 100, in->sndbuf_limited_ratio * 100, in->app_limited, in->samples, in->total_retrans);
+    if (queued > 0)
+        add(c->t, " (%.2f%% of the bytes) into a full queue: ssthresh %.0f segments after the last loss = %s Mb/s at the "
+                  "%.1f ms base RTT, %.1f x the plateau",
+            known(rs) ? rs * 100 : 0, in->snd_ssthresh, mbps(queued, w, sizeof w), c->rtt,
+            queued / (in->plateau_mbps / (in->parallel > 1 ? in->parallel : 1)));
+    add(c->t, ") at a plateau of %s Mb/s (%.0f%% of the intervals within %.0f%%): the path's rate, inferred (no "
+              "--bottleneck); measured %s Mb/s",
         mbps(in->plateau_mbps, p, sizeof p), in->plateau_share * 100, VERDICT_PLATEAU_BAND * 100,
         mbps(c->rate, a, sizeof a));
     return 1;
@@ -447,18 +476,26 @@ static int cmp_double(const void *a, const void *b)
 void verdict_plateau(const double *mbps, size_t n, double *median, double *share)
 {
     *median = *share = NAN;
-    double peak = 0;
-    for (size_t i = 0; i < n; i++)
-        peak = mbps[i] > peak ? mbps[i] : peak;
+    if (n == 0)
+        return;
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return;
+    /* The peak is the series' 90th percentile, not its maximum: a reader that stalled
+     * catches up in one interval far above the path's rate (0 then 540 Mb/s on a 200 Mbit/s
+     * path in the lab, under load), and that one interval late in a transfer would mark
+     * everything before it as slow start and leave too few intervals for a plateau. */
+    memcpy(v, mbps, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_double);
+    double peak = v[(size_t)(0.9 * (double)(n - 1))];
     size_t from = 0;
     while (from < n && mbps[from] < 0.9 * peak)
         from++;
     size_t m = n - from;
-    if (peak <= 0 || m < VERDICT_PLATEAU_MIN)
+    if (peak <= 0 || m < VERDICT_PLATEAU_MIN) {
+        free(v);
         return;
-    double *v = malloc(m * sizeof *v);
-    if (!v)
-        return;
+    }
     memcpy(v, mbps + from, m * sizeof *v);
     qsort(v, m, sizeof *v, cmp_double);
     double med = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;

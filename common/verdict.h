@@ -48,6 +48,7 @@ const char *verdict_name(enum verdict_kind k);
 #define VERDICT_PLATEAU_BAND 0.10       /* an interval within 10% of the plateau's median is on it */
 #define VERDICT_PLATEAU_SHARE 0.70      /* ... and at least 70% of the intervals after slow start are */
 #define VERDICT_PLATEAU_MIN 5           /* intervals after slow start needed to call anything a plateau */
+#define VERDICT_QUEUED_WINDOW 1.50      /* ssthresh x MSS / base RTT over the plateau: losses at a full queue */
 #define VERDICT_PAIR_BOUND 1.00         /* one host: both ends' CPU demands together that make the pair CPU-bound */
 #define VERDICT_PAIR_RECEIVER 0.50      /* ... with the receiver's at least this */
 
@@ -126,8 +127,8 @@ void verdict_decide(const struct verdict_in *in, struct verdict *out);
 enum verdict_kind verdict_kind_of(const struct verdict_in *in);
 
 /* The plateau of a rate series (N intervals of Mb/s, the last partial one left out by the
- * caller): the median of the intervals from the first at 90% of the peak on (slow start
- * done) into *median, and the share of those within VERDICT_PLATEAU_BAND of it into
+ * caller): the median of the intervals from the first at 90% of the peak (the series' 90th
+ * percentile: a catch-up interval after a stall is no peak) on (slow start done) into *median, and the share of those within VERDICT_PLATEAU_BAND of it into
  * *share; both NAN with fewer than VERDICT_PLATEAU_MIN such intervals. */
 void verdict_plateau(const double *mbps, size_t n, double *median, double *share);
 

@@ -41,7 +41,7 @@ static void init_outcome(struct run_result *r)
     r->content_length = -1;
     r->slow_start_s = -1;
     r->so_rcvbuf = r->tcp_rmem_max = -1;
-    r->predicted_mbps = NAN;
+    r->predicted_mbps = r->path_mbps = NAN;
     r->plateau_mbps = r->plateau_share = NAN;
 }
 
@@ -223,6 +223,7 @@ json_t *result_to_json(const struct run_result *r)
                         json_string(r->limited_by_evidence ? r->limited_by_evidence : "no verdict was made"));
     json_object_set_new(o, "predicted_mbps", num(r->predicted_mbps));
     json_object_set_new(o, "predicted_note", str_or_null(r->predicted_note));
+    json_object_set_new(o, "path_mbps", num(r->path_mbps));
     json_object_set_new(o, "limited_by_side", json_string(r->limited_by_side ? r->limited_by_side : "client"));
     json_object_set_new(o, "server_config", r->server_config ? json_incref(r->server_config) : json_object());
     result_server_json(r, o);

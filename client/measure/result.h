@@ -87,6 +87,8 @@ struct run_result {
     char *limited_by_evidence;
     double predicted_mbps;
     char *predicted_note;        /* why predicted_mbps is null (owned), or NULL */
+    double path_mbps;            /* the path's rate inferred from the plateau (network without
+                                  * --bottleneck), NAN otherwise */
     const char *limited_by_side; /* "server": debitd's own verdict stood; "client": the client's figures
                                   * decided (its CPU, its window, --bottleneck, or no record) */
     /* The transfer thread's CPU over the transfer loop (threadcpu.h), "receiver.cpu" in

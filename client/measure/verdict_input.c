@@ -131,6 +131,7 @@ void verdict_apply(struct run_result *r, const struct dl_options *o)
         v.kind = VERDICT_UNKNOWN;
         snprintf(v.evidence, sizeof v.evidence, "the run failed: no verdict");
         v.pred.limit = PREDICT_LIMIT_NONE;
+        v.path_mbps = NAN;
         snprintf(v.no_prediction, sizeof v.no_prediction, "the run failed");
     } else {
         struct verdict_in in;
@@ -143,6 +144,7 @@ void verdict_apply(struct run_result *r, const struct dl_options *o)
     r->predicted_mbps = v.pred.limit != PREDICT_LIMIT_NONE ? v.pred.avg_bps / 1e6 : NAN;
     free(r->predicted_note);
     r->predicted_note = v.pred.limit == PREDICT_LIMIT_NONE ? strdup(v.no_prediction) : NULL;
+    r->path_mbps = v.path_mbps;
     /* The merged verdict reads debitd's figures and the client's own (its CPU, its window,
      * --bottleneck): "server" when debitd's own verdict of the transfer is the same, so the
      * server's side alone decided it; "client" when the client's figures changed or made it. */

@@ -307,6 +307,28 @@ static void test_rules(void **state)
         {"not inferred: losses (congestion)", FREE "measured_mbps=880 plateau_mbps=912 plateau_share=0.9 total_retrans=9000 "
          "bytes_retrans=13032000",
          VERDICT_CONGESTION, "9000 segments retransmitted"},
+        /* The lab's clean 200 Mbit/s path (tests/e2e/lab_verdict_set.sh, a clean run): slow
+         * start overshot the tbf's queue, 2.87% of the bytes resent, and the window kept
+         * after the last loss (446 x 1448 B / 10 ms = 517 Mb/s) is 2.7 x what the plateau
+         * needs at the base RTT: the rest waited in the queue, the path was full. */
+        {"network inferred: losses into a full queue (slow start's overshoot at a drop-tail bottleneck)",
+         FREE "bytes=67108864 srv_min_rtt_ms=10 busy_ms=2800 srv_duration_s=2.85 total_retrans=1331 bytes_retrans=1927288 "
+         "snd_ssthresh=446 snd_mss=1448 measured_mbps=190 plateau_mbps=191 plateau_share=0.96",
+         VERDICT_NETWORK,
+         "1331 segments retransmitted (2.87% of the bytes) into a full queue: ssthresh 446 segments after the last loss "
+         "= 517 Mb/s at the 10.0 ms base RTT, 2.7 x the plateau) at a plateau of 191 Mb/s (96% of the intervals within "
+         "10%): the path's rate, inferred (no --bottleneck); measured 190 Mb/s"},
+        /* The lab's lossy path (1% random drops, cubic): as steady, but the window after the
+         * last loss (9 segments = 10.4 Mb/s at 10 ms) is what the rate runs at: the losses,
+         * not a full queue, held it below the path. */
+        {"not inferred: random losses below the path (ssthresh at the plateau's window)",
+         FREE "bytes=4194304 srv_min_rtt_ms=10 busy_ms=2600 srv_duration_s=2.7 total_retrans=29 bytes_retrans=41992 "
+         "snd_ssthresh=9 snd_mss=1448 measured_mbps=12.5 plateau_mbps=12.4 plateau_share=0.8",
+         VERDICT_CONGESTION, "29 segments retransmitted (1.00% of the bytes), ssthresh 9 segments"},
+        {"not inferred: losses, ssthresh never reduced (TCP_INFINITE_SSTHRESH)",
+         FREE "measured_mbps=880 plateau_mbps=912 plateau_share=0.9 total_retrans=9000 bytes_retrans=13032000 "
+         "snd_ssthresh=2147483647 snd_mss=1448",
+         VERDICT_CONGESTION, "9000 segments retransmitted"},
         {"not inferred: not debitd (the sender's side unknown)", "measured_mbps=880 plateau_mbps=912 plateau_share=0.9",
          VERDICT_UNKNOWN, "server side unknown"},
         {"unknown on loopback: no limit known, no absurd prediction",
@@ -392,6 +414,10 @@ static void test_plateau(void **state)
     } rows[] = {
         {"slow start, then a steady 900", {100, 400, 850, 900, 905, 895, 900, 910, 890}, 9, 900, 1},
         {"too short after slow start", {100, 900, 900, 900, 900}, 5, NAN, NAN},
+        /* a reader that stalled 100 ms and caught up in the next (the lab's clean runs under
+         * load): the 1800 is not the peak, slow start ended at the 850 */
+        {"a stall and its catch-up late in the transfer", {100, 400, 850, 900, 905, 895, 900, 910, 890, 0, 1800, 900, 905},
+         13, 900, 9.0 / 11},
         {"a saw: three intervals in seven off the median", {1000, 500, 1000, 500, 1000, 500, 1000}, 7, 1000, 4.0 / 7},
         {"empty", {0}, 0, NAN, NAN},
         {"all zero (a stall)", {0, 0, 0, 0, 0, 0}, 6, NAN, NAN},

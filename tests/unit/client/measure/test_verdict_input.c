@@ -15,30 +15,36 @@
 
 /* The adapter reads the keys debitd's record has (hand-written, as S documents them);
  * null and absent keys stay unknown. */
-static void test_adapter(void **state)
+/* A successful single-stream run of AVG Mb/s, BYTES in BODY_S s, with debitd's RECORD. */
+static struct run_result *run_with_record(double avg, uint64_t bytes, double body_s, const char *record)
 {
-    (void)state;
     struct run_result *r = result_new();
     assert_non_null(r);
     r->ok = 1;
-    r->avg_mbps = 231;
-    r->bytes = 268435456;
-    r->body_s = 9.3;
+    r->avg_mbps = avg;
+    r->bytes = bytes;
+    r->body_s = body_s;
     r->parallel = 1;
-    r->so_rcvbuf = 6291456;
-    r->tcp_rmem_max = 6291456;
-    r->bottleneck_mbps = 1000;
     json_error_t je;
-    r->server_record = json_loads(
+    r->server_record = json_loads(record, 0, &je);
+    assert_non_null(r->server_record);
+    return r;
+}
+
+static void test_adapter(void **state)
+{
+    (void)state;
+    struct run_result *r = run_with_record(231, 268435456, 9.3,
         "{\"id\":\"x\",\"state\":\"done\",\"duration_s\":9.31,"
         "\"tcp\":{\"busy_time_ms\":9300,\"rwnd_limited_ratio\":0.01,\"sndbuf_limited_ratio\":0.78,\"total_retrans\":0,"
         "\"bytes_retrans\":0,\"snd_ssthresh\":null,\"min_rtt_ms\":35.6,\"snd_mss\":1448},"
         "\"cpu\":{\"user_ms\":5,\"sys_ms\":90,\"wall_ms\":9310,\"share\":0.0102},"
         "\"sampled\":{\"count\":93,\"app_limited\":1},"
         "\"cgroup\":null,"
-        "\"sndbuf\":{\"setting\":1048576,\"so_sndbuf\":2097152,\"tcp_wmem_max\":4194304},\"initial_cwnd\":10}",
-        0, &je);
-    assert_non_null(r->server_record);
+        "\"sndbuf\":{\"setting\":1048576,\"so_sndbuf\":2097152,\"tcp_wmem_max\":4194304},\"initial_cwnd\":10}");
+    r->so_rcvbuf = 6291456;
+    r->tcp_rmem_max = 6291456;
+    r->bottleneck_mbps = 1000;
     struct verdict_in in;
     verdict_in_from_run(r, &in);
     assert_true(in.server_debitd);
@@ -96,10 +102,46 @@ static void test_adapter(void **state)
     result_free(r);
 }
 
+/* The hintless network verdict (rule 7): the path's rate inferred from the run's plateau
+ * is the JSON's "path_mbps"; null under --bottleneck and for a failed run. The record is a
+ * clean run of tests/e2e/lab_verdict_set.sh (200 Mbit/s tbf, 10 ms): slow start's losses
+ * into the full queue, the window kept after them 2.7 x the plateau. */
+static void test_path_inferred(void **state)
+{
+    (void)state;
+    static const char record[] = "{\"duration_s\":2.85,\"sampled\":{\"count\":26,\"app_limited\":0},\"tcp\":{"
+                                 "\"busy_time_ms\":2840,\"rwnd_limited_ratio\":0,\"sndbuf_limited_ratio\":0,"
+                                 "\"total_retrans\":1331,\"bytes_retrans\":1927288,\"snd_ssthresh\":446,"
+                                 "\"min_rtt_ms\":10.0,\"snd_mss\":1448}}";
+    struct run_result *r = run_with_record(190, 67108864, 2.83, record);
+    r->plateau_mbps = 191.4;
+    r->plateau_share = 0.96;
+    verdict_apply(r, &(struct dl_options){.bottleneck_bps = 0});
+    assert_string_equal(r->limited_by, "network");
+    assert_non_null(strstr(r->limited_by_evidence, "into a full queue"));
+    assert_non_null(strstr(r->limited_by_evidence, "the path's rate, inferred (no --bottleneck)"));
+    assert_float_equal(r->path_mbps, 191.4, 1e-9);
+    json_t *o = result_to_json(r);
+    assert_float_equal(json_real_value(json_object_get(o, "path_mbps")), 191.4, 1e-9);
+    json_decref(o);
+    /* --bottleneck given: the path's rate is not inferred */
+    verdict_apply(r, &(struct dl_options){.bottleneck_bps = 200e6});
+    assert_string_equal(r->limited_by, "network");
+    assert_true(isnan(r->path_mbps));
+    o = result_to_json(r);
+    assert_true(json_is_null(json_object_get(o, "path_mbps")));
+    json_decref(o);
+    r->ok = 0;
+    verdict_apply(r, &(struct dl_options){.bottleneck_bps = 0});
+    assert_true(isnan(r->path_mbps));
+    result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_adapter),
+        cmocka_unit_test(test_path_inferred),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
