@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""A TLS 1.3 client that holds its Finished back: what the server burns while it waits.
+"""A TLS 1.3 client that holds its Finished back: what the server does while it waits.
 
 tls_slow_finished.py PORT PID PAUSE_S
 Handshakes with 127.0.0.1:PORT through memory BIOs, so that the client's last flight
-(its Finished) stays here once the server's flight is in; reads the CPU time of every
-thread of process PID (/proc/PID/task/*/schedstat), sleeps PAUSE_S, reads it again, then
-sends the Finished and a GET / and reads the answer. Prints one line:
-  cpu_ms=N status=LINE
-where N is the server's CPU time in ms over the pause (a server that waits for the
-socket spends ~0; one that spins on the handshake, a whole core) and LINE the answer's
-status line. Exit 1 on a connection or TLS failure."""
+(its Finished) stays here once the server's flight is in; reads how long the
+libmicrohttpd workers of process PID (threads named MHD-worker) have run and waited to run
+(/proc/PID/task/*/schedstat, its first two fields),
+sleeps PAUSE_S, reads it again, then sends the Finished and a GET / and reads the answer.
+Prints one line:
+  busy_ms=N status=LINE
+where N is the time in ms those threads were running or runnable over the pause
+(one that waits for the socket: ~0; one that spins on the handshake: about PAUSE_S, on
+a loaded machine too, where it runs less but waits the rest) and LINE the answer's status
+line. Exit 1 on a connection or TLS failure, or without an MHD-worker thread."""
 import glob
 import socket
 import ssl
@@ -17,15 +20,21 @@ import sys
 import time
 
 
-def cpu_ns(pid):
-    total = 0
-    for path in glob.glob(f"/proc/{pid}/task/*/schedstat"):
+def busy_ns(pid):
+    """Run plus runnable time of PID's MHD-worker threads; None when it has none."""
+    total, workers = 0, 0
+    for task in glob.glob(f"/proc/{pid}/task/*"):
         try:
-            with open(path) as f:
-                total += int(f.read().split()[0])
+            with open(f"{task}/comm") as f:
+                if f.read().strip() != "MHD-worker":
+                    continue
+            with open(f"{task}/schedstat") as f:
+                run, wait = f.read().split()[:2]
+                total += int(run) + int(wait)
+                workers += 1
         except (OSError, ValueError, IndexError):
             pass  # a thread that ended meanwhile
-    return total
+    return total if workers else None
 
 
 def main():
@@ -51,9 +60,12 @@ def main():
                 return 1
             inc.write(data)
     held = out.read()  # the client's Finished, not sent yet
-    c0 = cpu_ns(pid)
+    c0 = busy_ns(pid)
+    if c0 is None:
+        print(f"process {pid} has no MHD-worker thread", file=sys.stderr)
+        return 1
     time.sleep(pause)
-    c1 = cpu_ns(pid)
+    c1 = busy_ns(pid)
     tls.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
     sock.sendall(held + out.read())
     answer = b""
@@ -70,7 +82,7 @@ def main():
             print(f"read: {e}", file=sys.stderr)
             return 1
     status = answer.split(b"\r\n", 1)[0].decode("latin-1")
-    print(f"cpu_ms={(c1 - c0) / 1e6:.1f} status={status}")
+    print(f"busy_ms={(c1 - c0) / 1e6:.1f} status={status}")
     return 0 if status else 1
 
 
