@@ -57,7 +57,7 @@ int http_daemon_start(struct listener *l, unsigned threads, char *err, size_t er
      * until the client's next flight arrives: 90 to 118 calls per handshake against 2 with
      * poll (uprobes on gnutls_handshake over openssl s_time -new), each recomputing the
      * expected Finished (5 SHA-384 digests), about 1 ms of CPU per handshake more than
-     * nginx; with poll the same as nginx (docs/performance.md, "TLS handshakes"). poll
+     * nginx; with poll the same as nginx (docs/performance.md, "HTTPS handshakes"). poll
      * scans every connection of the worker on each wake-up, a cost that matters only at
      * thousands of connections per worker. */
     flags |= l->tls ? MHD_USE_POLL : MHD_USE_EPOLL;
