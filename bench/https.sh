@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Benchmark: debitd HTTPS (libmicrohttpd + GnuTLS) vs nginx HTTPS (OpenSSL) with the SAME
-# self-signed certificate (made here with openssl req -x509, EC P-256), the same SIZE bytes
+# self-signed certificate and key (made here with openssl req -x509; CERT=ec: ECDSA P-256, the
+# default; ed25519; rsa: RSA 2048), the same SIZE bytes
 # from RAM (nginx: a copy on tmpfs, checked equal by SHA-256), downloaded by curl --cacert
 # to /dev/null over loopback, RUNS interleaved pairs in ABBA order (debitd nginx, nginx
 # debitd, ...). Per server: median throughput and server CPU seconds per GiB (sched runtime
 # of every thread: exact) and the machine's (all CPUs busy: server, curl and the kernel,
 # bench/lib.bash machine_cpu_ms; read on a quiet machine), each with its min-max; then the ratios debitd/nginx (of the
-# medians) with the min-max of the per-pair ratios. The TLS version and cipher suite each
-# server negotiated with curl are printed first (they must match for a fair comparison).
+# medians) with the min-max of the per-pair ratios. The certificate's key type, and the TLS
+# version, cipher suite, key exchange group and signature each server negotiated (curl and
+# openssl s_client) are printed first (they must match for a fair comparison).
 # nginx gets ssl_protocols TLSv1.2 TLSv1.3 (debitd's default; nginx 1.22's own default
 # lacks 1.3) and otherwise its TLS defaults (no sendfile with TLS: no kTLS in this build).
 # Then handshakes per second, full and resumed, with one client for both servers: openssl
@@ -17,6 +19,7 @@
 # median rate [min-max] and the server's CPU ms per handshake, then the ratios.
 #   RUNS=10 SIZE=1GiB bench/https.sh   (SIZE: 256MiB or 1GiB; PIN=1: servers CPU 0, curl CPU 1)
 #   HS_RUNS=3 HS_SECONDS=5             (HS_RUNS=0: no handshake runs; RUNS=0: no throughput runs)
+#   CERT=ec|ed25519|rsa                (the certificate's key type, both servers)
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
 need_cmd curl nginx openssl
@@ -25,6 +28,13 @@ HS_RUNS=${HS_RUNS:-3}
 HS_SECONDS=${HS_SECONDS:-5}
 SIZE=${SIZE:-1GiB}
 PIN=${PIN:-0}
+CERT=${CERT:-ec}
+case "$CERT" in
+  ec) newkey=(-newkey ec -pkeyopt ec_paramgen_curve:P-256) ;;
+  ed25519) newkey=(-newkey ed25519) ;;
+  rsa) newkey=(-newkey rsa:2048) ;;
+  *) echo "CERT: ec, ed25519 or rsa"; exit 2 ;;
+esac
 case "$SIZE" in 256MiB) BYTES=268435456 ;; 1GiB) BYTES=1073741824 ;; *) echo "SIZE: 256MiB or 1GiB"; exit 2 ;; esac
 command -v "$DEBITD" >/dev/null || { echo "build debitd first (make)"; exit 1; }
 cli_pin=()
@@ -33,7 +43,7 @@ echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/l
 
 pki=$T_TMP/pki
 mkdir -p "$pki"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=127.0.0.1" \
+openssl req -x509 "${newkey[@]}" -nodes -days 2 -subj "/CN=127.0.0.1" \
   -addext "subjectAltName=IP:127.0.0.1" -keyout "$pki/key.pem" -out "$pki/cert.pem" 2>"$pki/err" ||
   { cat "$pki/err"; exit 1; }
 root=$(mktemp -d /dev/shm/debit-bench-https.XXXXXX)
@@ -63,9 +73,15 @@ nginx_pids() { echo "$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"; }
 if [ "$PIN" = 1 ]; then for p in "$DEBITD_PID" $(nginx_pids); do taskset -a -p -c 0 "$p" >/dev/null; done; fi
 h_d=$(curl -s --cacert "$pki/cert.pem" "$D" | sha256sum); h_n=$(curl -s --cacert "$pki/cert.pem" "$N" | sha256sum)
 [ "$h_d" = "$h_n" ] || { echo "servers differ: debitd $h_d, nginx $h_n"; exit 1; }
+echo "certificate ($CERT, both servers): $(openssl x509 -in "$pki/cert.pem" -noout -text |
+  sed -n 's/^ *Public Key Algorithm: //p; s/^ *ASN1 OID: //p; s/^ *Public-Key: //p' | paste -sd ' ')"
 for s in debitd nginx; do
-  u=$D; [ $s = nginx ] && u=$N
-  echo "$s: $(curl -sv -o /dev/null -r 0-0 --cacert "$pki/cert.pem" "$u" 2>&1 | sed -n 's/^\* SSL connection using //p' | head -1)"
+  u=$D p=$port_d; [ $s = nginx ] && u=$N p=$port_n
+  # s_client: the group of the key exchange and the server's signature (OpenSSL's names)
+  sc=$(openssl s_client -connect "127.0.0.1:$p" -CAfile "$pki/cert.pem" </dev/null 2>/dev/null)
+  kx="signature $(sed -n 's/^Peer signature type: //p' <<<"$sc"), group $(sed -n 's/^Server Temp Key: //p' <<<"$sc" |
+    sed 's/, [0-9]* bits$//; s/, / /g')"
+  echo "$s: $(curl -sv -o /dev/null -r 0-0 --cacert "$pki/cert.pem" "$u" 2>&1 | sed -n 's/^\* SSL connection using //p' | head -1); $kx"
 done
 
 run_one() { # name url pids...
@@ -109,8 +125,9 @@ hs_one() { # name mode(new|reuse) port pids...: handshakes/s and the server's CP
   n=$("${cli_pin[@]}" openssl s_time -connect "127.0.0.1:$port" -CAfile "$pki/cert.pem" -"$mode" -time "$HS_SECONDS" \
         -www /ram/hs.dat 2>&1 | awk '/connections in .* real seconds/ {n = $1} END {print n + 0}')
   t1=$(date +%s.%N) c1=$(cpu_of "$@")
-  awk -v n="$name" -v m="$mode" -v c="$n" -v t0="$t0" -v t1="$t1" -v a="$c0" -v b="$c1" 'BEGIN{split(a, x, " "); split(b, y, " ");
-    printf "%s %s %.1f %.3f\n", n, m, c / (t1 - t0), (c > 0 ? (y[2] - x[2]) / c : 0)}' >>"$T_TMP/hs"
+  awk -v n="$name" -v m="$mode" -v c="$n" -v t0="$t0" -v t1="$t1" -v a="$c0" -v b="$c1" -v l="$(cut -d' ' -f1 /proc/loadavg)" \
+    'BEGIN{split(a, x, " "); split(b, y, " ");
+    printf "%s %s %.1f %.3f %s\n", n, m, c / (t1 - t0), (c > 0 ? (y[2] - x[2]) / c : 0), l}' >>"$T_TMP/hs"
 }
 : >"$T_TMP/hs"
 for i in $(seq "$HS_RUNS"); do
@@ -130,4 +147,4 @@ for mode in new reuse; do
   awk -v l="$label" -v a="$(hcol debitd $mode 3 | median)" -v b="$(hcol nginx $mode 3 | median)" -v pr="$pr" \
     'BEGIN{printf "ratio debitd/nginx %-7s handshakes/s %.3f [per pair %s]\n", l, (b > 0 ? a / b : 0), pr}'
 done
-echo "handshake runs (name mode per_s server_cpu_ms_per_handshake):"; sed 's/^/  /' "$T_TMP/hs"
+echo "handshake runs (name mode per_s server_cpu_ms_per_handshake load1):"; sed 's/^/  /' "$T_TMP/hs"

@@ -49,9 +49,18 @@ int http_daemon_start(struct listener *l, unsigned threads, char *err, size_t er
     /* suspend/resume: a .sha256 request waits for the hashing thread (digest.h); no
      * listening socket and ITC: the acceptor (acceptor.h) accepts, and libmicrohttpd's
      * worker learns of a connection it hands over through its inter-thread channel */
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-                     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET |
-                     MHD_ALLOW_UPGRADE; /* ndt7's WebSocket (http_ndt7.c) */
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET | MHD_ALLOW_UPGRADE; /* ndt7's WebSocket (http_ndt7.c) */
+    /* epoll, except on a TLS listener: there libmicrohttpd 0.9.75's epoll loop spins through
+     * the handshake. GnuTLS reads the socket itself, so libmicrohttpd never sees the EAGAIN
+     * that takes a connection off its ready list, and calls gnutls_handshake again at once
+     * until the client's next flight arrives: 90 to 118 calls per handshake against 2 with
+     * poll (uprobes on gnutls_handshake over openssl s_time -new), each recomputing the
+     * expected Finished (5 SHA-384 digests), about 1 ms of CPU per handshake more than
+     * nginx; with poll the same as nginx (docs/performance.md, "HTTPS handshakes"). poll
+     * scans every connection of the worker on each wake-up, a cost that matters only at
+     * thousands of connections per worker. */
+    flags |= l->tls ? MHD_USE_POLL : MHD_USE_EPOLL;
     if (l->cfg->sa.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     struct MHD_OptionItem opts[16];

@@ -7,9 +7,10 @@
 
 #include "server.h"
 
-/* Start L's libmicrohttpd daemon (THREADS workers, epoll, no listening socket of its own)
- * and the acceptor that hands it L's connections: server_start's server_listen_fn. Returns
- * 0, or -1 with err (l->mhd is NULL when libmicrohttpd refused the listener's options). */
+/* Start L's libmicrohttpd daemon (THREADS workers, epoll, poll on a TLS listener, no
+ * listening socket of its own) and the acceptor that hands it L's connections:
+ * server_start's server_listen_fn. Returns 0, or -1 with err (l->mhd is NULL when
+ * libmicrohttpd refused the listener's options). */
 int http_daemon_start(struct listener *l, unsigned threads, char *err, size_t errlen);
 /* Warn, once at start and before the privilege drop, of what this build cannot do beneath
  * libmicrohttpd's API (tcp_nopush, sendfile steps). */

@@ -1,6 +1,7 @@
 /* server: debitd's runtime state (content, listeners, counters, transfers) and its life
  * cycle: server_new generates the content, server_start binds every listener and starts one
- * libmicrohttpd daemon (thread pool + epoll) per listener, server_stop stops them. */
+ * libmicrohttpd daemon (thread pool + epoll; poll for TLS) per listener, server_stop stops
+ * them. */
 #ifndef DEBITD_SERVER_H
 #define DEBITD_SERVER_H
 
