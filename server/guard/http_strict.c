@@ -104,17 +104,33 @@ static int host_ok(const char *s, size_t n)
     return 1;
 }
 
+/* ASCII-only caseless equality of S (N bytes) and the lowercase literal LIT, as
+ * libmicrohttpd's MHD_str_equal_caseless_ compares (no locale: strncasecmp would follow it) */
+static int ascii_caseless_is(const char *s, size_t n, const char *lit)
+{
+    if (n != strlen(lit))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (unsigned char)(c - 'A' + 'a');
+        if (c != (unsigned char)lit[i])
+            return 0;
+    }
+    return 1;
+}
+
 /* Transfer-Encoding: libmicrohttpd 0.9.75 decodes a chunked body only when the value it
  * holds (leading blanks skipped, trailing ones kept) equals "chunked" ignoring ASCII case
  * (connection.c, parse_connection_headers: MHD_str_equal_caseless_); with any other value
- * it reads no body at all, so a proxy that saw chunked framing and debitd would disagree
- * on where the next request starts. Anything but that exact value is refused: 501 for a
- * well-formed list naming a coding debitd does not know (as nginx), 400 for the rest
- * (chunked with trailing blanks or a parameter, chunked twice, an empty or malformed
- * element: RFC 9112 6.1 and 7). */
+ * it reads no body at all, so a proxy that saw chunked (or any) framing and debitd would
+ * disagree on where the next request starts. Anything but that exact value is refused with
+ * 400, as the other framing conflicts (issue 31); the reason names the class: another coding
+ * (gzip, "gzip, chunked", identity), chunked with trailing blanks or a parameter, chunked
+ * twice, an empty or malformed element (RFC 9112 6.1 and 7). */
 static enum http_strict_result check_te(const struct http_strict_field *te, char *err, size_t errlen)
 {
-    if (te->value_len == 7 && strncasecmp(te->value, "chunked", 7) == 0)
+    if (ascii_caseless_is(te->value, te->value_len, "chunked"))
         return HTTP_STRICT_OK;
     const char *p = te->value, *end = te->value + te->value_len;
     int chunked = 0, other = 0;
@@ -132,7 +148,7 @@ static enum http_strict_result check_te(const struct http_strict_field *te, char
         for (const char *k = t; k < tend; k++)
             if (!is_tchar((unsigned char)*k))
                 return bad(err, errlen, "Transfer-Encoding with a malformed coding");
-        if (tend - t == 7 && strncasecmp(t, "chunked", 7) == 0) {
+        if (ascii_caseless_is(t, (size_t)(tend - t), "chunked")) {
             if (semi)
                 return bad(err, errlen, "Transfer-Encoding chunked with a parameter");
             chunked++;
@@ -141,10 +157,8 @@ static enum http_strict_result check_te(const struct http_strict_field *te, char
         }
         p = e + 1;
     }
-    if (other) {
-        err_set(err, errlen, "Transfer-Encoding other than chunked");
-        return HTTP_STRICT_NOT_IMPLEMENTED;
-    }
+    if (other)
+        return bad(err, errlen, "Transfer-Encoding other than chunked");
     if (chunked > 1)
         return bad(err, errlen, "Transfer-Encoding chunked more than once");
     return bad(err, errlen, "Transfer-Encoding chunked with blanks libmicrohttpd does not decode");
@@ -206,8 +220,6 @@ unsigned http_strict_status(enum http_strict_result r)
         return 0;
     case HTTP_STRICT_BAD_REQUEST:
         return 400;
-    case HTTP_STRICT_NOT_IMPLEMENTED:
-        return 501;
     }
     return 400;
 }

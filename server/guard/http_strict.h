@@ -1,7 +1,7 @@
 /* http_strict: the request checks debitd adds to libmicrohttpd's own (docs/http-strictness.md).
  * Pure functions over a request's raw target and its header list, as libmicrohttpd 0.9.75
  * hands them over; no libmicrohttpd type here, so that unit tests and the fuzzer call them
- * directly. Each check answers which status a strict server sends (400 or 501) and why. */
+ * directly. Each check answers which status a strict server sends (400) and why. */
 #ifndef DEBITD_HTTP_STRICT_H
 #define DEBITD_HTTP_STRICT_H
 
@@ -9,8 +9,7 @@
 
 enum http_strict_result {
     HTTP_STRICT_OK = 0,
-    HTTP_STRICT_BAD_REQUEST,     /* 400 */
-    HTTP_STRICT_NOT_IMPLEMENTED, /* 501: a transfer coding debitd does not know */
+    HTTP_STRICT_BAD_REQUEST, /* 400 */
 };
 
 /* One request header as received: NAME is everything before the colon (libmicrohttpd keeps
@@ -32,14 +31,14 @@ enum http_strict_result http_strict_check_target(const char *target, size_t len,
  * BAD_REQUEST: a name that is empty or not an RFC 9110 token (whitespace before the colon),
  * a control character in a value, Content-Length repeated or not digits, Content-Length
  * with Transfer-Encoding, Transfer-Encoding repeated or in HTTP/1.0, Host missing (HTTP/1.1),
- * repeated or malformed, a Transfer-Encoding that is not exactly "chunked" (any case) but
- * names chunked (trailing blanks, a parameter, twice) or is not a list of tokens.
- * NOT_IMPLEMENTED: a well-formed Transfer-Encoding naming another coding. The
+ * repeated or malformed, a Transfer-Encoding that is not exactly "chunked" (ASCII case
+ * ignored, as libmicrohttpd compares it): another coding (gzip, "gzip, chunked",
+ * identity), trailing blanks, a parameter, chunked twice, not a list of tokens. The
  * first problem found wins, in that order of kinds; err says which. */
 enum http_strict_result http_strict_check_fields(const struct http_strict_field *f, size_t n, int http11,
                                                  char *err, size_t errlen);
 
-/* The HTTP status of a result: 0 (OK), 400 or 501. */
+/* The HTTP status of a result: 0 (OK) or 400. */
 unsigned http_strict_status(enum http_strict_result r);
 
 #endif

@@ -18,7 +18,7 @@ struct req *http_req_new(void);
  * connection, or leave it hanging, without an answer. */
 int http_guard_room(struct listener *l, struct MHD_Connection *conn, struct req *r, enum MHD_Result *out);
 /* Strict HTTP (http_guard.c, docs/http-strictness.md): on the first call of a request whose
- * target or headers fail http_strict.h's checks, queue a 400/501 with Connection: close,
+ * target or headers fail http_strict.h's checks, queue a 400 with Connection: close,
  * store the MHD result in *OUT and return 1; return 0 for a request that passes. */
 int http_guard(struct listener *l, struct MHD_Connection *conn, struct req *r, const char *version,
                enum MHD_Result *out);
