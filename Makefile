@@ -35,7 +35,7 @@ CC        ?= cc
 PKG_CONFIG?= pkg-config
 
 PKGS_COMMON := libconfig jansson
-PKGS_SERVER := libmicrohttpd gnutls libcrypto libsystemd libcap libseccomp
+PKGS_SERVER := libmicrohttpd gnutls libcrypto libsystemd libcap libseccomp libmnl
 PKGS_CLIENT := libcurl libssl libcrypto
 PKGS_NETCTL := libnl-route-3.0 libnl-3.0
 PKGS_DELAY  := libnetfilter_queue libmnl

@@ -46,6 +46,7 @@ void verdict_in_init(struct verdict_in *in)
         &in->quota_pct, &in->throttled_ms, &in->nr_throttled, &in->nr_periods, &in->so_sndbuf, &in->tcp_wmem_max,
         &in->sndbuf_setting, &in->initial_cwnd, &in->rcv_cpu_ms, &in->rcv_runq_ms, &in->rcv_wall_ms,
         &in->cpu_runq_ms, &in->data_segs_out, &in->bytes_sent, &in->plateau_mbps, &in->plateau_share,
+        &in->iface_bytes_per_packet,
     };
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         *d[i] = NAN;
@@ -231,7 +232,10 @@ static int pair_cpu_bound(const struct verdict_in *in)
     return r >= VERDICT_PAIR_RECEIVER || in->rcv_cpu_ms >= in->cpu_user_ms + in->cpu_sys_ms;
 }
 
-/* The mechanism of a CPU-bound sender: what a GiB cost it, and its segments' size. */
+/* The mechanism of a CPU-bound sender: what a GiB cost it, and the size of the packets
+ * leaving its interface (about 1514 B without TSO/GSO, tens of KB with them: the
+ * per-packet cost it paid). Not TCP's bytes per segment: always about one MSS, whatever
+ * the offloads. */
 static void cpu_per_gib(const struct ctx *c)
 {
     const struct verdict_in *in = c->in;
@@ -239,8 +243,10 @@ static void cpu_per_gib(const struct ctx *c)
         double gib = (double)in->bytes / (1024.0 * 1024 * 1024);
         add(c->t, "; %.2f CPU-s per GiB sent", (in->cpu_user_ms + in->cpu_sys_ms) / 1000 / gib);
     }
-    if (pos(in->data_segs_out) && pos(in->bytes_sent))
-        add(c->t, ", %.0f bytes per segment", in->bytes_sent / in->data_segs_out);
+    if (pos(in->iface_bytes_per_packet))
+        add(c->t, ", %.0f bytes per packet leaving %s (its tx counters, interface-wide%s)",
+            in->iface_bytes_per_packet, in->iface[0] ? in->iface : "its interface",
+            in->iface_shared ? ", other transfers included" : "");
 }
 
 static int rule_sender_cpu(const struct ctx *c)

@@ -90,6 +90,12 @@ struct verdict_in {
      * (the run's total, as the path is shared by its streams), and the share of those
      * intervals within VERDICT_PLATEAU_BAND of it. */
     double plateau_mbps, plateau_share;
+    /* Bytes per packet that left the server's egress interface over the transfer (its tx
+     * counters, interface-wide: debitd's "iface"), the interface, and whether other
+     * transfers ran meanwhile (the figure then includes theirs). */
+    double iface_bytes_per_packet;
+    int iface_shared;
+    char iface[16];
 };
 
 /* A verdict_in with every double NAN and every count 0. */

@@ -108,6 +108,13 @@ void verdict_in_from_run(const struct run_result *r, struct verdict_in *in)
     in->so_sndbuf = at(s, "sndbuf.so_sndbuf");
     in->tcp_wmem_max = at(s, "sndbuf.tcp_wmem_max");
     in->sndbuf_setting = at(s, "sndbuf.setting");
+    /* what left the server's interface (interface-wide counters: "shared" when other
+     * transfers ran meanwhile) */
+    in->iface_bytes_per_packet = at(s, "iface.bytes_per_packet");
+    const json_t *ifc = json_object_get(s, "iface");
+    in->iface_shared = json_is_true(json_object_get(ifc, "shared"));
+    const char *ifname = json_string_value(json_object_get(ifc, "name"));
+    snprintf(in->iface, sizeof in->iface, "%s", ifname ? ifname : "");
     in->initial_cwnd = at(s, "initial_cwnd");
     /* An older debitd has no "sndbuf" in its record, but says its setting in X-Debit-Tcp
      * ("sndbuf=1048576" or "sndbuf=auto"): the socket then holds twice that (socket(7)). */

@@ -253,7 +253,7 @@ static void transfer_start(struct listener *l, struct MHD_Connection *conn, stru
     struct http_client scratch;
     const struct http_client *who = http_conn_client(conn, &scratch);
     struct transfer_start ts = {f->path, who->remote, l->name, fr->off, fr->len, (int)fr->status, r->sock,
-                                who->have_peer ? &who->peer : NULL, send_path_name(fr->path), NULL, 0};
+                                who->have_peer ? &who->peer : NULL, send_path_name(fr->path), NULL, 0, 0};
     ts.nopush = file_nopush(l, r, fr->path);
     if (fr->path == SEND_SENDFILE) {
         l->zero_copy_transfers++;
@@ -292,7 +292,7 @@ static void transfer_start(struct listener *l, struct MHD_Connection *conn, stru
             fr->id_at = mhd_compat_header_at(fr->resp, WIRE_HDR_TRANSFER);
     }
     if (fr->len >= EVIDENCE_MIN_BYTES)
-        evidence_begin(&r->mark, s->cpu, fr->len);
+        evidence_begin(&r->mark, s->cpu, fr->len, http_peer_addr(conn));
 }
 
 enum MHD_Result http_file(struct listener *l, struct MHD_Connection *conn, struct req *r,

@@ -7,10 +7,15 @@
 
 #include "sys.h"
 
-int http_peer(struct MHD_Connection *conn, struct peer *p)
+const struct sockaddr *http_peer_addr(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    return peer_from_sockaddr(ci ? ci->client_addr : NULL, p);
+    return ci ? ci->client_addr : NULL;
+}
+
+int http_peer(struct MHD_Connection *conn, struct peer *p)
+{
+    return peer_from_sockaddr(http_peer_addr(conn), p);
 }
 
 int http_quota_refused(struct listener *l, struct MHD_Connection *conn, struct req *r, uint64_t len,

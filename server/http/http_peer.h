@@ -12,6 +12,8 @@
 
 /* The client of CONN as a peer: 0, or -1 when MHD gives no IP address. */
 int http_peer(struct MHD_Connection *conn, struct peer *p);
+/* The client's address as libmicrohttpd holds it (no system call); NULL unknown. */
+const struct sockaddr *http_peer_addr(struct MHD_Connection *conn);
 /* Charge a response of LEN bytes to its client's quota (r->quota keeps the receipt).
  * Returns 0 to serve it, or 1 (nothing charged) when the address has used its budget:
  * then RETRY (LEN bytes) holds the Retry-After value in seconds. */

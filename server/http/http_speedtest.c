@@ -178,7 +178,7 @@ static void record(struct listener *l, struct MHD_Connection *conn, struct req *
     struct transfer_evidence ev = {.initial_cwnd = have_ti ? ti.snd_cwnd : 0, .sndbuf_setting = l->cfg->tcp.sndbuf,
                                    .tcp_wmem_max = l->tcp_wmem_max};
     struct transfer_start ts = {r->log_path ? r->log_path : "", who->remote, l->name, 0, len, 200,
-                                upload ? -1 : sock, who->have_peer ? &who->peer : NULL, send_path, &ev, 0};
+                                upload ? -1 : sock, who->have_peer ? &who->peer : NULL, send_path, &ev, 0, 0};
     char id[TRANSFER_ID_LEN] = "";
     uint64_t seq = transfers_begin(s->transfers, &ts, id);
     if (!seq)
@@ -192,7 +192,7 @@ static void record(struct listener *l, struct MHD_Connection *conn, struct req *
     r->sock = sock;
     r->acked0 = have_ti ? ti.bytes_acked : 0;
     if (len >= EVIDENCE_MIN_BYTES)
-        evidence_begin(&r->mark, s->cpu, len);
+        evidence_begin(&r->mark, s->cpu, len, http_peer_addr(conn));
 }
 
 /* garbage or __down: LEN bytes of the region, as a file of that size leaves. */

@@ -93,7 +93,7 @@ void evidence_drop(struct evidence_mark *m)
     pthread_mutex_unlock(&t->lock);
 }
 
-void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget, uint64_t bytes)
+void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget, uint64_t bytes, const struct sockaddr *peer)
 {
     memset(m, 0, sizeof *m);
     m->begun = 1;
@@ -110,6 +110,7 @@ void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget, uint64_t
     m->mono0 = sys_mono_s();
     if (budget)
         m->cg_have = cpu_budget_stat(budget, &m->cg_gen, &m->cg0);
+    ifstat_begin(peer, &m->if0); /* last: its counters as close to the first byte as may be */
 }
 
 static double tv_ms(const struct timeval *a, const struct timeval *b)
@@ -124,6 +125,8 @@ void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, 
         ev->so_sndbuf = -1;
         return;
     }
+    struct ifstat_point if1 = m->if0; /* first: the counters as close to the last byte as may be */
+    int have_if = m->if0.ifindex > 0 && ifstat_read(&if1) == 0;
     struct rusage th, self;
     int same = pthread_equal(m->self, pthread_self());
     getrusage(RUSAGE_THREAD, &th);
@@ -142,6 +145,13 @@ void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, 
     ev->thread_transfers_max = m->max_active ? m->max_active : 1;
     ev->runq_ms = same && m->runq0 >= 0 && runq >= m->runq0 ? runq - m->runq0 : -1;
     ev->so_sndbuf = -1;
+    /* counters that went backwards (the interface replaced under the same index) say nothing */
+    if (have_if && if1.tx_bytes >= m->if0.tx_bytes && if1.tx_packets >= m->if0.tx_packets) {
+        ev->have_iface = 1;
+        snprintf(ev->iface, sizeof ev->iface, "%s", m->if0.name);
+        ev->tx_bytes = if1.tx_bytes - m->if0.tx_bytes;
+        ev->tx_packets = if1.tx_packets - m->if0.tx_packets;
+    }
     int v = 0;
     socklen_t len = sizeof v;
     if (sock >= 0 && getsockopt(sock, SOL_SOCKET, SO_SNDBUF, &v, &len) == 0)
@@ -219,6 +229,20 @@ static json_t *real_or_null(int known, double v)
 static json_t *int_or_null(int known, uint64_t v)
 {
     return known ? json_integer((json_int_t)v) : json_null();
+}
+
+void evidence_iface_to_json(json_t *record, const struct transfer_evidence *ev)
+{
+    if (!ev->have_iface) {
+        json_object_set_new(record, "iface", json_null());
+        return;
+    }
+    json_object_set_new(record, "iface",
+                        json_pack("{s:s, s:I, s:I, s:o, s:b, s:s}", "name", ev->iface, "tx_bytes",
+                                  (json_int_t)ev->tx_bytes, "tx_packets", (json_int_t)ev->tx_packets,
+                                  "bytes_per_packet",
+                                  real_or_null(ev->tx_packets > 0, ev->tx_packets ? (double)ev->tx_bytes / (double)ev->tx_packets : 0),
+                                  "shared", ev->iface_shared, "scope", "interface-wide"));
 }
 
 void evidence_to_json(json_t *record, const struct transfer_evidence *ev, const struct transfer_sampled *s)

@@ -23,6 +23,7 @@
 
 #include "cgroup.h"
 #include "cpu_budget.h"
+#include "ifstat.h"
 #include "tcp_info.h"
 
 struct evidence_thread; /* the transfers under way on one thread */
@@ -52,6 +53,7 @@ struct evidence_mark {
     unsigned cg_gen;
     int cg_have;
     struct cgroup_stat cg0;
+    struct ifstat_point if0;        /* the egress interface's counters at the start (ifindex 0: unknown) */
 };
 
 /* What the record shows (plain data, copied into the transfers ring). Zeroed = unknown. */
@@ -75,6 +77,11 @@ struct transfer_evidence {
     int have_deltas;         /* cpu.stat read at both ends of one cgroup */
     double throttled_ms;
     uint64_t nr_throttled, nr_periods;
+    /* what left the egress interface meanwhile (ifstat.h): interface-wide counters */
+    int have_iface;
+    char iface[IF_NAMESIZE];
+    uint64_t tx_bytes, tx_packets;
+    int iface_shared; /* other transfers of debitd were under way meanwhile (transfers.c sets it) */
 };
 
 /* The delivery rate between samples (bytes_acked's growth), kept for the verdict's plateau:
@@ -95,13 +102,15 @@ struct transfer_sampled {
     float rate_mbps[EVIDENCE_RATES];
 };
 
-/* Mark the start of a transfer of BYTES served by the calling thread: its CPU times (and
- * run-queue wait from EVIDENCE_RUNQ_MIN_BYTES on), the process's, cpu.stat of BUDGET (NULL:
- * none). M is linked into the thread's list until evidence_end or evidence_drop. */
-void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget, uint64_t bytes);
+/* Mark the start of a transfer of BYTES served by the calling thread to PEER: its CPU
+ * times (and run-queue wait from EVIDENCE_RUNQ_MIN_BYTES on), the process's, cpu.stat of
+ * BUDGET (NULL: none), the tx counters of the interface the route to PEER leaves by (NULL:
+ * none; ifstat.h). M is linked into the thread's list until evidence_end or evidence_drop. */
+void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget, uint64_t bytes, const struct sockaddr *peer);
 
 /* The transfer of M ended (call from the thread that serves it): fill EV's end part from
- * M, the CPU times and cpu.stat now, and SOCK's SO_SNDBUF (SOCK < 0: unknown). Unlinks M.
+ * M, the CPU times and cpu.stat now, SOCK's SO_SNDBUF (SOCK < 0: unknown), and what the
+ * interface sent since evidence_begin (have_iface; iface_shared is left 0). Unlinks M.
  * M never begun (a zeroed mark: a body under EVIDENCE_MIN_BYTES): EV says nothing known. */
 void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, struct transfer_evidence *ev);
 
@@ -110,6 +119,10 @@ void evidence_drop(struct evidence_mark *m);
 
 /* Fold one periodic TCP_INFO sample, taken at NOW (sys_mono_s), into S. */
 void evidence_sample(struct transfer_sampled *s, const struct tcp_info_sample *ti, double now);
+
+/* RECORD's "iface" (docs/server.md): null, or the interface's name, tx_bytes, tx_packets,
+ * bytes_per_packet and shared over the transfer. In the access log line too. */
+void evidence_iface_to_json(json_t *record, const struct transfer_evidence *ev);
 
 /* Add "cpu", "sampled", "cgroup", "sndbuf" and "initial_cwnd" to RECORD (docs/server.md):
  * "cpu" and "cgroup" are null until the end (EV->have_cpu), "cgroup" also without a cpu

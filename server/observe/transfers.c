@@ -33,6 +33,8 @@ struct entry {
     struct transfer_evidence ev;     /* the server's side (evidence.h) */
     struct transfer_sampled sampled; /* the sampler's samples only */
     int8_t verdict;                  /* enum verdict_kind once ended, -1 while sending */
+    uint8_t active;                  /* counted in transfers.active (until ended or evicted) */
+    uint8_t overlap0;                /* another transfer was under way when this one began */
 };
 
 /* IDs are random, so a record is found by hashing its ID: buckets of entry indexes (+ 1,
@@ -64,6 +66,7 @@ struct stripe {
 struct transfers {
     unsigned keep;
     uint64_t next; /* the next sequence number; atomic */
+    uint64_t active; /* transfers begun and not yet ended or evicted; atomic (beside next: one line) */
     struct entry *ring;
     uint32_t *chain; /* per slot: the next slot (index + 1) in its bucket, 0 = last (chain_of) */
     size_t per_stripe; /* chain entries per stripe, a whole number of cache lines */
@@ -263,6 +266,9 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
 
     uint64_t seq = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED);
     fresh.seq = seq;
+    fresh.active = 1;
+    fresh.overlap0 = __atomic_fetch_add(&t->active, 1, __ATOMIC_RELAXED) > 0;
+    int evicted = 0;
     uint64_t slot = seq % t->keep;
     struct stripe *st = stripe_of_slot(t, slot);
     struct entry *e = &t->ring[slot];
@@ -276,6 +282,7 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
             unlink_entry(t, st, e);
             if (e->sock >= 0)
                 st->sending--;
+            evicted = e->active; /* never ended (a request freed without it): no longer counted */
         }
         old = (struct labels){e->path, e->remote, e->listener};
         *e = fresh;
@@ -284,8 +291,12 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
         *b = (uint32_t)slot + 1;
         if (e->sock >= 0)
             st->sending++;
+    } else {
+        evicted = 1; /* this one, never stored */
     }
     pthread_mutex_unlock(&st->lock);
+    if (evicted)
+        __atomic_fetch_sub(&t->active, 1, __ATOMIC_RELAXED);
     labels_free(&old);
     return seq;
 }
@@ -350,6 +361,11 @@ static void entry_verdict_in(const struct entry *e, struct verdict_in *in)
     in->sndbuf_setting = ev->sndbuf_setting ? (double)ev->sndbuf_setting : NAN;
     in->tcp_wmem_max = ev->tcp_wmem_max ? (double)ev->tcp_wmem_max : NAN;
     in->initial_cwnd = ev->initial_cwnd ? ev->initial_cwnd : NAN;
+    if (ev->have_iface && ev->tx_packets) {
+        in->iface_bytes_per_packet = (double)ev->tx_bytes / (double)ev->tx_packets;
+        in->iface_shared = ev->iface_shared;
+        snprintf(in->iface, sizeof in->iface, "%s", ev->iface);
+    }
     const struct transfer_sampled *s = &e->sampled;
     in->samples = (double)s->count;
     in->app_limited = (double)s->app_limited;
@@ -398,6 +414,8 @@ static json_t *entry_json(const struct entry *e, int evidence)
                      "duration_s", duration, "remote", or_empty(e->remote), "listener", or_empty(e->listener),
                      "send_path", or_empty(e->send_path), "zero_copy", strcmp(or_empty(e->send_path), "sendfile") == 0,
                      "tcp_nopush", e->nopush, "tcp", tcp);
+    if (j)
+        evidence_iface_to_json(j, &e->ev);
     if (j && evidence)
         evidence_to_json(j, &e->ev, &e->sampled);
     if (j)
@@ -459,6 +477,13 @@ static json_t *end_entry(struct transfers *t, uint64_t seq, const char *state, u
             e->ev.initial_cwnd = start.initial_cwnd;
             e->ev.sndbuf_setting = start.sndbuf_setting;
             e->ev.tcp_wmem_max = start.tcp_wmem_max;
+        }
+        /* the interface's counters hold every transfer's packets: say when others ran too
+         * (under way at the start, or begun since) */
+        e->ev.iface_shared = e->overlap0 || __atomic_load_n(&t->next, __ATOMIC_RELAXED) - 1 > seq;
+        if (e->active) {
+            e->active = 0;
+            __atomic_fetch_sub(&t->active, 1, __ATOMIC_RELAXED);
         }
         struct verdict_in in;
         entry_verdict_in(e, &in);

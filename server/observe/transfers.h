@@ -38,6 +38,8 @@ struct transfer_start {
     const char *send_path; /* "sendfile" (zero-copy), "iovec", "pread" or "buffer" (static) */
     const struct transfer_evidence *ev; /* what is known at the start (initial_cwnd, sndbuf); NULL none */
     int nopush;           /* headers sent with the body under TCP_CORK (nopush.h) */
+    int upload;           /* debitd receives (the upload sink, __up, ndt7 upload): the rate
+                           * is what arrived, the verdict the receiver's (verdict.h) */
 };
 
 /* A ring of KEEP entries (>= 1). The caller owns the result (transfers_free). */

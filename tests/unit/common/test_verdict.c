@@ -27,10 +27,11 @@ static const struct {
     F(snd_mss), F(cpu_user_ms), F(cpu_sys_ms), F(cpu_wall_ms), F(cpu_share), F(samples), F(app_limited),
     F(quota_pct), F(throttled_ms), F(nr_throttled), F(nr_periods), F(so_sndbuf), F(tcp_wmem_max), F(sndbuf_setting),
     F(initial_cwnd), F(rcv_cpu_ms), F(rcv_runq_ms), F(rcv_wall_ms), F(cpu_runq_ms), F(data_segs_out), F(bytes_sent), F(plateau_mbps),
-    F(plateau_share),
+    F(plateau_share), F(iface_bytes_per_packet),
 };
 
-/* "debitd", "upload", "bytes=N", "parallel=N" and NAME=VALUE for the doubles. */
+/* "debitd", "upload", "same_host", "iface_shared", "bytes=N", "parallel=N", "iface=NAME"
+ * and NAME=VALUE for the doubles. */
 static void parse_row(const char *spec, struct verdict_in *in)
 {
     verdict_in_init(in);
@@ -48,6 +49,14 @@ static void parse_row(const char *spec, struct verdict_in *in)
         }
         if (strcmp(w, "same_host") == 0) {
             in->same_host = 1;
+            continue;
+        }
+        if (strcmp(w, "iface_shared") == 0) {
+            in->iface_shared = 1;
+            continue;
+        }
+        if (strncmp(w, "iface=", 6) == 0) {
+            snprintf(in->iface, sizeof in->iface, "%s", w + 6);
             continue;
         }
         if (!eq)
@@ -274,12 +283,23 @@ static void test_rules(void **state)
          LAB "measured_mbps=700 debitd same_host throttled_ms=900 cpu_wall_ms=2000 cpu_user_ms=10 cpu_sys_ms=60 "
              "rcv_cpu_ms=300 rcv_runq_ms=100 rcv_wall_ms=2000",
          VERDICT_SENDER_CPU, "throttled 45% of 2.00 s"},
-        {"sender_cpu: no quota, a full core with the run-queue wait, the mechanism's figures",
+        {"sender_cpu: no quota, a full core with the run-queue wait, the mechanism's figures (TSO/GSO off)",
          "measured_mbps=3000 debitd bytes=1073741824 cpu_user_ms=10 cpu_sys_ms=490 cpu_wall_ms=1000 cpu_runq_ms=400 "
-         "busy_ms=700 srv_duration_s=1.0 data_segs_out=741530 bytes_sent=1073735440",
+         "busy_ms=700 srv_duration_s=1.0 data_segs_out=741530 bytes_sent=1073735440 iface_bytes_per_packet=1514 "
+         "iface=veth0",
          VERDICT_SENDER_CPU,
          "serving thread used 0.50 CPU of a 1.00 budget and waited to run 40% of the transfer; 0.50 CPU-s per GiB sent, "
-         "1448 bytes per segment; socket ran dry: busy 70%"},
+         "1514 bytes per packet leaving veth0 (its tx counters, interface-wide); socket ran dry: busy 70%"},
+        {"sender_cpu: TSO/GSO on, other transfers meanwhile: the packets' size, marked shared",
+         "measured_mbps=3000 debitd bytes=1073741824 cpu_user_ms=10 cpu_sys_ms=490 cpu_wall_ms=1000 cpu_runq_ms=400 "
+         "busy_ms=700 srv_duration_s=1.0 iface_bytes_per_packet=49210 iface=eth0 iface_shared",
+         VERDICT_SENDER_CPU,
+         "0.50 CPU-s per GiB sent, 49210 bytes per packet leaving eth0 (its tx counters, interface-wide, other "
+         "transfers included); socket ran dry"},
+        {"sender_cpu: TCP's bytes per segment are never given as the packets' size (they say nothing of TSO/GSO)",
+         "measured_mbps=3000 debitd bytes=1073741824 cpu_user_ms=10 cpu_sys_ms=490 cpu_wall_ms=1000 cpu_runq_ms=400 "
+         "busy_ms=700 srv_duration_s=1.0 data_segs_out=741530 bytes_sent=1073735440",
+         VERDICT_SENDER_CPU, "0.50 CPU-s per GiB sent; socket ran dry"},
         {"sender_cpu: never a share above 100%", "measured_mbps=3000 debitd cpu_share=1.07 busy_ms=700 srv_duration_s=1.0",
          VERDICT_SENDER_CPU, "serving thread used 1.00 CPU of a 1.00 budget"},
         /* A free sender at a plateau, no --bottleneck: 4 s at a steady 912 Mb/s. */

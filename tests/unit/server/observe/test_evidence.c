@@ -104,11 +104,11 @@ static void test_record_keys(void **state)
     testlib_loopback_pair(&cli, &srv);
     struct transfers *t = transfers_new(4);
     struct transfer_evidence start = {.initial_cwnd = 10, .sndbuf_setting = 0, .tcp_wmem_max = 4194304};
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, srv, NULL, "sendfile", &start, 0};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, srv, NULL, "sendfile", &start, 0, 0};
     char id[TRANSFER_ID_LEN];
     uint64_t seq = transfers_begin(t, &s, id);
     struct evidence_mark m;
-    evidence_begin(&m, budget, EVIDENCE_RUNQ_MIN_BYTES);
+    evidence_begin(&m, budget, EVIDENCE_RUNQ_MIN_BYTES, NULL);
 
     json_t *j = transfers_get(t, id, NULL);
     for (size_t i = 0; i < sizeof record_keys / sizeof *record_keys; i++)
@@ -190,10 +190,10 @@ static void test_thread_transfers_max(void **state)
     (void)state;
     struct evidence_mark a, b, c;
     struct transfer_evidence ea = {0}, eb = {0}, ec = {0};
-    evidence_begin(&a, NULL, EVIDENCE_RUNQ_MIN_BYTES);
-    evidence_begin(&b, NULL, EVIDENCE_RUNQ_MIN_BYTES); /* two at once */
+    evidence_begin(&a, NULL, EVIDENCE_RUNQ_MIN_BYTES, NULL);
+    evidence_begin(&b, NULL, EVIDENCE_RUNQ_MIN_BYTES, NULL); /* two at once */
     evidence_end(&b, NULL, -1, &eb);
-    evidence_begin(&c, NULL, EVIDENCE_RUNQ_MIN_BYTES); /* two again, never three */
+    evidence_begin(&c, NULL, EVIDENCE_RUNQ_MIN_BYTES, NULL); /* two again, never three */
     evidence_end(&a, NULL, -1, &ea);
     evidence_end(&c, NULL, -1, &ec);
     assert_int_equal(ea.thread_transfers_max, 2);
@@ -201,16 +201,16 @@ static void test_thread_transfers_max(void **state)
     assert_int_equal(ec.thread_transfers_max, 2);
     struct evidence_mark d;
     struct transfer_evidence ed = {0};
-    evidence_begin(&d, NULL, EVIDENCE_RUNQ_MIN_BYTES); /* alone now */
+    evidence_begin(&d, NULL, EVIDENCE_RUNQ_MIN_BYTES, NULL); /* alone now */
     evidence_end(&d, NULL, -1, &ed);
     assert_int_equal(ed.thread_transfers_max, 1);
     assert_false(ed.have_cgroup);
     assert_true(ed.so_sndbuf < 0);
     /* a request freed without an end leaves nothing behind */
-    evidence_begin(&d, NULL, EVIDENCE_RUNQ_MIN_BYTES);
+    evidence_begin(&d, NULL, EVIDENCE_RUNQ_MIN_BYTES, NULL);
     evidence_drop(&d);
     evidence_drop(&d);
-    evidence_begin(&d, NULL, EVIDENCE_RUNQ_MIN_BYTES);
+    evidence_begin(&d, NULL, EVIDENCE_RUNQ_MIN_BYTES, NULL);
     evidence_end(&d, NULL, -1, &ed);
     assert_int_equal(ed.thread_transfers_max, 1);
 }
@@ -237,7 +237,7 @@ static void test_thread_transfers_max_random(void **state)
             unsigned i = (unsigned)rand() % conc;
             int start = op < rows[k].ops && !live[i] && (active == 0 || rand() % 2);
             if (start) {
-                evidence_begin(&m[i], NULL, EVIDENCE_RUNQ_MIN_BYTES);
+                evidence_begin(&m[i], NULL, EVIDENCE_RUNQ_MIN_BYTES, NULL);
                 live[i] = 1;
                 active++;
                 for (unsigned j = 0; j < conc; j++) /* the brute force */
@@ -276,7 +276,7 @@ static void test_other_thread(void **state)
         struct evidence_mark m;
         struct transfer_evidence ev;
     } x = {0};
-    evidence_begin(&x.m, NULL, EVIDENCE_RUNQ_MIN_BYTES);
+    evidence_begin(&x.m, NULL, EVIDENCE_RUNQ_MIN_BYTES, NULL);
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, end_elsewhere, &x.m), 0);
     pthread_join(th, NULL);
@@ -363,7 +363,7 @@ static void test_budget_refresh(void **state)
     json_decref(j);
 
     struct evidence_mark m;
-    evidence_begin(&m, b, EVIDENCE_RUNQ_MIN_BYTES);
+    evidence_begin(&m, b, EVIDENCE_RUNQ_MIN_BYTES, NULL);
     fake_v1("/debit/y", "2500\n");
     char err[256];
     assert_int_equal(cpu_budget_refresh(b, err, sizeof err), 0);
@@ -403,7 +403,7 @@ static void test_budget_refresh(void **state)
     assert_true(json_is_null(json_object_get(j, "cgroup")));
     assert_null(json_object_get(j, "error"));
     json_decref(j);
-    evidence_begin(&m, b, EVIDENCE_RUNQ_MIN_BYTES);
+    evidence_begin(&m, b, EVIDENCE_RUNQ_MIN_BYTES, NULL);
     evidence_end(&m, b, -1, &ev);
     assert_false(ev.have_cgroup);
 

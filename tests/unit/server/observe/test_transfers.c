@@ -30,7 +30,7 @@ static void test_life_cycle(void **state)
     struct transfers *t = transfers_new(4);
     assert_non_null(t);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1, NULL, "sendfile", NULL, 0};
+    struct transfer_start s = {"/ram/1GiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 1000, 200, -1, NULL, "sendfile", NULL, 0, 0};
     uint64_t seq = transfers_begin(t, &s, id);
     json_t *j = transfers_get(t, id, NULL);
     assert_non_null(j);
@@ -87,7 +87,7 @@ static void test_labels(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char id[TRANSFER_ID_LEN];
         struct transfer_start s = {cases[i].path, cases[i].remote, cases[i].listener, 0, 10, 200, -1, NULL, "iovec",
-                                   NULL, 0};
+                                   NULL, 0, 0};
         assert_true(transfers_begin(t, &s, id) > 0);
         if (!i)
             memcpy(first, id, sizeof first);
@@ -110,7 +110,7 @@ static void test_complete_without_json(void **state)
     (void)state;
     struct transfers *t = transfers_new(2);
     char id[TRANSFER_ID_LEN], other[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/ram/4KiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 4096, 200, -1, NULL, "iovec", NULL, 0};
+    struct transfer_start s = {"/ram/4KiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 4096, 200, -1, NULL, "iovec", NULL, 0, 0};
     uint64_t seq = transfers_begin(t, &s, id);
     struct tcp_info_sample last = {.have = TCP_INFO_HAVE_BASE, .rtt_us = 250, .snd_cwnd = 10};
     transfers_finish(t, seq, "aborted", 1234, &last, NULL);
@@ -160,7 +160,7 @@ static void test_verdict(void **state)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct transfers *t = transfers_new(4);
         char id[TRANSFER_ID_LEN];
-        struct transfer_start s = {"/f", "127.0.0.1:5000", "l", 0, 1 << 30, 200, -1, NULL, "sendfile", &rows[i].ev, 0};
+        struct transfer_start s = {"/f", "127.0.0.1:5000", "l", 0, 1 << 30, 200, -1, NULL, "sendfile", &rows[i].ev, 0, 0};
         uint64_t seq = transfers_begin(t, &s, id);
         usleep(2000); /* a duration above zero: a rate */
         enum verdict_kind k = transfers_finish(t, seq, "done", 1u << 30, &rows[i].last, &rows[i].ev);
@@ -183,7 +183,7 @@ static void test_unknown_and_evicted(void **state)
     (void)state;
     struct transfers *t = transfers_new(2);
     char ids[3][TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, "iovec", NULL, 0};
+    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, "iovec", NULL, 0, 0};
     uint64_t seq[3];
     for (int i = 0; i < 3; i++)
         seq[i] = transfers_begin(t, &s, ids[i]);
@@ -230,7 +230,7 @@ static void test_track_samples(void **state)
     testlib_loopback_pair(&cfd, &sfd);
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile", NULL, 0};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile", NULL, 0, 0};
     uint64_t seq = transfers_begin(t, &s, id);
     assert_int_equal(transfers_sample(t), 1);
     json_t *j = transfers_get(t, id, NULL); /* a sending record shows the samples so far */
@@ -264,8 +264,8 @@ static void test_sample_sockets(void **state)
 
     struct transfers *t = transfers_new(4);
     char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile", NULL, 0};
-    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1, NULL, "sendfile", NULL, 0};
+    struct transfer_start s = {"/f", "", "", 0, 100, 200, sfd, NULL, "sendfile", NULL, 0, 0};
+    struct transfer_start none = {"/g", "", "", 0, 100, 200, -1, NULL, "sendfile", NULL, 0, 0};
     assert_int_equal(transfers_sample(t), 0); /* nothing sending */
     uint64_t seq = transfers_begin(t, &s, id);
     transfers_begin(t, &none, id2);
@@ -303,9 +303,9 @@ static void test_owner(void **state)
     struct peer a6;
     assert_int_equal(peer_from_sockaddr((struct sockaddr *)&s6, &a6), 0);
     char id[TRANSFER_ID_LEN], id2[TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "127.0.0.1:5000", "", 0, 1, 200, -1, &a, NULL, NULL, 0};
+    struct transfer_start s = {"/f", "127.0.0.1:5000", "", 0, 1, 200, -1, &a, NULL, NULL, 0, 0};
     transfers_begin(t, &s, id);
-    struct transfer_start none = {"/f", "", "", 0, 1, 200, -1, NULL, NULL, NULL, 0};
+    struct transfer_start none = {"/f", "", "", 0, 1, 200, -1, NULL, NULL, NULL, 0, 0};
     transfers_begin(t, &none, id2);
     const struct {
         const char *what;
@@ -337,7 +337,7 @@ static void test_ids_random(void **state)
     enum { N = 2000 };
     struct transfers *t = transfers_new(N);
     static char ids[N][TRANSFER_ID_LEN];
-    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, NULL, NULL, 0};
+    struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, NULL, NULL, 0, 0};
     for (int i = 0; i < N; i++) {
         assert_int_not_equal(transfers_begin(t, &s, ids[i]), 0);
         assert_int_equal(strlen(ids[i]), 32);
@@ -386,7 +386,7 @@ struct race {
 static void *race_run(void *arg)
 {
     struct race *r = arg;
-    struct transfer_start s = {"/ram/4KiB.dat", "127.0.0.1:5000", "", 0, 4096, 200, -1, NULL, "iovec", NULL, 0};
+    struct transfer_start s = {"/ram/4KiB.dat", "127.0.0.1:5000", "", 0, 4096, 200, -1, NULL, "iovec", NULL, 0, 0};
     for (int k = 0; k < r->rounds; k++) {
         pthread_barrier_wait(r->start);
         for (int i = 0; i < r->each; i++) {
@@ -438,7 +438,7 @@ static void test_evict_full_ring(void **state)
         unsigned keep = keeps[k], n = FILLS * keep;
         struct transfers *t = transfers_new(keep);
         assert_non_null(t);
-        struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, "iovec", NULL, 0};
+        struct transfer_start s = {"/f", "", "", 0, 1, 200, -1, NULL, "iovec", NULL, 0, 0};
         for (unsigned i = 0; i < n; i++)
             assert_int_equal(transfers_begin(t, &s, ids[i]), i + 1);
         unsigned found_old = 0, found_new = 0;
