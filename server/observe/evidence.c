@@ -110,7 +110,8 @@ void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget, uint64_t
     m->mono0 = sys_mono_s();
     if (budget)
         m->cg_have = cpu_budget_stat(budget, &m->cg_gen, &m->cg0);
-    ifstat_begin(peer, &m->if0); /* last: its counters as close to the first byte as may be */
+    if (bytes >= EVIDENCE_IFACE_MIN_BYTES) /* last: the counters as close to the first byte as may be */
+        ifstat_begin(peer, &m->if0);
 }
 
 static double tv_ms(const struct timeval *a, const struct timeval *b)

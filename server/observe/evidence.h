@@ -40,6 +40,11 @@ struct evidence_thread; /* the transfers under way on one thread */
  * 2026-12-06), two per transfer 5 % of a 1 MiB request's CPU; and a wait over a transfer of
  * a few ms says little. 16 MiB takes 10 ms or more even on loopback. */
 #define EVIDENCE_RUNQ_MIN_BYTES (16u * 1024u * 1024u)
+/* Bodies shorter than this get no interface counters ("iface" null; ifstat.h): two readings
+ * cost 3.5-6.5 us per transfer in a loop on loopback (load 12, 2026-12-06), 2-3 % of a
+ * 1 MiB request's 185-205 us of CPU in bench/many.sh; and over a transfer of a few ms the
+ * interface's other traffic weighs as much as its own. */
+#define EVIDENCE_IFACE_MIN_BYTES EVIDENCE_RUNQ_MIN_BYTES
 
 struct evidence_mark {
     int begun;                      /* evidence_begin ran (the body was long enough) */
@@ -104,8 +109,9 @@ struct transfer_sampled {
 
 /* Mark the start of a transfer of BYTES served by the calling thread to PEER: its CPU
  * times (and run-queue wait from EVIDENCE_RUNQ_MIN_BYTES on), the process's, cpu.stat of
- * BUDGET (NULL: none), the tx counters of the interface the route to PEER leaves by (NULL:
- * none; ifstat.h). M is linked into the thread's list until evidence_end or evidence_drop. */
+ * BUDGET (NULL: none), the tx counters of the interface the route to PEER leaves by from
+ * EVIDENCE_IFACE_MIN_BYTES on (PEER NULL: none; ifstat.h). M is linked into the thread's
+ * list until evidence_end or evidence_drop. */
 void evidence_begin(struct evidence_mark *m, struct cpu_budget *budget, uint64_t bytes, const struct sockaddr *peer);
 
 /* The transfer of M ended (call from the thread that serves it): fill EV's end part from
