@@ -473,6 +473,43 @@ static int rule_network_inferred(const struct ctx *c)
     return 1;
 }
 
+/* An upload seen by its receiver (debitd): not CPU-bound (rule_receiver_cpu did not fire,
+ * its demand known and under VERDICT_CPU_NEAR_BUDGET), its window not the limit
+ * (rule_receiver_window did not fire) and the received rate held one level after slow
+ * start: the path, or the sender, whose side the receiver cannot see (the client's CPU or
+ * send buffer hold a rate level as steadily). Said so in the evidence. */
+static int rule_network_inferred_receiver(const struct ctx *c)
+{
+    const struct verdict_in *in = c->in;
+    double demand = receiver_demand(in);
+    if (pos(in->bottleneck_mbps) || !in->server_debitd || !pos(in->plateau_mbps) || !known(in->plateau_share) ||
+        in->plateau_share < VERDICT_PLATEAU_SHARE || !known(demand) || demand >= VERDICT_CPU_NEAR_BUDGET)
+        return 0;
+    char a[32], p[32];
+    add(c->t, "receiver free (its thread on a CPU or waiting %.0f%% of the transfer, its window not full) at a "
+              "plateau of %s Mb/s (%.0f%% of the intervals within %.0f%%): the path's rate, inferred (no --bottleneck; "
+              "the sender's side is not seen: its CPU or send buffer would hold a level too); measured %s Mb/s",
+        demand * 100, mbps(in->plateau_mbps, p, sizeof p), in->plateau_share * 100, VERDICT_PLATEAU_BAND * 100,
+        mbps(c->rate, a, sizeof a));
+    return 1;
+}
+
+/* An upload's rules, from the receiver's record (verdict.h). */
+static enum verdict_kind decide_upload_rules(const struct ctx *c, struct verdict *out)
+{
+    if (rule_network(c))
+        return VERDICT_NETWORK;
+    if (rule_receiver_cpu(c))
+        return VERDICT_RECEIVER_CPU;
+    if (rule_receiver_window(c))
+        return VERDICT_RECEIVER_WINDOW;
+    if (rule_network_inferred_receiver(c)) {
+        out->path_mbps = c->in->plateau_mbps;
+        return VERDICT_NETWORK;
+    }
+    return VERDICT_UNKNOWN;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -599,9 +636,20 @@ static void decide(const struct verdict_in *in, struct verdict *out, int words)
     struct ctx c = {in, in->measured_mbps / n, base_rtt_ms(in), &t};
     char a[32], b[32];
     if (in->upload) {
-        add(&t, "upload: the rules read a download's sender, the server; no verdict");
         snprintf(out->no_prediction, sizeof out->no_prediction, "an upload: the prediction is a download's");
         out->pred.limit = PREDICT_LIMIT_NONE;
+        if (!in->receiver_side) {
+            add(&t, "upload: the rules read a download's sender, the server; no verdict");
+            return;
+        }
+        if (!pos(in->measured_mbps)) {
+            add(&t, "no throughput measured");
+            return;
+        }
+        add(&t, "upload, seen by its receiver: ");
+        out->kind = decide_upload_rules(&c, out);
+        if (out->kind == VERDICT_UNKNOWN)
+            add(&t, "no rule matched: measured %s Mb/s", mbps(c.rate, a, sizeof a));
         return;
     }
     if (!pos(in->measured_mbps)) {

@@ -63,7 +63,11 @@ struct verdict_in {
     double duration_s;        /* body_s: the averaging window */
     double slow_start_s;      /* the series' slow start (first interval at 90% of the peak) */
     unsigned parallel;        /* streams (the rules compare per-stream rates) */
-    int upload;               /* the client sent: no verdict (the rules read a download) */
+    int upload;               /* the client sent: no verdict from the download rules */
+    int receiver_side;        /* with upload: the figures are debitd's as the receiver (its
+                               * receiving thread in rcv_cpu_ms.., its socket's receive side
+                               * in rcv_*, so_rcvbuf.., the plateau of what it received):
+                               * the upload rules decide (verdict_decide) */
     int same_host;            /* client and server on one host (loopback): they share its CPUs */
     double bottleneck_mbps;   /* --bottleneck */
     /* The client's receive side (TCP_INFO at the end, the socket's buffer). */
@@ -124,8 +128,11 @@ void verdict_predict_in(const struct verdict_in *in, double rtt_ms, struct predi
 
 /* The rules, in order: network (the average at the bottleneck), sender_cpu, network
  * (the bottleneck after slow start), receiver_cpu, sender_buffer, receiver_window,
- * network (inferred: a free sender at a plateau), congestion, else unknown. Pure; fills
- * every field of out. */
+ * network (inferred: a free sender at a plateau), congestion, else unknown. An upload
+ * seen by its receiver (upload and receiver_side: debitd's record of an upload) has rules
+ * of its own: network (the bottleneck), receiver_cpu, receiver_window, network (inferred:
+ * a receiver neither CPU- nor window-bound at a plateau; the sender's side unknown), else
+ * unknown; no prediction. Any other upload: unknown. Pure; fills every field of out. */
 void verdict_decide(const struct verdict_in *in, struct verdict *out);
 
 /* The kind verdict_decide gives IN, without building its sentences (the evidence and the

@@ -396,6 +396,43 @@ enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *
     return res;
 }
 
+/* The end of R's transfer record (a file download or an upload to the sink): its final
+ * TCP_INFO, the server's side (evidence_end), the verdict counted in /metrics; the record's
+ * JSON into *ENTRY for a JSON access log. Returns 1 when the connection's end was noted
+ * (http_conn_note_end: where its next response starts). */
+static int record_end(struct listener *l, struct MHD_Connection *conn, struct req *r, int ok, uint64_t bytes,
+                      json_t **entry)
+{
+    struct tcp_info_sample last;
+    char err[128];
+    int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
+    int noted = 0;
+    if (ok && have) { /* where the next response on this connection starts */
+        http_conn_note_end(conn, &last);
+        noted = 1;
+    }
+    struct transfer_evidence ev;
+    evidence_end(&r->mark, l->srv->cpu, r->sock, &ev);
+    if (!l->srv->snap->cfg->details) /* as X-Debit-Cpu: no cgroup path (privacy.details) */
+        ev.cg_path[0] = 0;
+    if (r->kind == REQ_UPLOAD) { /* the receive buffer its window came from */
+        int v = 0;
+        socklen_t len = sizeof v;
+        ev.so_rcvbuf = r->sock >= 0 && getsockopt(r->sock, SOL_SOCKET, SO_RCVBUF, &v, &len) == 0 ? v : -1;
+    }
+    /* the record is the body of a JSON access log line, and of nothing else logged */
+    enum verdict_kind kind;
+    const char *state = ok ? "done" : "aborted";
+    if (l->srv->access && l->srv->snap->cfg->access_format == ACCESS_FORMAT_JSON) {
+        *entry = transfers_end(l->srv->transfers, r->seq, state, bytes, have ? &last : NULL, &ev);
+        kind = verdict_from_name(json_string_value(json_object_get(*entry, "limited_by")));
+    } else {
+        kind = transfers_finish(l->srv->transfers, r->seq, state, bytes, have ? &last : NULL, &ev);
+    }
+    metrics_verdict(l->srv->metrics, (size_t)(l - l->srv->listeners), kind);
+    return noted;
+}
+
 static void completed(struct listener *l, struct MHD_Connection *conn, void **req_cls,
                       enum MHD_RequestTerminationCode toe)
 {
@@ -435,31 +472,13 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
         counters_transfer(&l->srv->counters, bytes, sys_mono_s() - r->t0);
         metrics_file_bytes(l->srv->metrics, (size_t)(l - l->srv->listeners),
                            reload_file_row(l->srv, r->snap, r->file), bytes);
-        if (r->seq) { /* the record (none when no ID could be drawn) */
-            struct tcp_info_sample last;
-            char err[128];
-            int have = r->sock >= 0 && tcp_info_read(r->sock, &last, err, sizeof err) == 0;
-            if (ok && have) { /* where the next response on this connection starts */
-                http_conn_note_end(conn, &last);
-                noted = 1;
-            }
-            struct transfer_evidence ev;
-            evidence_end(&r->mark, l->srv->cpu, r->sock, &ev);
-            if (!l->srv->snap->cfg->details) /* as X-Debit-Cpu: no cgroup path (privacy.details) */
-                ev.cg_path[0] = 0;
-            /* the record is the body of a JSON access log line, and of nothing else logged */
-            enum verdict_kind kind;
-            if (l->srv->access && l->srv->snap->cfg->access_format == ACCESS_FORMAT_JSON) {
-                entry = transfers_end(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes,
-                                      have ? &last : NULL, &ev);
-                kind = verdict_from_name(json_string_value(json_object_get(entry, "limited_by")));
-            } else {
-                kind = transfers_finish(l->srv->transfers, r->seq, ok ? "done" : "aborted", bytes,
-                                        have ? &last : NULL, &ev);
-            }
-            metrics_verdict(l->srv->metrics, (size_t)(l - l->srv->listeners), kind);
-        }
+        if (r->seq) /* the record (none when no ID could be drawn) */
+            noted = record_end(l, conn, r, ok, bytes, &entry);
         sent = bytes;
+    } else if (r->kind == REQ_UPLOAD) {
+        if (r->seq)
+            noted = record_end(l, conn, r, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK && !r->up_rejected,
+                               r->up_bytes, &entry);
     } else if (r->kind == REQ_NDT7) {
         entry = http_ndt7_completed(l, r, &sent);
     }

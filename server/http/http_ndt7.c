@@ -127,6 +127,7 @@ static void begin_record(struct listener *l, struct MHD_Connection *conn, struct
         .owner = who->have_peer ? &who->peer : NULL,
         .send_path = run->upload ? "receive" : l->tls ? "tls" : "sendfile", /* the frames' payload */
         .ev = &ev,
+        .upload = run->upload,
     };
     run->seq = transfers_begin(s->transfers, &ts, run->id);
 }

@@ -79,6 +79,12 @@ enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *con
 
 enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j)
 {
+    return http_reply_json_hdr(l, conn, status, j, NULL, NULL);
+}
+
+enum MHD_Result http_reply_json_hdr(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j,
+                                    const char *name, const char *value)
+{
     char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9)) : NULL;
     json_decref(j);
     if (!text)
@@ -99,5 +105,7 @@ enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn,
     http_headers_common(resp);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (name && value)
+        MHD_add_response_header(resp, name, value);
     return http_reply(l, conn, status, resp);
 }

@@ -29,6 +29,9 @@ enum MHD_Result http_reply_buffer(struct listener *l, struct MHD_Connection *con
                                   size_t len, const char *type);
 /* A JSON answer (J is stolen), Cache-Control: no-store. */
 enum MHD_Result http_reply_json(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j);
+/* The same with one more header NAME: VALUE (none when either is NULL). */
+enum MHD_Result http_reply_json_hdr(struct listener *l, struct MHD_Connection *conn, unsigned status, json_t *j,
+                                    const char *name, const char *value);
 /* Server header, on every response. */
 void http_headers_common(struct MHD_Response *resp);
 

@@ -41,6 +41,7 @@ struct req {
     uint64_t up_bytes;
     double up_t0;
     int up_rejected;
+    char up_id[TRANSFER_ID_LEN]; /* the upload sink's record ("" none), sent in X-Debit-Transfer */
     /* REQ_DIGEST: parked in the digest's list while the connection is suspended */
     struct digest_waiter dw;
     /* http_guard.c: set when the request line arrives, before the headers */

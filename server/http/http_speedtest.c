@@ -178,7 +178,7 @@ static void record(struct listener *l, struct MHD_Connection *conn, struct req *
     struct transfer_evidence ev = {.initial_cwnd = have_ti ? ti.snd_cwnd : 0, .sndbuf_setting = l->cfg->tcp.sndbuf,
                                    .tcp_wmem_max = l->tcp_wmem_max};
     struct transfer_start ts = {r->log_path ? r->log_path : "", who->remote, l->name, 0, len, 200,
-                                upload ? -1 : sock, who->have_peer ? &who->peer : NULL, send_path, &ev, 0, 0};
+                                upload ? -1 : sock, who->have_peer ? &who->peer : NULL, send_path, &ev, 0, upload};
     char id[TRANSFER_ID_LEN] = "";
     uint64_t seq = transfers_begin(s->transfers, &ts, id);
     if (!seq)

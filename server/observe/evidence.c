@@ -200,13 +200,14 @@ static void rate_add(struct transfer_sampled *s, uint64_t bytes, double seconds)
     s->in_acc = 0;
 }
 
-void evidence_sample(struct transfer_sampled *s, const struct tcp_info_sample *ti, double now)
+void evidence_sample(struct transfer_sampled *s, const struct tcp_info_sample *ti, double now, int received)
 {
     if (ti->have & TCP_INFO_HAVE_BYTES) {
+        uint64_t moved = received ? ti->bytes_received : ti->bytes_acked;
         /* the first sample is the baseline (a kept-alive connection's count starts earlier) */
-        if (s->t_prev > 0 && now > s->t_prev && ti->bytes_acked >= s->acked_prev)
-            rate_add(s, ti->bytes_acked - s->acked_prev, now - s->t_prev);
-        s->acked_prev = ti->bytes_acked;
+        if (s->t_prev > 0 && now > s->t_prev && moved >= s->acked_prev)
+            rate_add(s, moved - s->acked_prev, now - s->t_prev);
+        s->acked_prev = moved;
         s->t_prev = now;
     }
     if (!s->count || ti->snd_cwnd < s->cwnd_min)

@@ -67,6 +67,7 @@ struct transfer_evidence {
     uint32_t initial_cwnd;   /* tcpi_snd_cwnd before the response's first byte; 0 unknown */
     uint64_t sndbuf_setting; /* the listener's tcp profile sndbuf; 0 = autotuning */
     uint64_t tcp_wmem_max;   /* net.ipv4.tcp_wmem's max in debitd's netns; 0 unknown */
+    uint64_t tcp_rmem_max;   /* net.ipv4.tcp_rmem's max, the same (uploads) */
     /* at the end (have_cpu set) */
     int have_cpu;
     int have_thread;         /* the thread's figures are known (begin and end in one thread) */
@@ -74,6 +75,7 @@ struct transfer_evidence {
     unsigned thread_transfers_max;
     double runq_ms;          /* the serving thread waited to run meanwhile (schedstat); < 0 unknown */
     int64_t so_sndbuf;       /* getsockopt SO_SNDBUF at the end; < 0 unknown */
+    int64_t so_rcvbuf;       /* getsockopt SO_RCVBUF at the end of an upload; <= 0 unknown */
     int have_cgroup;         /* a cpu controller at the end */
     int cg_version;
     char cg_path[256];       /* "" = not shown (privacy.details = false) */
@@ -99,7 +101,7 @@ struct transfer_sampled {
     uint64_t count, app_limited, notsent_zero;
     uint32_t cwnd_min, cwnd_max;
     uint64_t delivery_rate_max_bps;
-    uint64_t acked_prev;         /* bytes_acked at the previous sample */
+    uint64_t acked_prev;         /* bytes_acked (bytes_received: an upload) at the previous sample */
     double t_prev, acc_s;        /* its time; seconds gathered toward the next entry */
     uint64_t acc_bytes;          /* bytes gathered toward it */
     unsigned stride, in_acc;     /* samples per entry (1, 2, 4, ...), gathered so far */
@@ -123,8 +125,9 @@ void evidence_end(struct evidence_mark *m, struct cpu_budget *budget, int sock, 
 /* Unlink M if it is still linked (a request freed without evidence_end). Any thread. */
 void evidence_drop(struct evidence_mark *m);
 
-/* Fold one periodic TCP_INFO sample, taken at NOW (sys_mono_s), into S. */
-void evidence_sample(struct transfer_sampled *s, const struct tcp_info_sample *ti, double now);
+/* Fold one periodic TCP_INFO sample, taken at NOW (sys_mono_s), into S: the rates from
+ * bytes_acked, or from bytes_received when RECEIVED (debitd receives an upload). */
+void evidence_sample(struct transfer_sampled *s, const struct tcp_info_sample *ti, double now, int received);
 
 /* RECORD's "iface" (docs/server.md): null, or the interface's name, tx_bytes, tx_packets,
  * bytes_per_packet and shared over the transfer. In the access log line too. */

@@ -35,6 +35,7 @@ struct entry {
     int8_t verdict;                  /* enum verdict_kind once ended, -1 while sending */
     uint8_t active;                  /* counted in transfers.active (until ended or evicted) */
     uint8_t overlap0;                /* another transfer was under way when this one began */
+    uint8_t upload;                  /* debitd received (transfer_start.upload) */
 };
 
 /* IDs are random, so a record is found by hashing its ID: buckets of entry indexes (+ 1,
@@ -257,6 +258,7 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     fresh.status = s->status;
     fresh.send_path = s->send_path ? s->send_path : "";
     fresh.nopush = s->nopush;
+    fresh.upload = s->upload != 0;
     if (s->ev)
         fresh.ev = *s->ev;
     fresh.sock = s->sock;
@@ -305,6 +307,42 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
  * (bytes written / duration: what left debitd, the last socket buffer's worth included),
  * its TCP_INFO, the serving thread's CPU, the cgroup's throttling, the samples. No client
  * figures: those are the client's to add (debit merges them). Caller holds the lock. */
+/* The plateau of E's sampled rates into IN (verdict_plateau). */
+static void entry_plateau(const struct entry *e, struct verdict_in *in)
+{
+    const struct transfer_sampled *s = &e->sampled;
+    double r[EVIDENCE_RATES];
+    for (unsigned i = 0; i < s->nrate && i < EVIDENCE_RATES; i++)
+        r[i] = s->rate_mbps[i];
+    verdict_plateau(r, s->nrate < EVIDENCE_RATES ? s->nrate : EVIDENCE_RATES, &in->plateau_mbps, &in->plateau_share);
+}
+
+/* An upload's inputs: debitd is the receiver (verdict.h receiver_side): its socket's
+ * receive side, its receiving thread's CPU, the plateau of what arrived. The sender's
+ * figures are the client's, which debitd does not see. */
+static void entry_upload_in(const struct entry *e, struct verdict_in *in)
+{
+    in->upload = in->receiver_side = 1;
+    const struct tcp_info_sample *t = &e->tcp;
+    if (e->have_tcp) {
+        in->rtt_ms = t->rtt_us ? t->rtt_us / 1000.0 : NAN;
+        in->rcv_rtt_ms = t->rcv_rtt_us ? t->rcv_rtt_us / 1000.0 : NAN;
+        in->rcv_space = t->rcv_space;
+        in->rcv_ssthresh = t->rcv_ssthresh;
+        in->rcv_wnd = (t->have & TCP_INFO_HAVE_RCV_WND) && t->rcv_wnd ? t->rcv_wnd : NAN;
+        in->rcv_mss = t->rcv_mss ? t->rcv_mss : NAN;
+    }
+    const struct transfer_evidence *ev = &e->ev;
+    if (ev->have_cpu && ev->have_thread) {
+        in->rcv_cpu_ms = ev->user_ms + ev->sys_ms;
+        in->rcv_runq_ms = ev->runq_ms >= 0 ? ev->runq_ms : NAN;
+        in->rcv_wall_ms = ev->wall_ms;
+    }
+    in->so_rcvbuf = ev->so_rcvbuf > 0 ? (double)ev->so_rcvbuf : NAN;
+    in->tcp_rmem_max = ev->tcp_rmem_max ? (double)ev->tcp_rmem_max : NAN;
+    entry_plateau(e, in);
+}
+
 static void entry_verdict_in(const struct entry *e, struct verdict_in *in)
 {
     verdict_in_init(in);
@@ -313,6 +351,10 @@ static void entry_verdict_in(const struct entry *e, struct verdict_in *in)
     in->bytes = e->bytes;
     in->duration_s = in->srv_duration_s = e->duration > 0 ? e->duration : NAN;
     in->measured_mbps = e->duration > 0 ? (double)e->bytes * 8 / e->duration / 1e6 : NAN;
+    if (e->upload) {
+        entry_upload_in(e, in);
+        return;
+    }
     const struct tcp_info_sample *t = &e->tcp;
     if (e->have_tcp) {
         if (t->have & TCP_INFO_HAVE_LIMITED) {
@@ -366,13 +408,9 @@ static void entry_verdict_in(const struct entry *e, struct verdict_in *in)
         in->iface_shared = ev->iface_shared;
         snprintf(in->iface, sizeof in->iface, "%s", ev->iface);
     }
-    const struct transfer_sampled *s = &e->sampled;
-    in->samples = (double)s->count;
-    in->app_limited = (double)s->app_limited;
-    double r[EVIDENCE_RATES];
-    for (unsigned i = 0; i < s->nrate && i < EVIDENCE_RATES; i++)
-        r[i] = s->rate_mbps[i];
-    verdict_plateau(r, s->nrate < EVIDENCE_RATES ? s->nrate : EVIDENCE_RATES, &in->plateau_mbps, &in->plateau_share);
+    in->samples = (double)e->sampled.count;
+    in->app_limited = (double)e->sampled.app_limited;
+    entry_plateau(e, in);
 }
 
 /* The record's verdict fields (docs/server.md): null while sending. */
@@ -414,10 +452,26 @@ static json_t *entry_json(const struct entry *e, int evidence)
                      "duration_s", duration, "remote", or_empty(e->remote), "listener", or_empty(e->listener),
                      "send_path", or_empty(e->send_path), "zero_copy", strcmp(or_empty(e->send_path), "sendfile") == 0,
                      "tcp_nopush", e->nopush, "tcp", tcp);
-    if (j)
+    if (j) {
+        json_object_set_new(j, "direction", json_string(e->upload ? "upload" : "download"));
         evidence_iface_to_json(j, &e->ev);
+    }
+    if (j && evidence && e->upload) /* the receive buffer an upload's window came from */
+        json_object_set_new(j, "rcvbuf",
+                            json_pack("{s:o, s:o}", "so_rcvbuf",
+                                      e->ev.so_rcvbuf > 0 ? json_integer((json_int_t)e->ev.so_rcvbuf) : json_null(),
+                                      "tcp_rmem_max",
+                                      e->ev.tcp_rmem_max ? json_integer((json_int_t)e->ev.tcp_rmem_max) : json_null()));
     if (j && evidence)
         evidence_to_json(j, &e->ev, &e->sampled);
+    if (j && evidence) { /* the plateau the verdict read (verdict_plateau) */
+        struct verdict_in in;
+        verdict_in_init(&in);
+        entry_plateau(e, &in);
+        json_t *smp = json_object_get(j, "sampled");
+        json_object_set_new(smp, "plateau_mbps", isfinite(in.plateau_mbps) ? json_real(in.plateau_mbps) : json_null());
+        json_object_set_new(smp, "plateau_share", isfinite(in.plateau_share) ? json_real(in.plateau_share) : json_null());
+    }
     if (j)
         verdict_to_json(j, e);
     return j;
@@ -432,7 +486,6 @@ static void entry_track(struct entry *e, const struct tcp_info_sample *ti)
 unsigned transfers_sample(struct transfers *t)
 {
     unsigned n = 0;
-    double now = sys_mono_s();
     for (unsigned k = 0; k < TRANSFERS_STRIPES; k++) {
         struct stripe *st = &t->stripe[k];
         pthread_mutex_lock(&st->lock);
@@ -443,7 +496,10 @@ unsigned transfers_sample(struct transfers *t)
             if (!e->seq || e->sock < 0 || tcp_info_read(e->sock, &ti, err, sizeof err) < 0)
                 continue;
             entry_track(e, &ti);
-            evidence_sample(&e->sampled, &ti, now);
+            /* the time of this reading, not of the sweep's start: a sampler preempted
+             * mid-sweep (a busy machine) would otherwise give the next entries' intervals
+             * bytes without their time, a spike that hides a plateau (verdict_plateau) */
+            evidence_sample(&e->sampled, &ti, sys_mono_s(), e->upload);
             n++;
         }
         pthread_mutex_unlock(&st->lock);
@@ -477,6 +533,7 @@ static json_t *end_entry(struct transfers *t, uint64_t seq, const char *state, u
             e->ev.initial_cwnd = start.initial_cwnd;
             e->ev.sndbuf_setting = start.sndbuf_setting;
             e->ev.tcp_wmem_max = start.tcp_wmem_max;
+            e->ev.tcp_rmem_max = start.tcp_rmem_max;
         }
         /* the interface's counters hold every transfer's packets: say when others ran too
          * (under way at the start, or begun since) */

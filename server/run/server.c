@@ -316,6 +316,8 @@ enum server_start_err server_start(struct server *s, server_listen_fn *listen_fn
         char werr[160];
         if (tcp_wmem_max(&l->tcp_wmem_max, werr, sizeof werr) < 0)
             l->tcp_wmem_max = 0;
+        if (tcp_rmem_max(&l->tcp_rmem_max, werr, sizeof werr) < 0) /* uploads' rcvbuf.tcp_rmem_max */
+            l->tcp_rmem_max = 0;
         if (listen_fn(l, threads, err, errlen) < 0)
             return l->mhd ? SERVER_START_RUNTIME : SERVER_START_CONFIG;
         log_info("listening on %s (%u worker thread%s)", l->name, threads, threads > 1 ? "s" : "");

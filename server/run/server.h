@@ -43,6 +43,7 @@ struct listener {
      * again with a new transfer ID (/status response_reuse) */
     _Atomic uint64_t responses_built, responses_reused;
     uint64_t tcp_wmem_max; /* net.ipv4.tcp_wmem's max when the listener started; 0 unknown */
+    uint64_t tcp_rmem_max; /* net.ipv4.tcp_rmem's max, the same */
 };
 
 /* A reload (reload.h) swaps snap (the configuration, content and digest in force), metrics,

@@ -30,7 +30,7 @@ static const struct {
     F(plateau_share), F(iface_bytes_per_packet),
 };
 
-/* "debitd", "upload", "same_host", "iface_shared", "bytes=N", "parallel=N", "iface=NAME"
+/* "debitd", "upload", "receiver_side", "same_host", "iface_shared", "bytes=N", "parallel=N", "iface=NAME"
  * and NAME=VALUE for the doubles. */
 static void parse_row(const char *spec, struct verdict_in *in)
 {
@@ -45,6 +45,10 @@ static void parse_row(const char *spec, struct verdict_in *in)
         }
         if (strcmp(w, "upload") == 0) {
             in->upload = 1;
+            continue;
+        }
+        if (strcmp(w, "receiver_side") == 0) {
+            in->receiver_side = 1;
             continue;
         }
         if (strcmp(w, "same_host") == 0) {
@@ -217,6 +221,30 @@ static void test_rules(void **state)
         {"missing keys: debitd without cpu, cgroup, sndbuf (older debitd)", LAB "measured_mbps=812 debitd busy_ms=1000",
          VERDICT_UNKNOWN, "predicted"},
         {"upload: no verdict", "measured_mbps=900 upload debitd bottleneck_mbps=1000", VERDICT_UNKNOWN, "upload"},
+        /* An upload seen by debitd, its receiver (issue 32): its own rules. */
+#define UP "upload receiver_side debitd bytes=1073741824 "
+        {"upload, receiver side: debitd's receiving thread at a full core", UP "measured_mbps=3000 rcv_cpu_ms=930 "
+         "rcv_runq_ms=40 rcv_wall_ms=1000 plateau_mbps=3000 plateau_share=0.9",
+         VERDICT_RECEIVER_CPU, "upload, seen by its receiver: receiver's transfer thread on a CPU 93% of the transfer and "
+         "waiting to run 4% (a full core)"},
+        {"upload, receiver side: debitd's capped receive window / RTT", UP "measured_mbps=95 rcv_wnd=262144 "
+         "rcvbuf_setting=262144 so_rcvbuf=524288 rcv_rtt_ms=20 rcv_cpu_ms=50 rcv_wall_ms=1000",
+         VERDICT_RECEIVER_WINDOW, "receive window 256 KiB (--rcvbuf 256 KiB) / 20.0 ms RTT = 105 Mb/s, measured 95"},
+        {"upload, receiver side: a free receiver at a plateau is the path, the sender unseen", UP "measured_mbps=880 "
+         "plateau_mbps=912 plateau_share=0.9 rcv_cpu_ms=800 rcv_wall_ms=4000",
+         VERDICT_NETWORK, "receiver free (its thread on a CPU or waiting 20% of the transfer, its window not full) at a "
+         "plateau of 912 Mb/s (90% of the intervals within 10%): the path's rate, inferred"},
+        {"upload, receiver side: no plateau, a free receiver: unknown", UP "measured_mbps=500 rcv_cpu_ms=100 "
+         "rcv_wall_ms=1000 plateau_mbps=500 plateau_share=0.4",
+         VERDICT_UNKNOWN, "upload, seen by its receiver: no rule matched: measured 500 Mb/s"},
+        {"upload, receiver side: the receiver's CPU unknown: no inferred network", UP "measured_mbps=880 "
+         "plateau_mbps=912 plateau_share=0.9",
+         VERDICT_UNKNOWN, "no rule matched"},
+        {"upload, receiver side: the download rules never fire (a busy sender thread is not debitd's)",
+         UP "measured_mbps=3000 cpu_user_ms=10 cpu_sys_ms=990 cpu_wall_ms=1000 busy_ms=500 srv_duration_s=1.0 "
+         "rcv_cpu_ms=100 rcv_wall_ms=1000",
+         VERDICT_UNKNOWN, "no rule matched"},
+        {"upload, receiver side, nothing measured", "upload receiver_side debitd", VERDICT_UNKNOWN, "no throughput"},
         {"no throughput", "measured_mbps=0 debitd", VERDICT_UNKNOWN, "no throughput measured"},
         {"parallel: a window rule on the per-stream rate",
          "measured_mbps=1600 parallel=4 so_rcvbuf=2097152 rcvbuf_setting=1048576 rcv_rtt_ms=20", VERDICT_RECEIVER_WINDOW,

@@ -67,8 +67,8 @@ static void busy_ms(double ms)
 static const char *const record_keys[] = {"cpu", "sampled", "cgroup", "sndbuf", "initial_cwnd"};
 static const char *const cpu_keys[] = {"user_ms", "sys_ms", "wall_ms", "share", "thread_transfers_max", "source",
                                        "process_user_ms", "process_sys_ms", "runqueue_ms"};
-static const char *const sampled_keys[] = {"count", "app_limited", "cwnd_min", "cwnd_max", "delivery_rate_max_bps",
-                                           "notsent_zero"};
+static const char *const sampled_keys[] = {"count",        "app_limited",  "cwnd_min",     "cwnd_max",
+                                           "delivery_rate_max_bps", "notsent_zero", "plateau_mbps", "plateau_share"};
 static const char *const cgroup_keys[] = {"version", "path", "quota_pct", "period_us", "throttled_ms",
                                           "nr_throttled", "nr_periods"};
 static const char *const sndbuf_keys[] = {"setting", "so_sndbuf", "tcp_wmem_max"};
@@ -115,6 +115,8 @@ static void test_record_keys(void **state)
         assert_non_null(json_object_get(j, record_keys[i]));
     assert_true(json_is_null(json_object_get(j, "cpu")));    /* while sending */
     assert_true(json_is_null(json_object_get(j, "cgroup")));
+    assert_true(json_is_null(json_object_get(j, "iface"))); /* no peer: no interface */
+    assert_string_equal(json_string_value(json_object_get(j, "direction")), "download");
     assert_true(json_is_null(json_object_get(j, "limited_by"))); /* no verdict while sending */
     assert_true(json_is_null(json_object_get(j, "predicted_mbps")));
     assert_int_equal(json_integer_value(json_object_get(j, "initial_cwnd")), 10);
@@ -124,7 +126,8 @@ static void test_record_keys(void **state)
     assert_true(json_is_null(json_object_get(sb, "so_sndbuf"))); /* read at the end */
     assert_int_equal(json_integer_value(json_object_get(sb, "tcp_wmem_max")), 4194304);
     json_t *sa = json_object_get(j, "sampled");
-    exact_keys(sa, sampled_keys, 6, "sampled");
+    exact_keys(sa, sampled_keys, sizeof sampled_keys / sizeof *sampled_keys, "sampled");
+    assert_true(json_is_null(json_object_get(sa, "plateau_mbps"))); /* no intervals yet */
     assert_int_equal(json_integer_value(json_object_get(sa, "count")), 0);
     assert_true(json_is_null(json_object_get(sa, "cwnd_min")));
     json_decref(j);
@@ -138,6 +141,9 @@ static void test_record_keys(void **state)
     assert_non_null(logged);
     for (size_t i = 0; i < sizeof record_keys / sizeof *record_keys; i++) /* not in the access log */
         assert_null(json_object_get(logged, record_keys[i]));
+    /* what left the interface and the direction are in the log line too (issue 32) */
+    assert_non_null(json_object_get(logged, "iface"));
+    assert_string_equal(json_string_value(json_object_get(logged, "direction")), "download");
     json_decref(logged);
     json_t *done = transfers_get(t, id, NULL);
     assert_non_null(done);
@@ -321,7 +327,7 @@ static void test_sampled(void **state)
         const struct sample_case *c = &samples[i];
         struct transfer_sampled s = {0};
         for (size_t k = 0; k < c->n; k++)
-            evidence_sample(&s, &c->in[k], 0);
+            evidence_sample(&s, &c->in[k], 0, 0);
         json_t *j = json_object();
         struct transfer_evidence ev = {0};
         evidence_to_json(j, &ev, &s);
