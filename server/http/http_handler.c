@@ -476,6 +476,7 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
             noted = record_end(l, conn, r, ok, bytes, &entry);
         sent = bytes;
     } else if (r->kind == REQ_UPLOAD) {
+        http_quota_settle(l, r, r->up_bytes); /* a chunked body was charged max_size */
         if (r->seq)
             noted = record_end(l, conn, r, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK && !r->up_rejected,
                                r->up_bytes, &entry);

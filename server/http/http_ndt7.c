@@ -88,10 +88,11 @@ static unsigned admit(struct listener *l, struct MHD_Connection *conn, struct nd
         return 429;
     }
     struct peer p;
-    if (!run->upload && s->snap->cfg->per_ip_bytes && http_peer(conn, &p) == 0) {
+    if (s->snap->cfg->per_ip_bytes && http_peer(conn, &p) == 0) {
         peer_quota_key(&p, run->quota_key);
         uint64_t after = 0;
-        /* the first message (8 KiB) must fit; later ones are charged as they go */
+        /* the first message (8 KiB) must fit; later ones are charged as they go, sent
+         * (download) or received (upload: issue 33, what a client sends costs the host too) */
         if (quota_take(s->quota, run->quota_key, 8192, (uint64_t)sys_mono_ms(), NULL, &after) == QUOTA_OVER) {
             s->counters.quota_refused++;
             snprintf(retry, rlen, "%llu", (unsigned long long)after);

@@ -118,13 +118,29 @@ static void ws_start(wslay_event_context_ptr ctx, const struct wslay_event_on_fr
     t->data_frame = !wslay_is_ctrl_frame(arg->opcode);
 }
 
+/* Charge N received bytes to the client's quota (limits.per_ip_bytes), the first 8 KiB
+ * prepaid at the start as a download's first message: 0, or -1 when the quota refuses
+ * (the test ends as a download's does: our close, issue 33). */
+static int upload_charge(struct test *t, uint64_t n)
+{
+    struct ndt7_run *run = t->run;
+    uint64_t paid = run->prepaid < n ? run->prepaid : n;
+    run->prepaid -= paid;
+    return run->quota_on && n > paid &&
+                   quota_take(t->s->quota, run->quota_key, n - paid, (uint64_t)sys_mono_ms(), NULL, NULL) == QUOTA_OVER
+               ? -1
+               : 0;
+}
+
 /* Every data frame's payload the client sends (wslay does not buffer: no_buffering). */
 static void ws_chunk(wslay_event_context_ptr ctx, const struct wslay_event_on_frame_recv_chunk_arg *arg, void *user)
 {
     (void)ctx;
     struct test *t = user;
-    if (t->run->upload && t->data_frame) /* not a close's or a ping's payload */
+    if (t->run->upload && t->data_frame) { /* not a close's or a ping's payload */
         t->run->bytes += arg->data_length;
+        t->quota_out = t->quota_out || upload_charge(t, arg->data_length) < 0;
+    }
 }
 
 static void ws_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_recv_arg *arg, void *user)

@@ -1,11 +1,14 @@
 /* http_upload: the upload sink. POST or PUT bodies (chunked or not) are counted and
  * discarded; the answer is {"bytes": N, "seconds": T}. A body over max_size gets 413 and the
  * connection is closed: at once when Content-Length announces it, else when the body ends
- * (at most UPLOAD_DRAIN_MAX bytes later; a longer body has its connection cut). Each upload
- * is a transfer (transfers.h, upload): its record, with the
+ * (at most UPLOAD_DRAIN_MAX bytes later; a longer body has its connection cut). An address
+ * over its byte quota (limits.per_ip_bytes) gets 429 with Retry-After before its body, as a
+ * download does; the body is charged as it is announced (a chunked one: max_size), the rest
+ * refunded at its end. Each upload is a transfer (transfers.h, upload): its record, with the
  * receiver's verdict, at /transfers/ID, the ID in X-Debit-Transfer of the answer. */
 #include "http_upload.h"
 #include "http_conn.h"
+#include "http_peer.h"
 #include "http_reply.h"
 #include "http_req.h"
 
@@ -67,6 +70,11 @@ enum MHD_Result http_upload(struct listener *l, struct MHD_Connection *conn, str
         int have_cl = cl && units_parse_uint(cl, 0, UINT64_MAX, &v) == UNITS_OK;
         if (have_cl && v > max)
             return too_large(l, conn, r);
+        char retry[24];
+        if (http_quota_refused(l, conn, r, have_cl ? v : max, retry, sizeof retry)) {
+            r->up_rejected = 1;
+            return http_reply_text(l, conn, 429, MHD_HTTP_HEADER_RETRY_AFTER, retry);
+        }
         record_begin(l, conn, r, have_cl ? v : 0);
         return MHD_YES;
     }

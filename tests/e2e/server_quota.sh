@@ -4,6 +4,7 @@
 # while another address is still served; only body bytes count (a Range counts its length,
 # HEAD and /status nothing); after Retry-After seconds it is served again; a bad value is a
 # FILE:LINE configuration error. A full address table still meters new addresses (issue 31).
+# Uploads (the upload sink, ndt7) are charged to the same budget (issue 33).
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/server_lib.bash"
 curl -s -o /dev/null --interface 127.0.0.2 --max-time 2 http://127.0.0.1:1/ 2>/dev/null
@@ -91,4 +92,47 @@ printf 'limits = { per_ip_bytes = "many"; };\n' >"$T_TMP/bad2.conf"
 out=$("$DEBITD" -t -c "$T_TMP/bad2.conf" 2>&1); rc=$?
 check_eq "per_ip_bytes not a size: exit 2" 2 "$rc"
 check_match "per_ip_bytes not a size: FILE:LINE message" 'bad2\.conf:1: limits\.per_ip_bytes: "many": not a number' "$out"
+# Uploads are charged too (issue 33): the upload sink (its announced Content-Length, a
+# chunked body max_size, refunded to what arrived at its end) and ndt7 uploads (as their
+# frames arrive) share one budget with the downloads; over it, the same 429 with Retry-After.
+srv_conf "$T_TMP/u.conf" 'files = ( { path = "/f.dat"; size = "1MiB"; } );' \
+  'upload = { path = "/up"; max_size = "16MiB"; };' \
+  'limits = { per_ip_bytes = "3MiB"; per_ip_window = "1min"; };'
+srv_start "$T_TMP/u.conf"
+head -c 2097152 /dev/zero >"$T_TMP/2M"
+up() { local from=$1; shift; curl -s --interface "$from" -o "$T_TMP/body" -D "$T_TMP/h" -w '%{http_code}' "$@" "$BASE/up"; }
+# as for downloads, the body that crosses the budget is served in full; the next is refused
+check_eq "upload sink: 2 MiB, then 2 MiB more (crossing the 3 MiB budget): 200 200" "200 200" \
+  "$(up 127.0.0.2 --data-binary @"$T_TMP/2M") $(up 127.0.0.2 --data-binary @"$T_TMP/2M")"
+check_eq "upload sink: over the budget: 429 before the body" 429 "$(up 127.0.0.2 --data-binary @"$T_TMP/2M")"
+ra=$(hdr "$T_TMP/h" Retry-After)
+check_match "... with Retry-After in whole seconds ($ra), as a download's 429" '^[0-9]+$' "$ra"
+check_eq "... and the same short body" "429 Too Many Requests" "$(cat "$T_TMP/body")"
+check_eq "... and a download from that address: 429 too (one budget)" 429 "$(get 127.0.0.2)"
+# a chunked body is charged max_size (16 MiB) up front and refunded to what arrived: 2 MiB
+# used after it, so a 1 MiB download still goes (crossing), and the next is refused
+check_eq "chunked 2 MiB upload: 200, then a 1 MiB download 200, then 429" "200 200 429" \
+  "$(up 127.0.0.3 -H 'Transfer-Encoding: chunked' --data-binary @"$T_TMP/2M") $(get 127.0.0.3) $(get 127.0.0.3)"
+check_eq "/status counts the refusals" 3 "$(curl -s "$BASE/status" | jq .counters.quota_refused)"
+srv_stop
+
+# ndt7 upload: charged as its frames arrive; at the budget debitd closes the test early (its
+# close, 1000, as a download's), and the next test and download are refused with 429.
+srv_conf "$T_TMP/n.conf" 'files = ( { path = "/f.dat"; size = "1MiB"; } );' \
+  'limits = { per_ip_bytes = "8MiB"; per_ip_window = "1min"; };'
+srv_start "$T_TMP/n.conf"
+PEER_PY="$(dirname "$0")/ndt7_peer.py"
+j=$(timeout 30 python3 "$PEER_PY" ws 127.0.0.1 "$PORT" upload | tail -n 1)
+t_diag "ndt7 upload over an 8 MiB budget: $(jq -c '{status, bytes, close_code, seconds}' <<<"$j")"
+check_eq "ndt7 upload: upgraded, closed by debitd with 1000" "101 1000" "$(jq -r '"\(.status) \(.close_code)"' <<<"$j")"
+check_cmp "... well before its 10 s (the budget ran out)" "$(jq .seconds <<<"$j")" "<" 8
+id=$(jq -r '.headers | to_entries[] | select(.key | ascii_downcase == "x-debit-transfer") | .value' <<<"$j")
+got=$(srv_record "$BASE" "$id" | jq .bytes)
+check_cmp "... debitd received at least the 8 MiB budget" "$got" ">=" 8388608
+check_cmp "... and not much more (what was in flight: < 12 MiB)" "$got" "<" 12582912
+j=$(timeout 10 python3 "$PEER_PY" ws 127.0.0.1 "$PORT" upload | tail -n 1)
+check_eq "the next ndt7 upload from that address: 429" 429 "$(jq -r .status <<<"$j")"
+check_eq "... with Retry-After" true "$(jq '.headers | to_entries | any(.key | ascii_downcase == "retry-after")' <<<"$j")"
+check_eq "... and a download too: 429" 429 "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/f.dat")"
+srv_stop
 t_done
