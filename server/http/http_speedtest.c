@@ -29,8 +29,12 @@
 /* LibreSpeed's PHP sends two Cache-Control lines; one with both values means the same. */
 #define LS_NO_CACHE "no-store, no-cache, must-revalidate, max-age=0, s-maxage=0, post-check=0, pre-check=0"
 /* What a cross-origin page may read of a Cloudflare answer (Fetch's safelist has none of
- * these): the server time, the request time, and debitd's record of the transfer. */
-#define CF_EXPOSE "Server-Timing, cf-meta-request-time, X-Debit-Transfer"
+ * these): the server time, the cf-meta-* that speed.cloudflare.com sends (the client's
+ * address, country, city and ASN, the serving site's colo, the request time) and debitd's
+ * record of the transfer. */
+#define CF_EXPOSE                                                                                                  \
+    "Server-Timing, cf-meta-request-time, cf-meta-colo, cf-meta-ip, cf-meta-country, cf-meta-city, cf-meta-asn, "  \
+    "X-Debit-Transfer"
 
 /* The methods each endpoint takes, for a preflight (the route table's, http_handler.c). */
 static const char *const allow[SPEEDTEST_N_ENDPOINTS] = {
@@ -51,10 +55,38 @@ static const char *query_of(const struct req *r)
     return q ? q + 1 : "";
 }
 
-/* The protocol's headers on RESP: Cloudflare's CORS, Timing-Allow-Origin and server time
- * (T0: when debitd had the request, or the end of its body; Server-Timing says the
- * milliseconds from then to now), LibreSpeed's no-cache and, when asked (CORS), its CORS. */
-static void proto_headers(struct MHD_Response *resp, enum speedtest_endpoint e, int cors, double t0)
+/* CONN's client address as LibreSpeed and Cloudflare name it: an IPv4-mapped address as
+ * IPv4 (getIP.php strips "::ffff:"). A pointer into WHO. */
+static const char *client_ip(const struct http_client *who)
+{
+    const char *ip = who->addr;
+    if (strncmp(ip, "::ffff:", 7) == 0 && strchr(ip, '.'))
+        ip += 7;
+    return ip;
+}
+
+/* Cloudflare's cf-meta-* on RESP: the request's time (epoch ms: its LoggingBandwidthEngine
+ * reads it), the site's colo (speedtest.colo) and the client's address. */
+static void cf_meta(struct listener *l, struct MHD_Connection *conn, struct MHD_Response *resp)
+{
+    char v[32];
+    snprintf(v, sizeof v, "%.0f", sys_wall_s() * 1e3);
+    MHD_add_response_header(resp, "cf-meta-request-time", v);
+    const char *colo = l->srv->snap->cfg->speedtest.colo;
+    if (colo && colo[0])
+        MHD_add_response_header(resp, "cf-meta-colo", colo);
+    struct http_client scratch;
+    const struct http_client *who = http_conn_client(conn, &scratch);
+    if (who->addr[0])
+        MHD_add_response_header(resp, "cf-meta-ip", client_ip(who));
+}
+
+/* The protocol's headers on RESP: Cloudflare's CORS, Timing-Allow-Origin, cf-meta-* and
+ * server time (T0: when debitd had the request, or the end of its body; Server-Timing says
+ * the milliseconds from then to now), LibreSpeed's no-cache and, when asked (CORS), its
+ * CORS. */
+static void proto_headers(struct listener *l, struct MHD_Connection *conn, struct MHD_Response *resp,
+                          enum speedtest_endpoint e, int cors, double t0)
 {
     http_headers_common(resp);
     if (speedtest_protocol_of(e) == SPEEDTEST_CLOUDFLARE) {
@@ -62,8 +94,7 @@ static void proto_headers(struct MHD_Response *resp, enum speedtest_endpoint e, 
         double ms = (sys_mono_s() - t0) * 1e3;
         snprintf(v, sizeof v, "cfRequestDuration;dur=%.3f", ms > 0.001 ? ms : 0.001);
         MHD_add_response_header(resp, "Server-Timing", v);
-        snprintf(v, sizeof v, "%.0f", sys_wall_s() * 1e3);
-        MHD_add_response_header(resp, "cf-meta-request-time", v);
+        cf_meta(l, conn, resp);
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN, "*");
         MHD_add_response_header(resp, "Timing-Allow-Origin", "*");
@@ -92,7 +123,7 @@ static enum MHD_Result answer(struct listener *l, struct MHD_Connection *conn, s
     http_log_body(conn, len);
     struct speedtest_query q;
     speedtest_query_parse(query_of(r), &q);
-    proto_headers(resp, e, q.cors, r->up_t0 ? r->up_t0 : r->log_t0);
+    proto_headers(l, conn, resp, e, q.cors, r->up_t0 ? r->up_t0 : r->log_t0);
     if (type)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     if (name)
@@ -119,7 +150,7 @@ static enum MHD_Result preflight(struct listener *l, struct MHD_Connection *conn
     struct MHD_Response *resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
     if (!resp)
         return MHD_NO;
-    proto_headers(resp, e, 1, r->log_t0);
+    proto_headers(l, conn, resp, e, 1, r->log_t0);
     if (speedtest_protocol_of(e) == SPEEDTEST_CLOUDFLARE) /* LibreSpeed's are in proto_headers */
         MHD_add_response_header(resp, "Access-Control-Allow-Methods", allow[e]);
     const char *asked = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Access-Control-Request-Headers");
@@ -212,7 +243,7 @@ static enum MHD_Result download(struct listener *l, struct MHD_Connection *conn,
         return http_reply_text(l, conn, 503, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     struct speedtest_query q;
     speedtest_query_parse(query_of(r), &q);
-    proto_headers(resp, e, q.cors, r->log_t0);
+    proto_headers(l, conn, resp, e, q.cors, r->log_t0);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
     if (e == SPEEDTEST_GARBAGE) { /* garbage.php's */
         MHD_add_response_header(resp, "Content-Description", "File Transfer");
@@ -282,7 +313,7 @@ static enum MHD_Result upload_more(struct listener *l, struct MHD_Connection *co
         return MHD_NO;
     struct speedtest_query q;
     speedtest_query_parse(query_of(r), &q);
-    proto_headers(resp, (enum speedtest_endpoint)r->speed, q.cors, r->up_t0);
+    proto_headers(l, conn, resp, (enum speedtest_endpoint)r->speed, q.cors, r->up_t0);
     struct file_head h;
     http_file_head(l, conn, "", &h);
     http_file_head_add_debit(&h, resp);
@@ -295,10 +326,7 @@ static enum MHD_Result upload_more(struct listener *l, struct MHD_Connection *co
 static enum MHD_Result getip(struct listener *l, struct MHD_Connection *conn, struct req *r)
 {
     struct http_client scratch;
-    const struct http_client *who = http_conn_client(conn, &scratch);
-    const char *ip = who->addr;
-    if (strncmp(ip, "::ffff:", 7) == 0 && strchr(ip, '.'))
-        ip += 7;
+    const char *ip = client_ip(http_conn_client(conn, &scratch));
     char text[128];
     snprintf(text, sizeof text, "%s%s", ip, speedtest_ip_note(ip));
     json_t *j = json_pack("{s:s, s:s}", "processedString", text, "rawIspInfo", "");

@@ -24,6 +24,18 @@ static int check_interface(const char *v, char *err, size_t errlen)
     return 0;
 }
 
+/* A value sent as a header as it is (speedtest.colo): printable ASCII, no ',' (a list
+ * separator to a reader), short. */
+static int check_header_token(const char *v, char *err, size_t errlen)
+{
+    if (strlen(v) > 64)
+        return err_set(err, errlen, "longer than 64 characters");
+    for (const char *p = v; *p; p++)
+        if (*p < ' ' || *p > '~' || *p == ',')
+            return err_set(err, errlen, "\"%s\": only printable ASCII without ',' may be sent as a header", v);
+    return 0;
+}
+
 static int check_absolute(const char *v, char *err, size_t errlen)
 {
     return v[0] == '/' ? 0 : err_set(err, errlen, "must be an absolute path");
@@ -120,6 +132,9 @@ const struct config_entry config_table[] = {
     {"speedtest.max_bytes", CONFIG_SIZE, FIELD(speedtest.max_bytes), 1ULL << 20, UINT64_MAX, .def = 1ULL << 30,
      .reload = CONFIG_RELOAD_LIMITS, .range_msg = "%llu bytes is too small (at least 1MiB)"},
     {"speedtest.per_ip", CONFIG_UINT, FIELD(speedtest.per_ip), 0, 1000000, .def = 16, .reload = CONFIG_RELOAD_LIMITS},
+    /* cf-meta-colo: Cloudflare names its data centre (an IATA code); a site names itself */
+    {"speedtest.colo", CONFIG_STRING, FIELD(speedtest.colo), .def_str = "debitd", .reload = CONFIG_RELOAD_OTHER,
+     .check = check_header_token},
     /* ndt7 on; a client runs download, then upload: a few at once is generous */
     {"ndt7.enabled", CONFIG_BOOL, FIELD(ndt7.enabled), .def = 1, .reload = CONFIG_RELOAD_OTHER},
     {"ndt7.per_ip", CONFIG_UINT, FIELD(ndt7.per_ip), 0, 1000000, .def = 4, .reload = CONFIG_RELOAD_LIMITS},

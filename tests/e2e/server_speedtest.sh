@@ -47,8 +47,15 @@ check_cmp "__down: Server-Timing dur < 1000 ms (the server's own time, not the t
 rt=$(hdr "$h" cf-meta-request-time)
 check_cmp "__down: cf-meta-request-time is epoch ms within 60 s of now ($rt)" \
   "$(( ${rt:-0} / 1000 - $(date +%s) ))" "<=" 60
-check_match "__down: Access-Control-Expose-Headers names Server-Timing and cf-meta-request-time" \
-  'Server-Timing, cf-meta-request-time' "$(hdr "$h" Access-Control-Expose-Headers)"
+check_eq "__down: Access-Control-Expose-Headers names Server-Timing, the cf-meta-* and the record" \
+  'Server-Timing, cf-meta-request-time, cf-meta-colo, cf-meta-ip, cf-meta-country, cf-meta-city, cf-meta-asn, X-Debit-Transfer' \
+  "$(hdr "$h" Access-Control-Expose-Headers)"
+check_eq "__down: cf-meta-colo is speedtest.colo's default, cf-meta-ip the client's address" "debitd 127.0.0.1" \
+  "$(hdr "$h" cf-meta-colo) $(hdr "$h" cf-meta-ip)"
+check_eq "__up and a preflight carry them too" "debitd 127.0.0.1 debitd" \
+  "$(hdr "$T_TMP/d0.h" cf-meta-colo) $(hdr "$T_TMP/d0.h" cf-meta-ip) $(fetch dopt "$BASE/__down" -X OPTIONS >/dev/null; hdr "$T_TMP/dopt.h" cf-meta-colo)"
+check_eq "LibreSpeed's answers carry no cf-meta-*" "" \
+  "$(fetch gm "$BASE/garbage.php?ckSize=1" >/dev/null; grep -i '^cf-meta' "$T_TMP/gm.h")"
 check_match "__down: X-Debit-Tcp as on a file" 'cc=' "$(hdr "$h" X-Debit-Tcp)"
 rec=$(record d12345678)
 check_eq "__down: record at /transfers/ID: done, 12345678 bytes, path /__down, sendfile" \
@@ -186,11 +193,18 @@ sleep 0.3
 check_eq "once it ended, the address is served again" "200 1048576" "$(fetch after "$BASE/garbage.php?ckSize=1")"
 check_cmp "/metrics counts the refusals" "$(metric debitd_speedtest_refused_total 'protocol="librespeed",endpoint="garbage"')" ">=" 1
 # a reload (SIGHUP) switches the protocols and the caps
-sed -i 's/speedtest = .*/speedtest = { librespeed = false; cloudflare = true; per_ip = 0; };/' "$T_TMP/o.conf"
+sed -i 's/speedtest = .*/speedtest = { librespeed = false; cloudflare = true; per_ip = 0; colo = "FRA"; };/' "$T_TMP/o.conf"
 kill -HUP "$DEBITD_PID"
 wait_for 100 grep -q "reload: generation 2 " "$T_TMP/debitd.log"
 check_eq "after a reload: LibreSpeed 404, Cloudflare 200 (max_bytes back to 1GiB: 5 MiB served)" "404 200 5242880" \
   "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/garbage.php") $(fetch r1 "$BASE/__down?bytes=5242880")"
+check_eq "... and speedtest.colo = \"FRA\": cf-meta-colo FRA" "FRA" "$(hdr "$T_TMP/r1.h" cf-meta-colo)"
+sed -i 's/colo = "FRA"/colo = ""/' "$T_TMP/o.conf"
+kill -HUP "$DEBITD_PID"
+wait_for 100 grep -q "reload: generation 3 " "$T_TMP/debitd.log"
+fetch r2 "$BASE/__down?bytes=1" >/dev/null
+check_eq "colo = \"\": no cf-meta-colo; cf-meta-ip still sent" "0 127.0.0.1" \
+  "$(grep -ci '^cf-meta-colo' "$T_TMP/r2.h") $(hdr "$T_TMP/r2.h" cf-meta-ip)"
 srv_stop
 
 # --- limits.per_ip_bytes: a test is charged as a file download is ---
@@ -213,6 +227,10 @@ check_match "... FILE:LINE: setting" 'bad\.conf:2: speedtest\.per_ip' "$out"
 printf 'speedtest = { librespeed = "yes"; };\n' >"$T_TMP/bad2.conf"
 out=$("$DEBITD" -t -c "$T_TMP/bad2.conf" 2>&1)
 check_match "speedtest.librespeed not a boolean: named" 'bad2\.conf:1: speedtest\.librespeed' "$out"
-check_match "-t prints the group" 'speedtest = \{ librespeed = true; cloudflare = true; max_bytes = "1GiB"; per_ip = 16; \};' \
+printf 'speedtest = {\n  colo = "FRA, AMS";\n};\n' >"$T_TMP/bad3.conf"
+out=$("$DEBITD" -t -c "$T_TMP/bad3.conf" 2>&1); rc=$?
+check_eq "speedtest.colo with a comma: exit 2" 2 "$rc"
+check_match "... FILE:LINE: speedtest.colo and why" 'bad3\.conf:2: speedtest\.colo: .*without' "$out"
+check_match "-t prints the group" 'speedtest = \{ librespeed = true; cloudflare = true; max_bytes = "1GiB"; per_ip = 16; colo = "debitd"; \};' \
   "$(: >"$T_TMP/empty.conf"; "$DEBITD" -t -c "$T_TMP/empty.conf" 2>/dev/null)"
 t_done
