@@ -123,6 +123,8 @@ void speedtest_query_parse(const char *query, struct speedtest_query *q)
                 q->bytes = 0;
         } else if (strcmp(name, "cors") == 0) {
             q->cors = 1;
+        } else if (strcmp(name, "isp") == 0) { /* getIP.php's isset(): any value */
+            q->isp = 1;
         }
         p = amp ? amp + 1 : end;
     }
@@ -162,12 +164,32 @@ static int digits2(const char *p, int lo, int hi, const char *after)
     return v >= lo && v <= hi && strncmp(p + 2, after, strlen(after)) == 0;
 }
 
+/* fc00::/7 as getIP.php matches it: /^(fc|fd)([0-9a-f]{0,4}:){1,7}[0-9a-f]{1,4}$/i (IP is
+ * inet_ntop's, so its groups are well formed: "fc"/"fd", hex digits and colons, a colon
+ * within, a hex digit last). */
+static int ula(const char *ip)
+{
+    if (strncasecmp(ip, "fc", 2) != 0 && strncasecmp(ip, "fd", 2) != 0)
+        return 0;
+    size_t n = strlen(ip);
+    int colon = 0;
+    for (size_t i = 2; i < n; i++) {
+        if (ip[i] == ':')
+            colon = 1;
+        else if (!strchr("0123456789abcdefABCDEF", ip[i]))
+            return 0;
+    }
+    return colon && ip[n - 1] != ':' && strchr(ip, ':') - ip <= 6;
+}
+
 const char *speedtest_ip_note(const char *ip)
 {
     if (strcmp(ip, "::1") == 0)
         return " - localhost IPv6 access";
     if (strncasecmp(ip, "fe80:", 5) == 0)
         return " - link-local IPv6 access";
+    if (ula(ip))
+        return " - ULA IPv6 access";
     for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
         if (strncmp(ip, notes[i].prefix, strlen(notes[i].prefix)) == 0)
             return notes[i].note;

@@ -39,6 +39,7 @@ struct speedtest_query {
     int bytes_ok;     /* bytes is a plain decimal number that fits in 64 bits */
     uint64_t bytes;
     int cors;         /* cors present (any value): LibreSpeed's multi-server mode */
+    int isp;          /* isp present (any value): getIP's ISP information is asked */
 };
 
 /* Read QUERY (what follows '?', without it; NULL or "" = none) into *Q. Percent-escapes in
@@ -54,9 +55,11 @@ uint64_t speedtest_garbage_bytes(const struct speedtest_query *q, uint64_t cap);
 #define SPEEDTEST_CKSIZE_DEFAULT 4
 #define SPEEDTEST_CKSIZE_MAX 1024
 
-/* What LibreSpeed's getIP.php says of address IP besides the address itself: " - localhost
- * IPv4 access", " - private IPv4 access", ..., or "" for any other (debitd looks up no ISP).
- * A leading "::ffff:" is not expected (the caller strips it). */
+/* What LibreSpeed's getIP.php (librespeed/speedtest 04cdce6) says, with isp asked, of
+ * address IP besides the address itself: " - localhost IPv4 access", " - private IPv4
+ * access", " - link-local IPv6 access", " - ULA IPv6 access", ..., speedtest-go's " - CGNAT
+ * IPv4 access" for 100.64.0.0/10, or "" for any other. A leading "::ffff:" is not expected
+ * (the caller strips it). */
 const char *speedtest_ip_note(const char *ip);
 
 #endif

@@ -13,12 +13,14 @@
 #include "http_reply.h"
 #include "http_req.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "http_body.h"
 #include "ip_limit.h"
+#include "isp_map.h"
 #include "sendstep.h"
 #include "speedtest.h"
 #include "sys.h"
@@ -66,7 +68,8 @@ static const char *client_ip(const struct http_client *who)
 }
 
 /* Cloudflare's cf-meta-* on RESP: the request's time (epoch ms: its LoggingBandwidthEngine
- * reads it), the site's colo (speedtest.colo) and the client's address. */
+ * reads it), the site's colo (speedtest.colo), the client's address and, where the
+ * operator's map (speedtest.isp_map) knows it, the client's country, city and AS number. */
 static void cf_meta(struct listener *l, struct MHD_Connection *conn, struct MHD_Response *resp)
 {
     char v[32];
@@ -77,8 +80,21 @@ static void cf_meta(struct listener *l, struct MHD_Connection *conn, struct MHD_
         MHD_add_response_header(resp, "cf-meta-colo", colo);
     struct http_client scratch;
     const struct http_client *who = http_conn_client(conn, &scratch);
-    if (who->addr[0])
-        MHD_add_response_header(resp, "cf-meta-ip", client_ip(who));
+    if (!who->addr[0])
+        return;
+    const char *ip = client_ip(who);
+    MHD_add_response_header(resp, "cf-meta-ip", ip);
+    const struct isp_entry *e = isp_map_lookup(l->srv->snap->cfg->speedtest.isp, ip);
+    if (!e) /* Cloudflare's are of its geo database; debitd knows what the operator's map says */
+        return;
+    if (e->country[0])
+        MHD_add_response_header(resp, "cf-meta-country", e->country);
+    if (e->city[0])
+        MHD_add_response_header(resp, "cf-meta-city", e->city);
+    if (e->asn) {
+        snprintf(v, sizeof v, "%u", (unsigned)e->asn);
+        MHD_add_response_header(resp, "cf-meta-asn", v);
+    }
 }
 
 /* The protocol's headers on RESP: Cloudflare's CORS, Timing-Allow-Origin, cf-meta-* and
@@ -321,17 +337,54 @@ static enum MHD_Result upload_more(struct listener *l, struct MHD_Connection *co
     return http_reply(l, conn, 200, resp);
 }
 
-/* getIP.php without the ISP lookup (debitd asks no third party): the address, and what
- * LibreSpeed's PHP says of a local or private one. */
+/* getIP.php's JSON for IP: with ISP asked, what the operator's map (speedtest.isp_map) says
+ * of it ("IP - ISP, COUNTRY" and the entry, as LibreSpeed's offline database answers), else
+ * what the PHP says of a local or private address (" - localhost IPv4 access"); the bare
+ * address otherwise. debitd asks no third party. The map comes first: an operator who names
+ * a private network knows better than a pattern. PHP's json_encode escapes '/' and
+ * non-ASCII, so does this. NULL when out of memory. */
+static char *getip_json(const char *ip, int isp_asked, const struct isp_map *map)
+{
+    const struct isp_entry *e = isp_asked ? isp_map_lookup(map, ip) : NULL;
+    char text[512];
+    json_t *raw = NULL;
+    if (e) {
+        snprintf(text, sizeof text, "%s - %s%s%s", ip, e->isp, e->country[0] ? ", " : "", e->country);
+        raw = json_object();
+        char asn[16];
+        snprintf(asn, sizeof asn, "AS%u", (unsigned)e->asn);
+        if (raw && e->asn)
+            json_object_set_new(raw, "asn", json_string(asn));
+        if (raw)
+            json_object_set_new(raw, "as_name", json_string(e->isp));
+        if (raw && e->country[0])
+            json_object_set_new(raw, "country", json_string(e->country));
+        if (raw && e->city[0])
+            json_object_set_new(raw, "city", json_string(e->city));
+    } else {
+        snprintf(text, sizeof text, "%s%s", ip, isp_asked ? speedtest_ip_note(ip) : "");
+        raw = json_string("");
+    }
+    json_t *j = raw ? json_pack("{s:s, s:o}", "processedString", text, "rawIspInfo", raw) : NULL;
+    char *body = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_ESCAPE_SLASH) : NULL;
+    json_decref(j);
+    for (char *p = body; p && *p; p++) { /* PHP writes \u00e9 where jansson writes \u00E9 */
+        if (*p != '\\' || !p[1])
+            continue;
+        for (int k = 2; p[1] == 'u' && k <= 5 && p[k]; k++)
+            p[k] = (char)tolower((unsigned char)p[k]);
+        p++; /* the escaped character: never the start of another escape */
+    }
+    return body;
+}
+
 static enum MHD_Result getip(struct listener *l, struct MHD_Connection *conn, struct req *r)
 {
     struct http_client scratch;
     const char *ip = client_ip(http_conn_client(conn, &scratch));
-    char text[128];
-    snprintf(text, sizeof text, "%s%s", ip, speedtest_ip_note(ip));
-    json_t *j = json_pack("{s:s, s:s}", "processedString", text, "rawIspInfo", "");
-    char *body = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(j);
+    struct speedtest_query q;
+    speedtest_query_parse(query_of(r), &q);
+    char *body = getip_json(ip, q.isp, l->srv->snap->cfg->speedtest.isp);
     if (!body)
         return http_reply_text(l, conn, 500, NULL, NULL);
     r->speed = SPEEDTEST_GETIP;

@@ -15,6 +15,7 @@
 #include "array.h"
 #include "cfg.h"
 #include "config_table.h"
+#include "isp_map.h"
 #include "err.h"
 #include "tls.h"
 #include "units.h"
@@ -60,6 +61,7 @@ void config_free(struct config *c)
     config_clear_files(c);
     free(c->source);
     config_table_free(c);
+    isp_map_free(c->speedtest.isp);
     acl_clear(&c->metrics.allow);
     memset(c, 0, sizeof *c);
 }

@@ -129,12 +129,14 @@ struct config {
         int enabled;      /* 0: /metrics is a 404 */
         struct acl allow; /* clients that may read it (others get a 403); default loopback */
     } metrics;
-    struct { /* speedtest = { librespeed; cloudflare; max_bytes; per_ip; colo; } (speedtest.h) */
+    struct { /* speedtest = { librespeed; cloudflare; max_bytes; per_ip; colo; isp_map; } (speedtest.h) */
         int librespeed;     /* garbage, empty, getIP (.php, /backend/): 0 = 404 */
         int cloudflare;     /* __down, __up: 0 = 404 */
         uint64_t max_bytes; /* largest body a test sends (ckSize clamped, bytes= refused) or takes */
         unsigned per_ip;    /* tests under way per client address; 0 = unlimited */
         char *colo;         /* Cloudflare's cf-meta-colo: this site's name ("" = not sent) */
+        char *isp_map;      /* the offline prefix map's path (isp_map.h), NULL: none */
+        struct isp_map *isp; /* that file as read when the configuration was (owned) */
     } speedtest;
     struct { /* ndt7 = { enabled; per_ip; }: M-Lab's ndt7 on /ndt/v7/ (docs/server.md "ndt7") */
         int enabled;     /* 0: /ndt/v7/download and /ndt/v7/upload are 404s */

@@ -8,6 +8,7 @@
 #include "array.h"
 #include "cfg.h"
 #include "err.h"
+#include "isp_map.h"
 #include "units.h"
 
 /* ---- the checks of the odd strings (the table's `check` and `set`) ---- */
@@ -39,6 +40,27 @@ static int check_header_token(const char *v, char *err, size_t errlen)
 static int check_absolute(const char *v, char *err, size_t errlen)
 {
     return v[0] == '/' ? 0 : err_set(err, errlen, "must be an absolute path");
+}
+
+/* speedtest.isp_map: the file is read now (at start, at each reload, by -t), so that a
+ * bad line is a configuration error naming it; "" = no map */
+static int set_isp_map(struct config *c, const char *v, char *err, size_t errlen)
+{
+    struct isp_map *m = NULL;
+    char *copy = NULL;
+    if (v[0] && check_absolute(v, err, errlen) < 0)
+        return -1;
+    if (v[0] && !(m = isp_map_load(v, err, errlen)))
+        return -1;
+    if (v[0] && !(copy = strdup(v))) {
+        isp_map_free(m);
+        return err_set(err, errlen, "out of memory");
+    }
+    free(c->speedtest.isp_map);
+    isp_map_free(c->speedtest.isp);
+    c->speedtest.isp_map = copy;
+    c->speedtest.isp = m;
+    return 0;
 }
 
 /* upload.path: "" = no sink; a path is checked against the files (config_set_upload) */
@@ -135,6 +157,7 @@ const struct config_entry config_table[] = {
     /* cf-meta-colo: Cloudflare names its data centre (an IATA code); a site names itself */
     {"speedtest.colo", CONFIG_STRING, FIELD(speedtest.colo), .def_str = "debitd", .reload = CONFIG_RELOAD_OTHER,
      .check = check_header_token},
+    {"speedtest.isp_map", CONFIG_STRING, FIELD(speedtest.isp_map), .reload = CONFIG_RELOAD_OTHER, .set = set_isp_map},
     /* ndt7 on; a client runs download, then upload: a few at once is generous */
     {"ndt7.enabled", CONFIG_BOOL, FIELD(ndt7.enabled), .def = 1, .reload = CONFIG_RELOAD_OTHER},
     {"ndt7.per_ip", CONFIG_UINT, FIELD(ndt7.per_ip), 0, 1000000, .def = 4, .reload = CONFIG_RELOAD_LIMITS},

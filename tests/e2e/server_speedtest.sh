@@ -128,6 +128,8 @@ fetch ip "$BASE/getIP.php?isp=true" >/dev/null
 check_eq "getIP.php: LibreSpeed's JSON (processedString, rawIspInfo)" \
   '{"processedString":"127.0.0.1 - localhost IPv4 access","rawIspInfo":""}' "$(cat "$T_TMP/ip.body")"
 check_match "getIP.php: JSON type" '^application/json' "$(hdr "$T_TMP/ip.h" Content-Type)"
+check_eq "getIP.php without isp: the bare address, as the PHP answers" \
+  '{"processedString":"127.0.0.1","rawIspInfo":""}' "$(curl -s "$BASE/getIP.php")"
 check_eq "OPTIONS garbage.php: 204 with CORS" "204 *" \
   "$(fetch gopt "$BASE/garbage.php?cors=true" -X OPTIONS | cut -d' ' -f1) $(hdr "$T_TMP/gopt.h" Access-Control-Allow-Origin)"
 
@@ -218,6 +220,58 @@ check_eq "quota used: the next test is 429 with Retry-After" "429 yes" \
 check_eq "... and an upload too, before its body" "429" \
   "$(fetch q4 "$BASE/empty.php" --data-binary @"$T_TMP/up25.bin" --max-time 5 | cut -d' ' -f1)"
 srv_stop
+
+# --- speedtest.isp_map: getIP's isp=true and cf-meta-* from the operator's map, no third party ---
+cat >"$T_TMP/isp.csv" <<'CSV'
+# prefix,isp name,asn,country[,city]
+127.0.0.0/24,Loopback Net,AS64500,FR,Paris
+127.0.0.2,"Host Two, Inc.",64501,DE
+127.0.0.3/32,Ünïcode/ISP,,
+CSV
+srv_conf "$T_TMP/m.conf" 'files = ( { path = "/f.dat"; size = "1MiB"; } );' \
+  "speedtest = { isp_map = \"$T_TMP/isp.csv\"; };"
+srv_start "$T_TMP/m.conf"
+# ipf SRC [QUERY]: getIP.php's body for a client at SRC (curl binds its source address)
+ipf() { curl -s --interface "$1" "$BASE/getIP.php${2-?isp=true}"; }
+check_eq "isp map: 127.0.0.5 in 127.0.0.0/24: ISP, country and the entry" \
+  '{"processedString":"127.0.0.5 - Loopback Net, FR","rawIspInfo":{"asn":"AS64500","as_name":"Loopback Net","country":"FR","city":"Paris"}}' \
+  "$(ipf 127.0.0.5)"
+check_eq "isp map: 127.0.0.2: the longest prefix (a quoted name with a comma)" \
+  '{"processedString":"127.0.0.2 - Host Two, Inc., DE","rawIspInfo":{"asn":"AS64501","as_name":"Host Two, Inc.","country":"DE"}}' \
+  "$(ipf 127.0.0.2)"
+check_eq "isp map: no country, no AS; '/' and non-ASCII escaped as PHP's json_encode does" \
+  '{"processedString":"127.0.0.3 - \u00dcn\u00efcode\/ISP","rawIspInfo":{"as_name":"\u00dcn\u00efcode\/ISP"}}' \
+  "$(ipf 127.0.0.3)"
+check_eq "isp map: an address it does not hold: LibreSpeed's note" \
+  '{"processedString":"127.0.1.1 - localhost IPv4 access","rawIspInfo":""}' "$(ipf 127.0.1.1)"
+check_eq "isp map: without isp the bare address" '{"processedString":"127.0.0.5","rawIspInfo":""}' "$(ipf 127.0.0.5 '')"
+curl -s -o /dev/null -D "$T_TMP/cfm.h" --interface 127.0.0.5 "$BASE/__down?bytes=0"
+check_eq "isp map: __down from 127.0.0.5: cf-meta-ip, -country, -city, -asn" "127.0.0.5 FR Paris 64500" \
+  "$(hdr "$T_TMP/cfm.h" cf-meta-ip) $(hdr "$T_TMP/cfm.h" cf-meta-country) $(hdr "$T_TMP/cfm.h" cf-meta-city) $(hdr "$T_TMP/cfm.h" cf-meta-asn)"
+curl -s -o /dev/null -D "$T_TMP/cfn.h" --interface 127.0.1.1 "$BASE/__down?bytes=0"
+check_eq "isp map: from an address it does not hold: cf-meta-ip only" "127.0.1.1 0" \
+  "$(hdr "$T_TMP/cfn.h" cf-meta-ip) $(grep -ciE '^cf-meta-(country|city|asn)' "$T_TMP/cfn.h")"
+# a reload reads the map again; a bad line refuses the reload and keeps the old map
+sed -i 's/Loopback Net,AS64500,FR,Paris/Loopback Two,AS64510,BE/' "$T_TMP/isp.csv"
+kill -HUP "$DEBITD_PID"
+wait_for 100 grep -q "reload: generation 2 " "$T_TMP/debitd.log"
+check_eq "isp map: read again at a reload" \
+  '{"processedString":"127.0.0.5 - Loopback Two, BE","rawIspInfo":{"asn":"AS64510","as_name":"Loopback Two","country":"BE"}}' \
+  "$(ipf 127.0.0.5)"
+printf '127.0.9.0/24,Bad,AS1,FR\n127.0.8.1/8,Bad,AS1,FR\n' >>"$T_TMP/isp.csv"
+kill -HUP "$DEBITD_PID"
+wait_for 100 grep -q "isp.csv:6: \"127.0.8.1/8\": bits set after the first 8" "$T_TMP/debitd.log"
+check_match "isp map: a bad line refuses the reload, naming the map's FILE:LINE" \
+  "m\.conf:[0-9]+: speedtest\.isp_map: .*isp\.csv:6: \"127\.0\.8\.1/8\": bits set after the first 8 \(the network is 127\.0\.0\.0\)" \
+  "$(cat "$T_TMP/debitd.log")"
+check_match "... and the map read before still answers" '127.0.0.5 - Loopback Two, BE' "$(ipf 127.0.0.5)"
+srv_stop
+out=$("$DEBITD" -t -c "$T_TMP/m.conf" 2>&1); rc=$?
+check_eq "debitd -t with that map: exit 2" 2 "$rc"
+check_match "... naming the map's FILE:LINE" 'isp\.csv:6: "127\.0\.8\.1/8"' "$out"
+printf 'speedtest = { isp_map = "isp.csv"; };\n' >"$T_TMP/rel.conf"
+check_match "a relative isp_map is refused" 'rel\.conf:1: speedtest\.isp_map: must be an absolute path' \
+  "$("$DEBITD" -t -c "$T_TMP/rel.conf" 2>&1)"
 
 # --- configuration errors name FILE:LINE and the setting ---
 printf 'speedtest = {\n  per_ip = -1;\n};\n' >"$T_TMP/bad.conf"

@@ -131,7 +131,10 @@ static void test_ip_note(void **state)
         {"192.168.1.1", " - private IPv4 access"}, {"169.254.0.1", " - link-local IPv4 access"},
         {"100.64.0.1", " - CGNAT IPv4 access"}, {"100.127.0.1", " - CGNAT IPv4 access"},
         {"100.128.0.1", ""}, {"100.63.0.1", ""}, {"100.6.0.1", ""},
-        {"198.18.0.1", ""}, {"fd00::1", ""}, {"2001:db8::1", ""}, {"", ""},
+        {"198.18.0.1", ""}, {"2001:db8::1", ""}, {"", ""},
+        /* getIP.php's ULA pattern: fc00::/7 ending with a group */
+        {"fd00::1", " - ULA IPv6 access"}, {"FC12:3456::abcd", " - ULA IPv6 access"}, {"fd00::", ""},
+        {"fe00::1", ""}, {"fdab123:1::1", ""}, {"fd", ""},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (strcmp(speedtest_ip_note(rows[i].ip), rows[i].note) != 0)
