@@ -11,6 +11,8 @@ static const struct {
 } endpoints[] = {
     {"garbage", SPEEDTEST_GARBAGE, 1}, {"empty", SPEEDTEST_EMPTY, 1}, {"getIP", SPEEDTEST_GETIP, 1},
     {"__down", SPEEDTEST_DOWN, 0},     {"__up", SPEEDTEST_UP, 0},
+    /* results/telemetry.php, speedtest-go's results/telemetry; results/json.php */
+    {"results/telemetry", SPEEDTEST_TELEMETRY, 1}, {"results/json", SPEEDTEST_RESULTS, 1},
 };
 
 enum speedtest_endpoint speedtest_endpoint(const char *path)
@@ -44,7 +46,8 @@ const char *speedtest_protocol_name(enum speedtest_protocol p)
 
 const char *speedtest_endpoint_name(enum speedtest_endpoint e)
 {
-    static const char *const names[SPEEDTEST_N_ENDPOINTS] = {"", "garbage", "empty", "getip", "down", "up"};
+    static const char *const names[SPEEDTEST_N_ENDPOINTS] = {"",   "garbage", "empty",     "getip",
+                                                                    "down", "up",     "telemetry", "results"};
     return (unsigned)e < SPEEDTEST_N_ENDPOINTS ? names[e] : "";
 }
 
@@ -125,6 +128,9 @@ void speedtest_query_parse(const char *query, struct speedtest_query *q)
             q->cors = 1;
         } else if (strcmp(name, "isp") == 0) { /* getIP.php's isset(): any value */
             q->isp = 1;
+        } else if (strcmp(name, "id") == 0) {
+            if ((size_t)(end - (eq ? eq + 1 : end)) >= sizeof value || !plain_u64(value, &q->id))
+                q->id = 0;
         }
         p = amp ? amp + 1 : end;
     }

@@ -17,6 +17,8 @@ enum speedtest_endpoint {
     SPEEDTEST_GETIP,   /* LibreSpeed client address: {"processedString", "rawIspInfo"} */
     SPEEDTEST_DOWN,    /* Cloudflare __down?bytes=N: exactly N bytes */
     SPEEDTEST_UP,      /* Cloudflare __up: answered after the whole body */
+    SPEEDTEST_TELEMETRY, /* LibreSpeed results/telemetry.php: a POSTed result kept, "id N" */
+    SPEEDTEST_RESULTS,   /* LibreSpeed results/json.php?id=N: a kept result */
     SPEEDTEST_N_ENDPOINTS,
 };
 
@@ -26,7 +28,8 @@ enum speedtest_protocol { SPEEDTEST_LIBRESPEED = 0, SPEEDTEST_CLOUDFLARE, SPEEDT
 enum speedtest_endpoint speedtest_endpoint(const char *path);
 /* The protocol of endpoint E (SPEEDTEST_LIBRESPEED for NONE). */
 enum speedtest_protocol speedtest_protocol_of(enum speedtest_endpoint e);
-/* "librespeed", "cloudflare"; "garbage", "empty", "getip", "down", "up" ("" for NONE). */
+/* "librespeed", "cloudflare"; "garbage", "empty", "getip", "down", "up", "telemetry",
+ * "results" ("" for NONE). */
 const char *speedtest_protocol_name(enum speedtest_protocol p);
 const char *speedtest_endpoint_name(enum speedtest_endpoint e);
 
@@ -40,6 +43,7 @@ struct speedtest_query {
     uint64_t bytes;
     int cors;         /* cors present (any value): LibreSpeed's multi-server mode */
     int isp;          /* isp present (any value): getIP's ISP information is asked */
+    uint64_t id;      /* id: a whole decimal number (results/json.php), else 0 */
 };
 
 /* Read QUERY (what follows '?', without it; NULL or "" = none) into *Q. Percent-escapes in

@@ -15,6 +15,7 @@
 #include "http_req.h"
 #include "http_speedtest.h"
 #include "http_status.h"
+#include "http_telemetry.h"
 #include "http_upload.h"
 #include "http_www.h"
 
@@ -171,9 +172,29 @@ static int match_speed_up(const struct config *c, struct route_call *x)
     return match_speedtest(c, x, SPEEDTEST_UP, SPEEDTEST_UP);
 }
 
+static int match_speed_telemetry(const struct config *c, struct route_call *x)
+{
+    return match_speedtest(c, x, SPEEDTEST_TELEMETRY, SPEEDTEST_TELEMETRY);
+}
+
+static int match_speed_results(const struct config *c, struct route_call *x)
+{
+    return match_speedtest(c, x, SPEEDTEST_RESULTS, SPEEDTEST_RESULTS);
+}
+
 static enum MHD_Result route_speedtest(struct route_call *x)
 {
     return http_speedtest(x->l, x->conn, x->r, x->speed, x->method, x->upload_data, x->upload_data_size);
+}
+
+/* LibreSpeed's telemetry (http_telemetry.c); a preflight is the speed tests' own */
+static enum MHD_Result route_telemetry(struct route_call *x)
+{
+    if (method_bit(x->method) == M_OPTIONS)
+        return route_speedtest(x);
+    if (x->speed == SPEEDTEST_TELEMETRY)
+        return http_telemetry_post(x->l, x->conn, x->r, x->upload_data, x->upload_data_size);
+    return http_telemetry_results(x->l, x->conn, x->r);
 }
 
 static enum MHD_Result route_upload(struct route_call *x)
@@ -258,6 +279,9 @@ static const struct route routes[] = {
     {NULL, ROUTE_CONFIG, match_speed_down, M_GET | M_HEAD | M_OPTIONS, route_speedtest},
     {NULL, ROUTE_CONFIG, match_speed_page, M_GET | M_HEAD | M_POST | M_OPTIONS, route_speedtest},
     {NULL, ROUTE_CONFIG, match_speed_up, M_POST | M_OPTIONS, route_speedtest},
+    /* LibreSpeed's telemetry: a result reported, a result read back */
+    {NULL, ROUTE_CONFIG, match_speed_telemetry, M_POST | M_OPTIONS, route_telemetry},
+    {NULL, ROUTE_CONFIG, match_speed_results, M_GET | M_HEAD | M_OPTIONS, route_telemetry},
     {WIRE_STATUS_PATH, ROUTE_EXACT, NULL, M_GET | M_HEAD, route_status},
     {WIRE_TRANSFERS_PATH, ROUTE_PREFIX, NULL, M_GET | M_HEAD, route_transfer},
     {"/", ROUTE_EXACT, NULL, M_GET | M_HEAD, route_front},
@@ -305,13 +329,15 @@ static enum MHD_Result route(struct route_call *x)
 }
 
 /* X's route when it is answered from the request's first call (before any body): the
- * upload sink with a method it takes, a speed test's upload (http_speedtest_early). */
+ * upload sink with a method it takes, a speed test's upload (http_speedtest_early), a LibreSpeed
+ * telemetry POST (refused before its body when too large). */
 static const struct route *early_route(const struct config *c, struct route_call *x)
 {
     const struct route *rt = route_find(c, x);
     if (!rt || !(rt->methods & method_bit(x->method)))
         return NULL;
-    if (rt->handler == route_upload || (rt->handler == route_speedtest && http_speedtest_early(x->speed, x->method)))
+    if (rt->handler == route_upload || (rt->handler == route_speedtest && http_speedtest_early(x->speed, x->method)) ||
+        (rt->handler == route_telemetry && method_bit(x->method) == M_POST))
         return rt;
     return NULL;
 }
@@ -367,6 +393,8 @@ static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, co
         return in_flight(l, r, http_upload(l, conn, r, upload_data, upload_data_size));
     if (r->kind == REQ_SPEED_UP)
         return in_flight(l, r, http_speedtest(l, conn, r, r->speed, method, upload_data, upload_data_size));
+    if (r->kind == REQ_TELEMETRY)
+        return http_telemetry_post(l, conn, r, upload_data, upload_data_size);
     if (*upload_data_size) { /* a body sent where none is expected: drop it, answer at the end */
         *upload_data_size = 0;
         return MHD_YES;
@@ -483,7 +511,7 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
     } else if (r->kind == REQ_NDT7) {
         entry = http_ndt7_completed(l, r, &sent);
     }
-    http_speedtest_end(l, r, r->kind == REQ_SPEED_UP ? r->up_bytes : sent);
+    http_speedtest_end(l, r, r->kind == REQ_SPEED_UP || r->kind == REQ_TELEMETRY ? r->up_bytes : sent);
     if (!noted)
         http_conn_note_end(conn, NULL);
     http_log_end(l, conn, r, entry, sent);

@@ -5,6 +5,7 @@
 #include "http_log.h"
 #include "http_conn.h"
 #include "http_req.h"
+#include "http_telemetry.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,7 @@ void http_log_end(struct listener *l, struct MHD_Connection *conn, struct req *r
         .user_agent = r->log_ua,
         .referer = r->log_referer,
         .transfer = transfer,
+        .telemetry = r->telemetry,
     };
     char *line = access_log_line(s->snap->cfg->access_format, &e);
     server_access_log(s, line);
@@ -92,6 +94,8 @@ void http_req_free(struct req *r)
     free(r->log_version);
     free(r->log_ua);
     free(r->log_referer);
+    http_telemetry_form_free(r->form);
+    json_decref(r->telemetry);
     snapshot_put(r->snap); /* the response over its region has ended */
     evidence_drop(&r->mark); /* normally done by evidence_end */
     free(r);

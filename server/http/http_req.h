@@ -17,9 +17,11 @@ enum req_kind {
     REQ_DIGEST, /* a .sha256 answer, suspended while the hashing thread works (digest.h) */
     REQ_SPEED_UP, /* a speed test's upload body being drained (http_speedtest.c) */
     REQ_NDT7,   /* an ndt7 test: upgraded to WebSocket, run on a thread of its own (http_ndt7.c) */
+    REQ_TELEMETRY, /* a LibreSpeed result being POSTed (http_telemetry.c) */
 };
 
 struct ndt7_run;
+struct telemetry_form;
 
 /* Per-request context (MHD's req_cls), owned by the request: freed in http_completed. */
 struct req {
@@ -61,6 +63,9 @@ struct req {
     int speed_held;
     socklen_t speed_addr_len;
     struct sockaddr_storage speed_addr;
+    /* REQ_TELEMETRY: the form being read, then the kept result for the access log (owned) */
+    struct telemetry_form *form;
+    json_t *telemetry;
     /* REQ_NDT7: the test, owned by its thread once upgraded, freed by http_ndt7_completed */
     struct ndt7_run *ndt7;
 };

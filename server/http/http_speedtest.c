@@ -42,7 +42,8 @@
 static const char *const allow[SPEEDTEST_N_ENDPOINTS] = {
     [SPEEDTEST_GARBAGE] = "GET, HEAD, OPTIONS", [SPEEDTEST_EMPTY] = "GET, HEAD, POST, OPTIONS",
     [SPEEDTEST_GETIP] = "GET, HEAD, POST, OPTIONS", [SPEEDTEST_DOWN] = "GET, HEAD, OPTIONS",
-    [SPEEDTEST_UP] = "POST, OPTIONS",
+    [SPEEDTEST_UP] = "POST, OPTIONS",          [SPEEDTEST_TELEMETRY] = "POST, OPTIONS",
+    [SPEEDTEST_RESULTS] = "GET, HEAD, OPTIONS",
 };
 
 int http_speedtest_early(int endpoint, const char *method)
@@ -127,8 +128,6 @@ static void proto_headers(struct listener *l, struct MHD_Connection *conn, struc
     }
 }
 
-/* A small answer of BODY (LEN bytes, copied) with the protocol's headers, and NAME: VALUE
- * (NAME may be NULL). */
 static enum MHD_Result answer(struct listener *l, struct MHD_Connection *conn, struct req *r, enum speedtest_endpoint e,
                               unsigned status, const char *body, size_t len, const char *type, const char *name,
                               const char *value)
@@ -145,6 +144,13 @@ static enum MHD_Result answer(struct listener *l, struct MHD_Connection *conn, s
     if (name)
         MHD_add_response_header(resp, name, value);
     return http_reply(l, conn, status, resp);
+}
+
+enum MHD_Result http_speedtest_answer(struct listener *l, struct MHD_Connection *conn, struct req *r, int e,
+                                      unsigned status, const char *body, size_t len, const char *type,
+                                      const char *name, const char *value)
+{
+    return answer(l, conn, r, (enum speedtest_endpoint)e, status, body, len, type, name, value);
 }
 
 /* A refusal: "STATUS Reason: WHY" as text, with the protocol's headers (a page must be able
@@ -365,7 +371,11 @@ static char *getip_json(const char *ip, int isp_asked, const struct isp_map *map
         snprintf(text, sizeof text, "%s%s", ip, isp_asked ? speedtest_ip_note(ip) : "");
         raw = json_string("");
     }
-    json_t *j = raw ? json_pack("{s:s, s:o}", "processedString", text, "rawIspInfo", raw) : NULL;
+    return http_php_json(raw ? json_pack("{s:s, s:o}", "processedString", text, "rawIspInfo", raw) : NULL);
+}
+
+char *http_php_json(json_t *j)
+{
     char *body = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_ESCAPE_SLASH) : NULL;
     json_decref(j);
     for (char *p = body; p && *p; p++) { /* PHP writes \u00e9 where jansson writes \u00E9 */

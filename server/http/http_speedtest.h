@@ -20,5 +20,13 @@ int http_speedtest_early(int endpoint, const char *method);
 /* From http_completed: a speed test of R ended with BYTES of body sent or received: its
  * counters, and its place in speedtest.per_ip given back. Nothing for another request. */
 void http_speedtest_end(struct listener *l, struct req *r, uint64_t bytes);
+/* A small answer of BODY (LEN bytes, copied) to a speed-test request of endpoint E with
+ * its protocol's headers (the query's cors asked for), and NAME: VALUE (NAME may be NULL). */
+enum MHD_Result http_speedtest_answer(struct listener *l, struct MHD_Connection *conn, struct req *r, int e,
+                                      unsigned status, const char *body, size_t len, const char *type,
+                                      const char *name, const char *value);
+/* J as PHP's json_encode writes it ("\/", "\u00e9"), compact, keys in order: a new string,
+ * NULL when out of memory. J is released. */
+char *http_php_json(json_t *j);
 
 #endif

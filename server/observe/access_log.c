@@ -101,6 +101,8 @@ static char *line_json(const struct access_entry *e)
     }
     if (e->received)
         json_object_set_new(o, "received", json_integer((json_int_t)e->received));
+    if (e->telemetry)
+        json_object_set(o, "telemetry", e->telemetry);
     char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(9));
     json_decref(o);
     if (!text)

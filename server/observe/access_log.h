@@ -30,6 +30,7 @@ struct access_entry {
     const char *user_agent;
     const char *referer;
     json_t *transfer;       /* borrowed: the download's transfer record, or NULL */
+    json_t *telemetry;      /* borrowed: a LibreSpeed result kept (telemetry.h), or NULL: "telemetry" in a JSON line */
 };
 
 /* "json" or "combined" into *OUT: 0, or -1 with the reason in ERR. */

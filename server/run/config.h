@@ -68,6 +68,13 @@ struct offload_cfg {
 };
 
 /* What the seccomp filter does with a system call outside debitd's list (privdrop.h). */
+/* speedtest.telemetry: LibreSpeed's POSTed results (telemetry.h) */
+enum config_telemetry {
+    CONFIG_TELEMETRY_OFF = 0,  /* "Telemetry is disabled", nothing kept (the default) */
+    CONFIG_TELEMETRY_ON,       /* kept as sent */
+    CONFIG_TELEMETRY_REDACTED, /* kept with the addresses and host names redacted */
+};
+
 enum config_seccomp {
     CONFIG_SECCOMP_EPERM = 0, /* fail it with EPERM, logged by the kernel (the default) */
     CONFIG_SECCOMP_KILL,      /* kill the process (logged by the kernel) */
@@ -129,7 +136,7 @@ struct config {
         int enabled;      /* 0: /metrics is a 404 */
         struct acl allow; /* clients that may read it (others get a 403); default loopback */
     } metrics;
-    struct { /* speedtest = { librespeed; cloudflare; max_bytes; per_ip; colo; isp_map; } (speedtest.h) */
+    struct { /* speedtest = { librespeed; cloudflare; max_bytes; per_ip; colo; isp_map; telemetry; telemetry_keep; } */
         int librespeed;     /* garbage, empty, getIP (.php, /backend/): 0 = 404 */
         int cloudflare;     /* __down, __up: 0 = 404 */
         uint64_t max_bytes; /* largest body a test sends (ckSize clamped, bytes= refused) or takes */
@@ -137,6 +144,8 @@ struct config {
         char *colo;         /* Cloudflare's cf-meta-colo: this site's name ("" = not sent) */
         char *isp_map;      /* the offline prefix map's path (isp_map.h), NULL: none */
         struct isp_map *isp; /* that file as read when the configuration was (owned) */
+        enum config_telemetry telemetry;
+        unsigned telemetry_keep; /* results kept (the ring's size, fixed at start) */
     } speedtest;
     struct { /* ndt7 = { enabled; per_ip; }: M-Lab's ndt7 on /ndt/v7/ (docs/server.md "ndt7") */
         int enabled;     /* 0: /ndt/v7/download and /ndt/v7/upload are 404s */

@@ -77,6 +77,7 @@ static int set_upload_path(struct config *c, const char *v, char *err, size_t er
 static const char *const log_levels[] = {"error", "warn", "info", "debug", NULL};
 static const char *const access_formats[] = {"json", "combined", NULL};
 static const char *const seccomp_modes[] = {"eperm", "kill", "log", "off", NULL};
+static const char *const telemetry_modes[] = {"off", "on", "redacted", NULL};
 
 #define FIELD(f) offsetof(struct config, f), sizeof(((struct config *)0)->f)
 #define LINE(f) .line_offset = offsetof(struct config, f)
@@ -158,6 +159,12 @@ const struct config_entry config_table[] = {
     {"speedtest.colo", CONFIG_STRING, FIELD(speedtest.colo), .def_str = "debitd", .reload = CONFIG_RELOAD_OTHER,
      .check = check_header_token},
     {"speedtest.isp_map", CONFIG_STRING, FIELD(speedtest.isp_map), .reload = CONFIG_RELOAD_OTHER, .set = set_isp_map},
+    /* off, as LibreSpeed's telemetry_level defaults to 0: a visitor's results are kept only
+     * when the operator asks; 1000 results in at most 32 MiB (telemetry.h) */
+    {"speedtest.telemetry", CONFIG_ENUM, FIELD(speedtest.telemetry), .def = CONFIG_TELEMETRY_OFF,
+     .reload = CONFIG_RELOAD_OTHER, .names = telemetry_modes, .what = "mode"},
+    {"speedtest.telemetry_keep", CONFIG_UINT, FIELD(speedtest.telemetry_keep), 1, 1000000, .def = 1000,
+     .reload = CONFIG_RESTART},
     /* ndt7 on; a client runs download, then upload: a few at once is generous */
     {"ndt7.enabled", CONFIG_BOOL, FIELD(ndt7.enabled), .def = 1, .reload = CONFIG_RELOAD_OTHER},
     {"ndt7.per_ip", CONFIG_UINT, FIELD(ndt7.per_ip), 0, 1000000, .def = 4, .reload = CONFIG_RELOAD_LIMITS},

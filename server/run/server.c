@@ -69,10 +69,12 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
     if (logfile_open(cfg, &s->access, err, errlen) < 0)
         goto fail;
     s->transfers = transfers_new(cfg->transfers_keep);
+    /* made even while speedtest.telemetry is off: a reload may turn it on */
+    s->telemetry = telemetry_new(cfg->speedtest.telemetry_keep, TELEMETRY_RING_BYTES);
     s->quota = quota_new(cfg->per_ip_table);
     s->cpu = cpu_budget_new(NULL);
     s->ndt7_per_ip = ip_limit_new(cfg->ndt7.per_ip, 64, err, errlen); /* a reload sets its limit anew */
-    if (!s->transfers || !s->quota || !s->cpu || !s->ndt7_per_ip) {
+    if (!s->transfers || !s->telemetry || !s->quota || !s->cpu || !s->ndt7_per_ip) {
         err_set(err, errlen, "out of memory");
         goto fail;
     }
@@ -378,6 +380,7 @@ void server_free(struct server *s)
     ip_limit_free(s->ndt7_per_ip);
     snapshot_free_all(s->snap, &s->retired); /* they own the content and the digests */
     transfers_free(s->transfers);
+    telemetry_free(s->telemetry);
     quota_free(s->quota);
     ip_limit_free(s->speed_per_ip);
     cpu_budget_free(s->cpu);

@@ -23,6 +23,7 @@
 #include "ip_limit.h"
 #include "metrics.h"
 #include "tls.h"
+#include "telemetry.h"
 #include "transfers.h"
 #include "watchdog.h"
 
@@ -64,6 +65,7 @@ struct server {
     size_t start_files;
     char backing_why[96];  /* why there is none */
     struct transfers *transfers;
+    struct telemetry *telemetry; /* LibreSpeed's reported results (speedtest.telemetry) */
     /* Per-address byte counters (limits.per_ip_bytes): the server's, not the
      * configuration's, so that a reload keeps them (it calls quota_set_limits). */
     struct quota *quota;

@@ -285,6 +285,6 @@ printf 'speedtest = {\n  colo = "FRA, AMS";\n};\n' >"$T_TMP/bad3.conf"
 out=$("$DEBITD" -t -c "$T_TMP/bad3.conf" 2>&1); rc=$?
 check_eq "speedtest.colo with a comma: exit 2" 2 "$rc"
 check_match "... FILE:LINE: speedtest.colo and why" 'bad3\.conf:2: speedtest\.colo: .*without' "$out"
-check_match "-t prints the group" 'speedtest = \{ librespeed = true; cloudflare = true; max_bytes = "1GiB"; per_ip = 16; colo = "debitd"; \};' \
+check_match "-t prints the group" 'speedtest = \{ librespeed = true; cloudflare = true; max_bytes = "1GiB"; per_ip = 16; colo = "debitd"; telemetry = "off"; telemetry_keep = 1000; \};' \
   "$(: >"$T_TMP/empty.conf"; "$DEBITD" -t -c "$T_TMP/empty.conf" 2>/dev/null)"
 t_done

@@ -22,6 +22,10 @@ static void test_endpoint(void **state)
         {"/empty.php", SPEEDTEST_EMPTY}, {"/backend/empty", SPEEDTEST_EMPTY},
         {"/getIP.php", SPEEDTEST_GETIP}, {"/backend/getIP", SPEEDTEST_GETIP},
         {"/__down", SPEEDTEST_DOWN}, {"/__up", SPEEDTEST_UP},
+        {"/results/telemetry.php", SPEEDTEST_TELEMETRY}, {"/results/telemetry", SPEEDTEST_TELEMETRY},
+        {"/backend/results/telemetry.php", SPEEDTEST_TELEMETRY}, {"/results/json.php", SPEEDTEST_RESULTS},
+        {"/backend/results/json", SPEEDTEST_RESULTS}, {"/results/", SPEEDTEST_NONE},
+        {"/telemetry.php", SPEEDTEST_NONE},
         /* Cloudflare's have no .php and no /backend/ form */
         {"/__down.php", SPEEDTEST_NONE}, {"/backend/__up", SPEEDTEST_NONE},
         {"/getip.php", SPEEDTEST_NONE}, /* speedtest-go's names are case-sensitive */
@@ -36,6 +40,8 @@ static void test_endpoint(void **state)
     assert_string_equal(speedtest_protocol_name(speedtest_protocol_of(SPEEDTEST_DOWN)), "cloudflare");
     assert_string_equal(speedtest_protocol_name(speedtest_protocol_of(SPEEDTEST_EMPTY)), "librespeed");
     assert_string_equal(speedtest_endpoint_name(SPEEDTEST_UP), "up");
+    assert_string_equal(speedtest_endpoint_name(SPEEDTEST_TELEMETRY), "telemetry");
+    assert_string_equal(speedtest_protocol_name(speedtest_protocol_of(SPEEDTEST_RESULTS)), "librespeed");
     assert_string_equal(speedtest_endpoint_name(SPEEDTEST_N_ENDPOINTS), "");
 }
 
@@ -84,6 +90,28 @@ static void test_query(void **state)
             q.bytes_ok != rows[i].bytes_ok || q.bytes != rows[i].bytes || q.cors != rows[i].cors)
             fail_msg("\"%s\": ckSize %d/%lld bytes %d/%d/%llu cors %d", rows[i].query ? rows[i].query : "(null)",
                      q.has_cksize, (long long)q.cksize, q.has_bytes, q.bytes_ok, (unsigned long long)q.bytes, q.cors);
+    }
+}
+
+/* getIP's isp (PHP's isset: any value) and results/json.php's id (a whole number, else 0) */
+static void test_query_isp_id(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *query;
+        int isp;
+        uint64_t id;
+    } rows[] = {
+        {"isp=true", 1, 0}, {"isp", 1, 0}, {"isp=false&distance=km", 1, 0}, {"r=1", 0, 0},
+        {"id=42", 0, 42}, {"id=4x", 0, 0}, {"id=", 0, 0}, {"id=-1", 0, 0}, {"id=%34%32", 0, 42},
+        {"id=18446744073709551615", 0, UINT64_MAX}, {"id=18446744073709551616", 0, 0},
+        {"id=7&id=8", 0, 8}, {"id=000000000000000000000000000000007", 0, 0}, /* longer than read */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct speedtest_query q;
+        speedtest_query_parse(rows[i].query, &q);
+        if (q.isp != rows[i].isp || q.id != rows[i].id)
+            fail_msg("\"%s\": isp %d id %llu", rows[i].query, q.isp, (unsigned long long)q.id);
     }
 }
 
@@ -146,6 +174,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_endpoint),
         cmocka_unit_test(test_query),
+        cmocka_unit_test(test_query_isp_id),
         cmocka_unit_test(test_garbage_bytes),
         cmocka_unit_test(test_ip_note),
     };

@@ -22,20 +22,20 @@ static const struct {
     const char *json_target; /* "target" as the JSON line must decode it */
     const char *json_ua;     /* NULL: JSON null */
 } cases[] = {
-    {{T0, "127.0.0.1", 40000, "[::]:8080", "GET", "/p", "/p", "HTTP/1.1", 200, 2326, 0, 0.5, "UA", NULL, NULL},
+    {{T0, "127.0.0.1", 40000, "[::]:8080", "GET", "/p", "/p", "HTTP/1.1", 200, 2326, 0, 0.5, "UA", NULL, NULL, NULL},
      "127.0.0.1 - - [10/Oct/2000:13:55:36 +0000] \"GET /p HTTP/1.1\" 200 2326 \"-\" \"UA\"\n", "/p", "UA"},
-    {{T0, "::1", 5, "l", "HEAD", "/a?b=1", "/a", "HTTP/1.0", 404, 0, 0, 0, NULL, "http://r/", NULL},
+    {{T0, "::1", 5, "l", "HEAD", "/a?b=1", "/a", "HTTP/1.0", 404, 0, 0, 0, NULL, "http://r/", NULL, NULL},
      "::1 - - [10/Oct/2000:13:55:36 +0000] \"HEAD /a?b=1 HTTP/1.0\" 404 0 \"http://r/\" \"-\"\n", "/a?b=1", NULL},
     /* a quote, a backslash and a control character: escaped, the line stays one line */
-    {{T0, "10.0.0.1", 1, "l", "GET", "/x\"y\\z", "/x", "HTTP/1.1", 400, 12, 0, 0, "a\"b\nc", NULL, NULL},
+    {{T0, "10.0.0.1", 1, "l", "GET", "/x\"y\\z", "/x", "HTTP/1.1", 400, 12, 0, 0, "a\"b\nc", NULL, NULL, NULL},
      "10.0.0.1 - - [10/Oct/2000:13:55:36 +0000] \"GET /x\\x22y\\x5Cz HTTP/1.1\" 400 12 \"-\" \"a\\x22b\\x0Ac\"\n",
      "/x\"y\\z", "a\"b\nc"},
     /* UTF-8 kept in JSON, invalid bytes as \xHH; combined escapes every non-ASCII byte */
-    {{T0, "10.0.0.1", 1, "l", "GET", "/\xc3\xa9\xff", "/", "HTTP/1.1", 413, 20, 5, 0, "\xc0\xaf", NULL, NULL},
+    {{T0, "10.0.0.1", 1, "l", "GET", "/\xc3\xa9\xff", "/", "HTTP/1.1", 413, 20, 5, 0, "\xc0\xaf", NULL, NULL, NULL},
      "10.0.0.1 - - [10/Oct/2000:13:55:36 +0000] \"GET /\\xC3\\xA9\\xFF HTTP/1.1\" 413 20 \"-\" \"\\xC0\\xAF\"\n",
      "/\xc3\xa9\\xFF", "\\xC0\\xAF"},
     /* no response was queued; nothing known of the request */
-    {{T0, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL},
+    {{T0, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
      "- - - [10/Oct/2000:13:55:36 +0000] \"- - -\" 000 0 \"-\" \"-\"\n", NULL, NULL},
 };
 
@@ -114,7 +114,7 @@ static void test_json_transfer(void **state)
     json_t *t = json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:s, s:{s:f}}", "id", "ab-1", "state", "done", "path",
                           "/f", "status", 206, "bytes", (json_int_t)1000, "duration_s", 2.0, "remote",
                           "127.0.0.1:9", "tcp", "rtt_ms", 0.5);
-    struct access_entry e = {T0, "127.0.0.1", 9, "l", "GET", "/f", "/f", "HTTP/1.1", 206, 1000, 0, 2.5, "curl/7", NULL, t};
+    struct access_entry e = {T0, "127.0.0.1", 9, "l", "GET", "/f", "/f", "HTTP/1.1", 206, 1000, 0, 2.5, "curl/7", NULL, t, NULL};
     char *line = access_log_line(ACCESS_FORMAT_JSON, &e);
     json_t *o = json_loads(line, 0, NULL);
     assert_non_null(o);

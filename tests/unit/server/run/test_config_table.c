@@ -231,8 +231,8 @@ static void test_reload(void **state)
         config_free(&a);
         config_free(&b);
     }
-    assert_int_equal(restart, 11); /* threads, connections, idle_timeout, per_ip_table, transfers, offload x3, user,
-                                      group, seccomp */
+    assert_int_equal(restart, 12); /* threads, connections, idle_timeout, per_ip_table, transfers, offload x3, user,
+                                      group, seccomp, speedtest.telemetry_keep */
     assert_true(reloadable >= 20);
 }
 
