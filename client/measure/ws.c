@@ -277,6 +277,10 @@ struct ws_conn *ws_open(const char *url, const char *protocol, const struct dl_o
     }
     curl_easy_setopt(c->h, CURLOPT_URL, hurl);
     curl_easy_setopt(c->h, CURLOPT_CONNECT_ONLY, 1L);
+    /* curl_easy_recv reads at most CURLOPT_BUFFERSIZE (default 16 KiB) whatever it is asked:
+     * 16 KiB reads made an ndt7 download on loopback ~0.5x an HTTP one (each read's window
+     * update ACK made this process transmit the server's next segments, bench/ndt7.sh) */
+    curl_easy_setopt(c->h, CURLOPT_BUFFERSIZE, (long)RBUF);
     if (o->connect_timeout_s > 0)
         curl_easy_setopt(c->h, CURLOPT_CONNECTTIMEOUT_MS, (long)(o->connect_timeout_s * 1000));
     CURLcode rc = curl_easy_perform(c->h);

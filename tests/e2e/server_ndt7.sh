@@ -114,6 +114,17 @@ for t in dd du; do
 done
 check_cmp "debit download: the server's last NumBytes <= what debit received" \
   "$(tail -n 1 "$T_TMP/dd.jsonl" | jq .ndt7.server_last.AppInfo.NumBytes)" "<=" "$(tail -n 1 "$T_TMP/dd.jsonl" | jq .bytes)"
+# debit reads the download in large reads: curl_easy_recv takes at most CURLOPT_BUFFERSIZE
+# (16 KiB unless set), and 16 KiB reads made debit's ndt7 figure ~0.5x an HTTP download's
+# on loopback (bench/ndt7.sh)
+if command -v strace >/dev/null; then
+  strace -f -qq -e trace=recvfrom -o "$T_TMP/ws_reads.txt" \
+    "$DEBIT" -n 1 --db none --jsonl "$T_TMP/ds.jsonl" "ws://127.0.0.1:$PORT/ndt/v7/download" >/dev/null 2>&1
+  check_cmp "debit ws download: its largest read of the socket is 256 KiB (not libcurl's 16 KiB)" \
+    "$(grep -o ', [0-9]*, 0, NULL, NULL) = [0-9]*' "$T_TMP/ws_reads.txt" | awk '{print $NF}' | sort -n | tail -n 1)" "==" 262144
+else
+  t_skip "debit ws download: read size" "no strace"
+fi
 out=$("$DEBIT" -n 1 --db none "ws://127.0.0.1:$PORT/nope" 2>&1); rc=$?
 check_eq "debit against a path that is no ndt7 endpoint: exit 1" 1 "$rc"
 check_match "... saying the server answered 404" 'HTTP 404 instead of 101' "$out"
