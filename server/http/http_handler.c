@@ -516,6 +516,8 @@ static void completed(struct listener *l, struct MHD_Connection *conn, void **re
         http_conn_note_end(conn, NULL);
     http_log_end(l, conn, r, entry, sent);
     json_decref(entry);
+    http_telemetry_form_free(r->form); /* here, not in http_req_free: http_log sits below it */
+    r->form = NULL;
     http_req_free(r);
 }
 

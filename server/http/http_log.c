@@ -5,7 +5,6 @@
 #include "http_log.h"
 #include "http_conn.h"
 #include "http_req.h"
-#include "http_telemetry.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,8 +93,7 @@ void http_req_free(struct req *r)
     free(r->log_version);
     free(r->log_ua);
     free(r->log_referer);
-    http_telemetry_form_free(r->form);
-    json_decref(r->telemetry);
+    json_decref(r->telemetry); /* the form: freed by http_completed (http_telemetry.c's) */
     snapshot_put(r->snap); /* the response over its region has ended */
     evidence_drop(&r->mark); /* normally done by evidence_end */
     free(r);

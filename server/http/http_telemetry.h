@@ -15,7 +15,7 @@ enum MHD_Result http_telemetry_post(struct listener *l, struct MHD_Connection *c
                                     const char *upload_data, size_t *upload_data_size);
 /* GET results/json.php?id=N. */
 enum MHD_Result http_telemetry_results(struct listener *l, struct MHD_Connection *conn, struct req *r);
-/* Free a request's form (from http_req_free; NULL is fine). */
+/* Free a request's form (from http_completed; NULL is fine). */
 void http_telemetry_form_free(struct telemetry_form *f);
 
 #endif
