@@ -244,7 +244,8 @@ static int row_cmp(const void *a, const void *b)
 /* Sort M's rows and find its runs: 0, or -1 with the duplicate's lines. */
 static int index_rows(struct isp_map *m, const char *name, char *err, size_t errlen)
 {
-    qsort(m->rows, m->n, sizeof *m->rows, row_cmp);
+    if (m->n) /* no rows (a map of comments): rows is NULL, which qsort may not take */
+        qsort(m->rows, m->n, sizeof *m->rows, row_cmp);
     for (size_t i = 0; i < m->n; i++) {
         struct row *r = &m->rows[i];
         if (i && row_cmp(r, r - 1) == 0) {
