@@ -20,6 +20,10 @@
 #   RUNS=10 SIZE=1GiB bench/https.sh   (SIZE: 256MiB or 1GiB; PIN=1: servers CPU 0, curl CPU 1)
 #   HS_RUNS=3 HS_SECONDS=5             (HS_RUNS=0: no handshake runs; RUNS=0: no throughput runs)
 #   CERT=ec|ed25519|rsa                (the certificate's key type, both servers)
+#   DEFERRED=1                         (nginx's listen gets `deferred`, TCP_DEFER_ACCEPT, which
+#                                       debitd's HTTPS listeners always have; 0: nginx without)
+# The handshake rows also give the server's voluntary context switches per connection (its
+# threads' wake-ups: each waits for a CPU on a loaded machine).
 . "$(dirname "$0")/../tests/lib/common.sh"
 . "$(dirname "$0")/lib.bash"
 need_cmd curl nginx openssl
@@ -29,6 +33,7 @@ HS_SECONDS=${HS_SECONDS:-5}
 SIZE=${SIZE:-1GiB}
 PIN=${PIN:-0}
 CERT=${CERT:-ec}
+DEFERRED=${DEFERRED:-1}
 case "$CERT" in
   ec) newkey=(-newkey ec -pkeyopt ec_paramgen_curve:P-256) ;;
   ed25519) newkey=(-newkey ed25519) ;;
@@ -40,6 +45,7 @@ command -v "$DEBITD" >/dev/null || { echo "build debitd first (make)"; exit 1; }
 cli_pin=()
 if [ "$PIN" = 1 ]; then need_cmd taskset; cli_pin=(taskset -c 1); fi
 echo "machine: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $RUNS pairs of $SIZE, pinning: $([ "$PIN" = 1 ] && echo 'servers CPU 0, curl CPU 1' || echo none)"
+echo "nginx listen: ssl$([ "$DEFERRED" = 1 ] && echo " deferred") (DEFERRED=$DEFERRED); debitd's HTTPS listener: TCP_DEFER_ACCEPT 1 s"
 
 pki=$T_TMP/pki
 mkdir -p "$pki"
@@ -64,7 +70,7 @@ curl -s -o "$root/ram/f.dat" "http://127.0.0.1:$port_p/ram/f.dat" || { echo "deb
 curl -s -o "$root/ram/hs.dat" "http://127.0.0.1:$port_p/ram/hs.dat"
 debitd_content_ready "http://127.0.0.1:$port_p" || { echo "debitd: content not ready in 30 s"; exit 1; }
 
-NGINX_LISTEN_OPTS=ssl NGINX_SERVER_EXTRA="ssl_protocols TLSv1.2 TLSv1.3; ssl_certificate $pki/cert.pem; ssl_certificate_key $pki/key.pem;" \
+NGINX_LISTEN_OPTS="ssl$([ "$DEFERRED" = 1 ] && echo ' deferred')" NGINX_SERVER_EXTRA="ssl_protocols TLSv1.2 TLSv1.3; ssl_certificate $pki/cert.pem; ssl_certificate_key $pki/key.pem;" \
   nginx_spawn "$root" "$port_n"
 D=https://127.0.0.1:$port_d/ram/f.dat N=https://127.0.0.1:$port_n/ram/f.dat
 for _ in $(seq 100); do curl -s -o /dev/null -r 0-0 --cacert "$pki/cert.pem" "$N" && break; sleep 0.1; done
@@ -119,15 +125,20 @@ if [ "$RUNS" -gt 0 ]; then
 fi
 [ "$HS_RUNS" -gt 0 ] || exit 0
 
-hs_one() { # name mode(new|reuse) port pids...: handshakes/s and the server's CPU ms per handshake
-  local name=$1 mode=$2 port=$3 c0 c1 t0 t1 n; shift 3
-  c0=$(cpu_of "$@") t0=$(date +%s.%N)
+vcsw_of() { # pids...: voluntary context switches of all their threads
+  local p t v=0
+  for p in "$@"; do for t in /proc/"$p"/task/*/status; do v=$((v + $(awk '/^voluntary_ctxt_switches/ {print $2}' "$t" 2>/dev/null || echo 0))); done; done
+  echo "$v"
+}
+hs_one() { # name mode(new|reuse) port pids...: handshakes/s, the server's CPU ms and wake-ups per handshake
+  local name=$1 mode=$2 port=$3 c0 c1 t0 t1 n v0 v1; shift 3
+  v0=$(vcsw_of "$@") c0=$(cpu_of "$@") t0=$(date +%s.%N)
   n=$("${cli_pin[@]}" openssl s_time -connect "127.0.0.1:$port" -CAfile "$pki/cert.pem" -"$mode" -time "$HS_SECONDS" \
         -www /ram/hs.dat 2>&1 | awk '/connections in .* real seconds/ {n = $1} END {print n + 0}')
-  t1=$(date +%s.%N) c1=$(cpu_of "$@")
+  t1=$(date +%s.%N) c1=$(cpu_of "$@") v1=$(vcsw_of "$@")
   awk -v n="$name" -v m="$mode" -v c="$n" -v t0="$t0" -v t1="$t1" -v a="$c0" -v b="$c1" -v l="$(cut -d' ' -f1 /proc/loadavg)" \
-    'BEGIN{split(a, x, " "); split(b, y, " ");
-    printf "%s %s %.1f %.3f %s\n", n, m, c / (t1 - t0), (c > 0 ? (y[2] - x[2]) / c : 0), l}' >>"$T_TMP/hs"
+    -v w=$((v1 - v0)) 'BEGIN{split(a, x, " "); split(b, y, " ");
+    printf "%s %s %.1f %.3f %s %.2f\n", n, m, c / (t1 - t0), (c > 0 ? (y[2] - x[2]) / c : 0), l, (c > 0 ? w / c : 0)}' >>"$T_TMP/hs"
 }
 : >"$T_TMP/hs"
 for i in $(seq "$HS_RUNS"); do
@@ -140,11 +151,12 @@ hcol() { awk -v s="$1" -v m="$2" -v c="$3" '$1 == s && $2 == m {print $c}' "$T_T
 for mode in new reuse; do
   label=full; [ $mode = reuse ] && label=resumed
   for s in debitd nginx; do
-    printf '%-6s %-7s handshakes/s %.0f [%s]  server CPU %.3f ms/handshake [%s]\n' "$s" "$label" "$(hcol $s $mode 3 | median)" \
-      "$(hcol $s $mode 3 | minmax)" "$(hcol $s $mode 4 | median)" "$(hcol $s $mode 4 | minmax)"
+    printf '%-6s %-7s handshakes/s %.0f [%s]  server CPU %.3f ms/handshake [%s]  wake-ups %.2f/handshake [%s]\n' "$s" "$label" \
+      "$(hcol $s $mode 3 | median)" "$(hcol $s $mode 3 | minmax)" "$(hcol $s $mode 4 | median)" "$(hcol $s $mode 4 | minmax)" \
+      "$(hcol $s $mode 6 | median)" "$(hcol $s $mode 6 | minmax)"
   done
   pr=$(paste <(hcol debitd $mode 3) <(hcol nginx $mode 3) | awk '$2 > 0 {printf "%.3f\n", $1 / $2}' | minmax)
   awk -v l="$label" -v a="$(hcol debitd $mode 3 | median)" -v b="$(hcol nginx $mode 3 | median)" -v pr="$pr" \
     'BEGIN{printf "ratio debitd/nginx %-7s handshakes/s %.3f [per pair %s]\n", l, (b > 0 ? a / b : 0), pr}'
 done
-echo "handshake runs (name mode per_s server_cpu_ms_per_handshake load1):"; sed 's/^/  /' "$T_TMP/hs"
+echo "handshake runs (name mode per_s server_cpu_ms_per_handshake load1 server_wakeups_per_handshake):"; sed 's/^/  /' "$T_TMP/hs"
