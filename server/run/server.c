@@ -236,7 +236,7 @@ static int open_listener(struct listener *l, char *err, size_t errlen)
     /* An HTTPS listener's connection is accepted only once its first bytes (the
      * ClientHello, a TLS client always speaks first) have arrived, as nginx's `deferred`:
      * the worker it is handed to finds the ClientHello there instead of sleeping until it
-     * comes (2.44 against 2.73 wake-ups of the worker per handshake, docs/performance.md,
+     * comes (2.25–2.51 against 2.54–3.02 wake-ups of the worker per handshake, docs/performance.md,
      * "HTTPS handshakes"), and a client that connects and says nothing holds no
      * connection of debitd's. 1 s, as nginx: after it the kernel accepts the connection
      * at the client's next ACK, data or not. Plain listeners accept at once (their even
