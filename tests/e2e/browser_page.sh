@@ -261,6 +261,9 @@ jq -c 'select(.method == "POST" and .path == "/upload")' "$T_TMP/access.log" >"$
 srv_up=$(span_mbps "$T_TMP/uploads" time received)
 check_cmp "... its upload figure within 10 % of debitd's access log" \
   "$(rel "$(jq -r .shown.up "$P")" "$srv_up")" "<=" 0.10
-check_match "... the uploads' summary from the sink's answers" "while a body was arriving" "$(jq -r .shown.upload_summary "$P")"
+# the upload sink's answers carry X-Debit-Transfer (each upload is a transfer, with its
+# verdict): the page summarises debitd's records of them, one per upload
+check_match "... the uploads' summary from debitd's records of the sink's uploads" \
+  "in $(jq '.result.upload.ids | length' "$P") uploads at [0-9.]+ Mbit/s by its own clock" "$(jq -r .shown.upload_summary "$P")"
 srv_stop
 t_done
