@@ -91,6 +91,7 @@ int tcp_info_read(int fd, struct tcp_info_sample *ti, char *err, size_t errlen)
     ti->total_retrans = k.total_retrans;
     ti->rcv_space = k.rcv_space;
     ti->rcv_ssthresh = k.rcv_ssthresh;
+    ti->last_ack_recv_ms = k.last_ack_recv;
     if (HAS(len, segs_in)) {
         ti->have |= TCP_INFO_HAVE_BYTES;
         ti->pacing_rate_bps = k.pacing_rate == UINT64_MAX ? 0 : k.pacing_rate * 8;

@@ -50,6 +50,7 @@ struct tcp_info_sample {
     uint32_t segs_out, segs_in, data_segs_out, data_segs_in;
     uint32_t dsack_dups, reord_seen, rcv_ooopack;
     uint32_t total_rto, total_rto_recoveries, total_rto_time_ms;
+    uint32_t last_ack_recv_ms; /* since the last ACK arrived (jiffies: 4 ms steps at HZ=250); not in JSON */
 
     uint64_t pacing_rate_bps, max_pacing_rate_bps; /* max: 0 = unlimited */
     uint64_t delivery_rate_bps;

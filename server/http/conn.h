@@ -34,6 +34,8 @@ struct conn {
     struct http_conn_facts facts;   /* what its responses repeat (http_conn.c) */
     struct conn_reuse *reuse;       /* its last small file response (http_conn.c), or NULL */
     void **req_cls;                 /* the request the access handler is running (http_log.c) */
+    int ack_slot;                   /* its last body's ack_watch slot + 1, 0 = none (ack_watch.h) */
+    uint64_t ack_seq;               /* that body's transfer */
 };
 
 /* A new connection on SOCK (zeroed), in mhd_compat's descriptor table. NULL when out of

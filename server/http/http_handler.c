@@ -365,6 +365,8 @@ static enum MHD_Result access_request(void *cls, struct MHD_Connection *conn, co
     /* the header deadline ends with the first call, the body's rate is watched until the last */
     struct conn *cn = conn_of(conn);
     watchdog_request(l->srv->watchdog, cn ? cn->deadline : NULL, first, first ? 0 : *upload_data_size);
+    if (first && cn && cn->ack_slot && !ack_watch_settle(l->srv->acks, cn->ack_slot - 1, cn->ack_seq, 0))
+        cn->ack_slot = 0; /* the client asks again: its last body is in (ack_watch.h) */
     if (first) {
         if (!r && !(r = http_req_new()))
             return MHD_NO;
@@ -458,6 +460,15 @@ static int record_end(struct listener *l, struct MHD_Connection *conn, struct re
         kind = transfers_finish(l->srv->transfers, r->seq, state, bytes, have ? &last : NULL, &ev);
     }
     metrics_verdict(l->srv->metrics, (size_t)(l - l->srv->listeners), kind);
+    if (ok && r->kind != REQ_UPLOAD && bytes >= EVIDENCE_MIN_BYTES) { /* until the client acknowledged it */
+        transfers_watching(l->srv->transfers, r->seq);
+        struct conn *c = conn_of(conn);
+        int slot = ack_watch_add(l->srv->acks, r->sock, r->seq, have ? &last : NULL, sys_mono_s());
+        if (c && slot >= 0) { /* read again at the next request or the close */
+            c->ack_slot = slot + 1;
+            c->ack_seq = r->seq;
+        }
+    }
     return noted;
 }
 
@@ -557,6 +568,8 @@ static void connection(struct listener *l, struct MHD_Connection *conn, void **s
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
         struct conn *c = *socket_context;
         *socket_context = NULL;
+        if (c && c->ack_slot) /* its last body's last read, before the close */
+            ack_watch_settle(l->srv->acks, c->ack_slot - 1, c->ack_seq, 1);
         if (c)
             watchdog_conn_closed(l->srv->watchdog, c->deadline);
         conn_free(c);

@@ -36,7 +36,13 @@ struct entry {
     uint8_t active;                  /* counted in transfers.active (until ended or evicted) */
     uint8_t overlap0;                /* another transfer was under way when this one began */
     uint8_t upload;                  /* debitd received (transfer_start.upload) */
+    int8_t ack;                      /* enum ack_result, or ACK_NOT_WATCHED / ACK_WATCHING */
+    double acked_mono;               /* the last byte's acknowledgement (ACK_OK) */
 };
+
+/* An entry's ack before a result (transfers_watching, transfers_acked). */
+#define ACK_NOT_WATCHED (-2)
+#define ACK_WATCHING (-1)
 
 /* IDs are random, so a record is found by hashing its ID: buckets of entry indexes (+ 1,
  * 0 = empty) chained through transfers.chain, an array of its own: a record is about
@@ -248,6 +254,7 @@ uint64_t transfers_begin(struct transfers *t, const struct transfer_start *s, ch
     }
     strcpy(fresh.state, "sending");
     fresh.verdict = -1;
+    fresh.ack = ACK_NOT_WATCHED;
     struct labels mine;
     labels_new(&mine, s->path, s->remote, s->listener);
     fresh.path = mine.path;
@@ -434,6 +441,26 @@ static void verdict_to_json(json_t *j, const struct entry *e)
     json_object_set_new(j, "predicted_note", pred ? json_null() : json_string(v.no_prediction));
 }
 
+/* "acked_s", "acked_mbps", "acked_note" (docs/server.md): the time from the start to the
+ * client's acknowledgement of the last byte, what a client's own clock sees, rather than
+ * duration_s's handing over to the kernel. Caller holds the lock. */
+static void acked_to_json(json_t *j, const struct entry *e)
+{
+    static const char *const note[] = {[ACK_OK] = NULL, [ACK_CLOSED] = "closed", [ACK_TIMEOUT] = "timeout",
+                                       [ACK_FULL] = "full", [ACK_UNREAD] = "unread"};
+    int ok = e->ack == ACK_OK && e->acked_mono >= e->t0_mono;
+    double s = ok ? e->acked_mono - e->t0_mono : 0;
+    const char *why = ok                                     ? NULL
+                      : strcmp(e->state, "sending") == 0     ? "sending"
+                      : e->ack == ACK_NOT_WATCHED            ? "not_watched"
+                      : e->ack == ACK_WATCHING               ? "watching"
+                      : e->ack > ACK_OK && e->ack <= ACK_UNREAD ? note[e->ack]
+                                                             : "unread";
+    json_object_set_new(j, "acked_s", ok ? json_real(s) : json_null());
+    json_object_set_new(j, "acked_mbps", ok && s > 0 ? json_real((double)e->bytes * 8 / s / 1e6) : json_null());
+    json_object_set_new(j, "acked_note", why ? json_string(why) : json_null());
+}
+
 /* Caller holds the lock. EVIDENCE: with the server's side (evidence.h), which /transfers/ID
  * shows and the access log line leaves out (it doubled the line's cost per request). */
 static json_t *entry_json(const struct entry *e, int evidence)
@@ -472,6 +499,8 @@ static json_t *entry_json(const struct entry *e, int evidence)
         json_object_set_new(smp, "plateau_mbps", isfinite(in.plateau_mbps) ? json_real(in.plateau_mbps) : json_null());
         json_object_set_new(smp, "plateau_share", isfinite(in.plateau_share) ? json_real(in.plateau_share) : json_null());
     }
+    if (j && evidence) /* at the access log's line the watch has barely begun */
+        acked_to_json(j, e);
     if (j)
         verdict_to_json(j, e);
     return j;
@@ -593,6 +622,29 @@ json_t *transfers_get(struct transfers *t, const char *id, const struct peer *re
             return out;
     }
     return NULL;
+}
+
+/* Set entry SEQ's ack to RESULT (and AT) unless it was evicted meanwhile. */
+static void set_ack(struct transfers *t, uint64_t seq, int result, double at)
+{
+    struct stripe *st = stripe_of_slot(t, seq % t->keep);
+    pthread_mutex_lock(&st->lock);
+    struct entry *e = &t->ring[seq % t->keep];
+    if (e->seq == seq) {
+        e->ack = (int8_t)result;
+        e->acked_mono = at;
+    }
+    pthread_mutex_unlock(&st->lock);
+}
+
+void transfers_watching(struct transfers *t, uint64_t seq)
+{
+    set_ack(t, seq, ACK_WATCHING, 0);
+}
+
+void transfers_acked(void *ctx, uint64_t seq, enum ack_result result, double acked_mono)
+{
+    set_ack(ctx, seq, (int)result, acked_mono);
 }
 
 uint64_t transfers_count(struct transfers *t)

@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "ack_watch.h"
 #include "evidence.h"
 #include "peer.h"
 #include "tcp_info.h"
@@ -82,6 +83,14 @@ enum verdict_kind transfers_finish(struct transfers *t, uint64_t seq, const char
  * address (peer_same). The three cases look alike on purpose: a stranger cannot tell an
  * ID that exists from one that does not. */
 json_t *transfers_get(struct transfers *t, const char *id, const struct peer *reader);
+
+/* The acknowledgement of entry SEQ's last byte (ack_watch.h), shown in /transfers/ID as
+ * "acked_s", "acked_mbps" and "acked_note" (docs/server.md). transfers_watching marks the
+ * entry as watched (call it before ack_watch_add); transfers_acked has the signature of
+ * ack_watch_done_fn, CTX the struct transfers: RESULT, and for ACK_OK the monotonic time
+ * (sys_mono_s) of the acknowledgement. An entry never marked shows "not_watched". */
+void transfers_watching(struct transfers *t, uint64_t seq);
+void transfers_acked(void *ctx, uint64_t seq, enum ack_result result, double acked_mono);
 
 /* Number of transfers begun so far. */
 uint64_t transfers_count(struct transfers *t);

@@ -56,8 +56,9 @@ static const char *const allowed[] = {
 };
 
 /* ioctl: the ethtool request (offload state and restore), interface lookups (if_nametoindex),
- * and what stdio and libraries ask of a descriptor. TIOCSTI and the rest are refused. */
-static const unsigned long ioctls[] = {SIOCETHTOOL, SIOCGIFINDEX, SIOCGIFNAME, SIOCGIFFLAGS,
+ * a socket's unacknowledged bytes (SIOCOUTQ, the ack watcher: ack_watch.c), and what stdio
+ * and libraries ask of a descriptor. TIOCSTI and the rest are refused. */
+static const unsigned long ioctls[] = {SIOCETHTOOL, SIOCGIFINDEX, SIOCGIFNAME, SIOCGIFFLAGS, SIOCOUTQ,
                                        FIONREAD,    FIONBIO,      FIOCLEX,     TCGETS};
 /* prctl: thread names (pthread_setname_np) and read-only queries. */
 static const int prctls[] = {PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_CAPBSET_READ, PR_GET_NO_NEW_PRIVS};

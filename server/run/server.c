@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ack_watch.h"
 #include "err.h"
 #include "log.h"
 #include "logfile.h"
@@ -43,6 +44,11 @@ void server_set_last_modified(struct server *s)
     gmtime_r(&now, &tm);
     strftime(s->last_modified, sizeof s->last_modified, "%a, %d %b %Y %H:%M:%S GMT", &tm);
 }
+
+/* The acknowledgement watcher (ack_watch.h): 256 bodies at once (more at once are "full",
+ * not watched: several MB each in flight, more than the machine's links carry); 10 s to
+ * drain a buffer; reads at least 2 ms apart, scheduled by how fast its ACKs come. */
+static const struct ack_watch_opts ACK_WATCH_OPTS = {.slots = 256, .limit_s = 10, .interval_s = 0.002};
 
 struct server *server_new(struct config *cfg, char *err, size_t errlen)
 {
@@ -72,6 +78,10 @@ struct server *server_new(struct config *cfg, char *err, size_t errlen)
     s->transfers = transfers_new(cfg->transfers_keep);
     /* made even while speedtest.telemetry is off: a reload may turn it on */
     s->telemetry = telemetry_new(cfg->speedtest.telemetry_keep, TELEMETRY_RING_BYTES);
+    if (s->transfers && !(s->acks = ack_watch_new(&ACK_WATCH_OPTS, NULL, transfers_acked, s->transfers))) {
+        err_set(err, errlen, "out of memory");
+        goto fail;
+    }
     s->quota = quota_new(cfg->per_ip_table);
     s->cpu = cpu_budget_new(NULL);
     s->ndt7_per_ip = ip_limit_new(cfg->ndt7.per_ip, 64, err, errlen); /* a reload sets its limit anew */
@@ -323,6 +333,7 @@ enum server_start_err server_start(struct server *s, server_listen_fn *listen_fn
     s->backing_fd = -1; /* owned by the content now */
     snapshot_first_fill(s->snap, content, NULL);
     if (!content || digest_start(s, err, errlen) < 0 || sampler_start(s, err, errlen) < 0 ||
+        ack_watch_start(s->acks, err, errlen) < 0 ||
         watchdog_start(s->watchdog, err, errlen) < 0)
         return SERVER_START_RUNTIME;
     for (size_t i = 0; i < s->n_listeners; i++) {
@@ -392,6 +403,7 @@ void server_free(struct server *s)
     metrics_free(s->metrics);
     ip_limit_free(s->ndt7_per_ip);
     snapshot_free_all(s->snap, &s->retired); /* they own the content and the digests */
+    ack_watch_free(s->acks); /* after the daemons closed their connections; into transfers */
     transfers_free(s->transfers);
     telemetry_free(s->telemetry);
     quota_free(s->quota);

@@ -66,6 +66,8 @@ struct server {
     char backing_why[96];  /* why there is none */
     struct transfers *transfers;
     struct telemetry *telemetry; /* LibreSpeed's reported results (speedtest.telemetry) */
+    /* when each file body's last byte was acknowledged (ack_watch.h), into transfers */
+    struct ack_watch *acks;
     /* Per-address byte counters (limits.per_ip_bytes): the server's, not the
      * configuration's, so that a reload keeps them (it calls quota_set_limits). */
     struct quota *quota;

@@ -240,15 +240,16 @@
     return ph;
   }
 
-  /* debitd's record of transfer ID, once it is no longer "sending" (its end is noted when the
-   * server has handed over the last byte, which can come a moment after the browser has it). */
+  /* debitd's record of transfer ID, once it is no longer "sending" nor waiting for the
+   * acknowledgement of its last byte (acked_note "watching": the end is noted when the server
+   * has handed over the last byte, the acknowledgement a moment later). */
   async function record(id) {
     for (let i = 0; i < 20; i++) {
       const r = await fetch(cfg.transfers + encodeURIComponent(id), { cache: 'no-store' });
       if (r.status === 404) return null;
       if (!r.ok) throw new Error('/transfers: HTTP ' + r.status);
       const j = await r.json();
-      if (j.state !== 'sending') return j;
+      if (j.state !== 'sending' && j.acked_note !== 'watching') return j;
       await sleep(100);
     }
     return null;
@@ -264,14 +265,21 @@
     return { recs, missing };
   }
 
+  /* How long a record took: to your acknowledgement of its last byte where debitd has it
+   * (acked_s: what your own clock sees), else to its handing over to the kernel (duration_s:
+   * the send buffer's worth earlier). */
+  function recSeconds(r) {
+    return typeof r.acked_s === 'number' ? r.acked_s : r.duration_s || 0;
+  }
+
   /* The server's rate over a set of records: their bytes over the span from the first start
-   * to the last end. */
+   * to the last end (recSeconds). */
   function serverSpan(recs) {
     let first = Infinity, last = -Infinity, bytes = 0;
     for (const r of recs) {
       const s = Date.parse(r.started) / 1000;
       first = Math.min(first, s);
-      last = Math.max(last, s + (r.duration_s || 0));
+      last = Math.max(last, s + recSeconds(r));
       bytes += r.bytes || 0;
     }
     return { bytes, seconds: last - first, mbps: mbps(bytes, last - first) };
@@ -305,9 +313,12 @@
       cell(tr, r.id.slice(0, 8), 'id').title = r.id;
       cell(tr, fmtBytes(r.bytes));
       /* a body that fits in the send buffer is "sent" when copied there, and one of a few
-       * buffers mostly so (seen: 4 MiB through a 4 MB buffer "at" 88 Gbit/s): no rate to tell */
+       * buffers mostly so (seen: 4 MiB through a 4 MB buffer "at" 88 Gbit/s): no rate to tell
+       * from duration_s; the acknowledged figure has no such blind spot */
       const buf = r.sndbuf && r.sndbuf.so_sndbuf;
-      cell(tr, buf && r.bytes >= 4 * buf ? fmt(mbps(r.bytes, r.duration_s)) + ' Mbit/s' : 'too short to time', 'rate');
+      const timed = typeof r.acked_mbps === 'number' ? r.acked_mbps
+        : buf && r.bytes >= 4 * buf ? mbps(r.bytes, r.duration_s) : null;
+      cell(tr, timed !== null ? fmt(timed) + ' Mbit/s' : 'too short to time', 'rate');
       cell(tr, tcp.rtt_ms !== undefined ? tcp.rtt_ms + ' ms' : '\u2013', 'rtt');
       cell(tr, tcp.total_retrans !== undefined ? String(tcp.total_retrans) : '\u2013', 'retrans');
       const words = limitWords(r);

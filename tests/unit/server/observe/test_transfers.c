@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "sys.h"
 #include "testlib.h"
 #include "transfers.h"
 
@@ -126,6 +127,63 @@ static void test_complete_without_json(void **state)
     transfers_finish(t, seq, "done", 1, NULL, NULL);
     assert_null(transfers_get(t, id, NULL));
     transfers_free(t);
+}
+
+/* acked_s, acked_mbps, acked_note (docs/server.md) through a record's life: "sending",
+ * "not_watched" when nobody watched it, "watching", then the watcher's result; absent from
+ * the access log's JSON (transfers_end's), which is written before any acknowledgement. */
+static void test_acked(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int watched;            /* transfers_watching called */
+        int result;             /* transfers_acked's, -1 none */
+        const char *note;       /* NULL: acked_s and acked_mbps given */
+    } rows[] = {
+        {"not watched (small, aborted, not a file)", 0, -1, "not_watched"},
+        {"watched, no result yet", 1, -1, "watching"},
+        {"acknowledged", 1, ACK_OK, NULL},
+        {"closed first", 1, ACK_CLOSED, "closed"},
+        {"time limit", 1, ACK_TIMEOUT, "timeout"},
+        {"table full", 1, ACK_FULL, "full"},
+        {"TCP_INFO unreadable", 1, ACK_UNREAD, "unread"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct transfers *t = transfers_new(4);
+        char id[TRANSFER_ID_LEN];
+        struct transfer_start s = {"/ram/8MiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 8u << 20, 200, -1, NULL, "sendfile", NULL, 0};
+        uint64_t seq = transfers_begin(t, &s, id);
+        double t0 = sys_mono_s();
+        json_t *j = transfers_get(t, id, NULL);
+        if (strcmp(str(j, "acked_note"), "sending") != 0 || !json_is_null(json_object_get(j, "acked_s")))
+            fail_msg("%s: while sending: %s", rows[i].name, str(j, "acked_note"));
+        json_decref(j);
+        json_t *logged = transfers_end(t, seq, "done", 8u << 20, NULL, NULL);
+        if (json_object_get(logged, "acked_s") || json_object_get(logged, "acked_note"))
+            fail_msg("%s: acked fields in the access log's JSON", rows[i].name);
+        json_decref(logged);
+        if (rows[i].watched)
+            transfers_watching(t, seq);
+        if (rows[i].result >= 0)
+            transfers_acked(t, seq, (enum ack_result)rows[i].result, rows[i].result == ACK_OK ? t0 + 2.0 : 0);
+        j = transfers_get(t, id, NULL);
+        json_t *note = json_object_get(j, "acked_note");
+        double as = json_real_value(json_object_get(j, "acked_s")), mbps = json_real_value(json_object_get(j, "acked_mbps"));
+        if (rows[i].note ? (!json_is_string(note) || strcmp(json_string_value(note), rows[i].note) != 0 ||
+                            !json_is_null(json_object_get(j, "acked_s")) || !json_is_null(json_object_get(j, "acked_mbps")))
+                         : (!json_is_null(note) || as < 1.99 || as > 2.01 || mbps < 8 * 8.388608 / 2.01 ||
+                            mbps > 8 * 8.388608 / 1.99))
+            fail_msg("%s: note %s, acked_s %f, acked_mbps %f", rows[i].name, str(j, "acked_note"), as, mbps);
+        json_decref(j);
+        /* a result for an evicted entry is dropped */
+        char other[TRANSFER_ID_LEN];
+        for (int k = 0; k < 4; k++)
+            transfers_begin(t, &s, other);
+        transfers_acked(t, seq, ACK_OK, t0);
+        assert_null(transfers_get(t, id, NULL));
+        transfers_free(t);
+    }
 }
 
 /* debitd's own verdict of a transfer from its record alone (common/verdict.h): the kind
@@ -502,6 +560,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_life_cycle),
         cmocka_unit_test(test_complete_without_json),
+        cmocka_unit_test(test_acked),
         cmocka_unit_test(test_verdict),
         cmocka_unit_test(test_labels),
         cmocka_unit_test(test_unknown_and_evicted),
