@@ -152,7 +152,7 @@ static void test_acked(void **state)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct transfers *t = transfers_new(4);
         char id[TRANSFER_ID_LEN];
-        struct transfer_start s = {"/ram/8MiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 8u << 20, 200, -1, NULL, "sendfile", NULL, 0};
+        struct transfer_start s = {"/ram/8MiB.dat", "127.0.0.1:5000", "[::]:8080", 0, 8u << 20, 200, -1, NULL, "sendfile", NULL, 0, 0};
         uint64_t seq = transfers_begin(t, &s, id);
         double t0 = sys_mono_s();
         json_t *j = transfers_get(t, id, NULL);
