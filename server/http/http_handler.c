@@ -460,7 +460,8 @@ static int record_end(struct listener *l, struct MHD_Connection *conn, struct re
         kind = transfers_finish(l->srv->transfers, r->seq, state, bytes, have ? &last : NULL, &ev);
     }
     metrics_verdict(l->srv->metrics, (size_t)(l - l->srv->listeners), kind);
-    if (ok && r->kind != REQ_UPLOAD && bytes >= EVIDENCE_MIN_BYTES) { /* until the client acknowledged it */
+    if (ok && r->kind != REQ_UPLOAD && bytes >= EVIDENCE_MIN_BYTES && l->srv->snap->cfg->transfers_acked) {
+        /* watched until the client acknowledged it (transfers_acked = false: not at all) */
         transfers_watching(l->srv->transfers, r->seq);
         struct conn *c = conn_of(conn);
         int slot = ack_watch_add(l->srv->acks, r->sock, r->seq, have ? &last : NULL, sys_mono_s());

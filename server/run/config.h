@@ -119,6 +119,7 @@ struct config {
     unsigned access_log_line; /* where the file set it (0: not from a file), for messages */
     enum access_format access_format; /* log.access_format: json (default) or combined */
     unsigned transfers_keep; /* ring size of /transfers/ID records */
+    int transfers_acked;     /* watch each body of 1 MiB or more until the client acknowledged it */
     /* privacy = { details; public_transfers; } (docs/server.md, "Visitors' privacy") */
     int details;          /* /status and X-Debit-* name the kernel, interfaces, limits, pid */
     int public_transfers; /* /transfers/ID to any address, not only the transfer's own */

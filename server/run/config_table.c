@@ -127,6 +127,7 @@ const struct config_entry config_table[] = {
     {"log.access_format", CONFIG_ENUM, FIELD(access_format), .def = ACCESS_FORMAT_JSON,
      .reload = CONFIG_RELOAD_ACCESS_FORMAT, .names = access_formats, .what = "format"},
     {"transfers", CONFIG_UINT, FIELD(transfers_keep), 1, 1000000, .def = 1024, .reload = CONFIG_RESTART},
+    {"transfers_acked", CONFIG_BOOL, FIELD(transfers_acked), .def = 1, .reload = CONFIG_RELOAD_OTHER},
     {"privacy.details", CONFIG_BOOL, FIELD(details), .def = 1, .reload = CONFIG_RELOAD_OTHER},
     {"privacy.public_transfers", CONFIG_BOOL, FIELD(public_transfers), .def = 0, .reload = CONFIG_RELOAD_OTHER},
     {"offload.interface", CONFIG_STRING, FIELD(offload.interface), .reload = CONFIG_RESTART,

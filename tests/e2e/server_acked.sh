@@ -102,6 +102,15 @@ line=$(grep -F "\"$id\"" "$T_TMP/access.log" | head -1)
 check_match "the access log has the transfer's line" "\"duration_s\"" "$line"
 check_nomatch "the access log's line has no acked fields" "acked_" "$line"
 
+# transfers_acked = false (by a reload): a large body is no longer watched
+echo 'transfers_acked = false;' >>"$T_TMP/a.conf"
+kill -HUP "$DEBITD_PID"
+check "reload with transfers_acked = false applied" wait_for 50 sh -c \
+  "[ \"\$(ip netns exec '$C' curl -s '$BASE/status' | jq -r .config.reloads_ok)\" = 1 ]"
+get /files/64Mio.dat off
+check_eq "transfers_acked = false: a 64 MiB body's acked_note not_watched" "not_watched null" \
+  "$(jq -r '"\(.acked_note) \(.acked_mbps)"' "$T_TMP/off.json")"
+
 stop_pid "$DEBITD_PID"
 check_eq "debitd exits 0 on SIGTERM" 0 "$STOP_RC"
 t_done

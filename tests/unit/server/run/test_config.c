@@ -46,7 +46,7 @@ static void test_bad(void **state)
         const char *msg; /* what follows "PATH:" */
     } rows[] = {
         {"bogus = 1;", "1: bogus: unknown setting (expected one of: listen, threads, seed, ram, files, upload, "
-                       "limits, log, transfers, privacy, offload, http, user, group, seccomp, metrics, speedtest, ndt7)"},
+                       "limits, log, transfers, transfers_acked, privacy, offload, http, user, group, seccomp, metrics, speedtest, ndt7)"},
         {"listen = ( { address = \"::\"; port = 65536; } );", "1: listen[0].port: 65536 is out of range [1, 65535]"},
         {"listen = ();", "1: listen: at least one listener is needed"},
         {"listen = ( { port = 80; host = \"x\"; } );", "1: listen[0].host: unknown setting (expected one of: address, port, tcp, tcp_nopush, connection_memory, tls)"},
