@@ -178,7 +178,7 @@ void ndt7_perform(const char *url, const struct dl_options *o, const struct dl_h
     r->started_at = sys_wall_s();
     r->upload = upload;
     r->parallel = 1;
-    struct test t = {.r = r, .h = h};
+    struct test t = {.r = r, .h = h, .ks = {.fd = -1}};
     series_init(&t.agg, o->interval_s > 0 ? o->interval_s : SERIES_INTERVAL_S);
     struct ws_handlers hd = {on_text, upload ? NULL : on_binary, &t};
     struct ws_open_info info;

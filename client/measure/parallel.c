@@ -225,7 +225,8 @@ static int setup_streams(const char *url, const struct dl_options *o, const stru
     for (unsigned i = 0; i < n; i++) {
         struct xfer *x = &ss[i].x;
         *x = (struct xfer){.opt = o, .hooks = hk, .agg = agg, .expected = -1, .sock = CURL_SOCKET_BAD, .so_rcvbuf = -1,
-                           .run_bytes = run_bytes, .run_expected = run_expected, .nstreams = n, .quiet_progress = i > 0};
+                           .run_bytes = run_bytes, .run_expected = run_expected, .nstreams = n, .quiet_progress = i > 0,
+                           .ks = {.fd = -1}};
         series_init(&x->series, agg->interval_s);
         x->max_bytes = whole;
         if (split_size) {

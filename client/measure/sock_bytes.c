@@ -1,6 +1,7 @@
 /* sock_bytes: see sock_bytes.h. */
 #include "sock_bytes.h"
 
+#include "sys.h"
 #include "tcp_info.h"
 
 void sock_bytes_init(struct sock_bytes *k)
@@ -11,7 +12,7 @@ void sock_bytes_init(struct sock_bytes *k)
 static int read_counter(const struct sock_bytes *k, uint64_t *v)
 {
     struct tcp_info_sample t;
-    if (tcp_info_read(k->fd, &t, NULL, 0) < 0 || !(t.have & TCP_INFO_HAVE_BYTES))
+    if (k->fd < 0 || tcp_info_read(k->fd, &t, NULL, 0) < 0 || !(t.have & TCP_INFO_HAVE_BYTES))
         return -1;
     *v = k->upload ? t.bytes_acked : t.bytes_received;
     return 0;
@@ -47,8 +48,10 @@ void sock_bytes_poll(struct sock_bytes *k, double now, uint64_t app_bytes, int f
     if (!k->ok || k->done || (!force && now - k->t_last < SOCK_BYTES_GAP_S))
         return;
     uint64_t v;
+    /* Timed after the read, not at the callback's start: a thread that waited for a CPU
+     * in between would otherwise count bytes that arrived after its timestamp. */
     if (read_counter(k, &v) == 0)
-        add(k, now, v, app_bytes, s);
+        add(k, sys_mono_s(), v, app_bytes, s);
 }
 
 void sock_bytes_end(struct sock_bytes *k, int have_end, uint64_t end_value, double t_end, uint64_t app_bytes,

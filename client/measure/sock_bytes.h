@@ -19,7 +19,7 @@
 #define SOCK_BYTES_GAP_S 0.005
 
 struct sock_bytes {
-    int fd;          /* -1: not begun */
+    int fd;          /* -1: not begun, or closed (reads then add nothing) */
     int upload;      /* count bytes_acked, not bytes_received */
     int ok;          /* begun and the kernel fills the counters */
     int done;        /* the last span was added */
@@ -34,9 +34,9 @@ void sock_bytes_init(struct sock_bytes *k);
  * application's count app_bytes then. Returns 0, or -1 (k->ok == 0) when fd has no such
  * counter (not TCP, a kernel older than 4.1). */
 int sock_bytes_begin(struct sock_bytes *k, int fd, int upload, double now, uint64_t app_bytes);
-/* Read the counter when SOCK_BYTES_GAP_S has passed since the last read (or always, with
- * force) and add what it grew by to s over [t_last, now]. app_bytes: the application's
- * count at now. */
+/* Read the counter when SOCK_BYTES_GAP_S has passed since `now` and the last read (or
+ * always, with force) and add what it grew by to s over [t_last, the read's own time,
+ * taken just after it]. app_bytes: the application's count at now. */
 void sock_bytes_poll(struct sock_bytes *k, double now, uint64_t app_bytes, int force, struct series *s);
 /* The last span, up to t_end, once (nothing when the caller set k->done after a forced
  * last poll): the
