@@ -21,12 +21,7 @@ S=$T_TMP/set.conf
 cat >"$S" <<'CONF'
 servers = ( { name = "clean"; url = "http://198.18.1.2/files/100Mio.dat"; lab = {}; } );
 CONF
-D=$T_TMP/lab
-t_on_exit "[ -f '$D/lab.env' ] && '$LAB' down '$D'"
-"$LAB" up "$D" --scenario "$S" --ram 64MiB --rate ${RATE_MBIT}mbit --base-delay 10ms 2>"$T_TMP/up.err" ||
-  { t_fail "lab up" "$(tail -3 "$T_TMP/up.err")"; t_done; }
-# shellcheck disable=SC1091
-. "$D/lab.env"
+lab_up_set "$S" "$RATE_MBIT"
 
 # stall PID: once the download is under way (its socket has received 16 MiB, about 0.7 s
 # into the body; ss, polled for at most 10 s), stop PID for 500 ms, then let it go on.
