@@ -47,11 +47,21 @@ void sock_bytes_poll(struct sock_bytes *k, double now, uint64_t app_bytes, int f
 {
     if (!k->ok || k->done || (!force && now - k->t_last < SOCK_BYTES_GAP_S))
         return;
-    uint64_t v;
-    /* Timed after the read, not at the callback's start: a thread that waited for a CPU
-     * in between would otherwise count bytes that arrived after its timestamp. */
-    if (read_counter(k, &v) == 0)
-        add(k, sys_mono_s(), v, app_bytes, s);
+    /* Timed by the read itself, between two clock reads: a thread that waited for a CPU
+     * between its clock and its read would put the bytes of the wait on the wrong side of
+     * the timestamp (a dip, then a burst over the few ms to the next read). Such a read is
+     * dropped (the next one covers its time); a forced one is tried a few times. */
+    for (int tries = force ? 4 : 1; tries > 0; tries--) {
+        uint64_t v;
+        double a = sys_mono_s();
+        if (read_counter(k, &v) < 0)
+            return;
+        double b = sys_mono_s();
+        if (b - a <= SOCK_BYTES_READ_MAX_S) {
+            add(k, (a + b) / 2, v, app_bytes, s);
+            return;
+        }
+    }
 }
 
 void sock_bytes_end(struct sock_bytes *k, int have_end, uint64_t end_value, double t_end, uint64_t app_bytes,

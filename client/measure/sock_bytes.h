@@ -17,6 +17,8 @@
 /* Least time between two reads: a few hundred reads a second at most, 20 per 100 ms
  * interval, a getsockopt each (about a microsecond). */
 #define SOCK_BYTES_GAP_S 0.005
+/* A read that took longer than this (the thread was preempted in it) has no one time. */
+#define SOCK_BYTES_READ_MAX_S 0.001
 
 struct sock_bytes {
     int fd;          /* -1: not begun, or closed (reads then add nothing) */
@@ -35,8 +37,9 @@ void sock_bytes_init(struct sock_bytes *k);
  * counter (not TCP, a kernel older than 4.1). */
 int sock_bytes_begin(struct sock_bytes *k, int fd, int upload, double now, uint64_t app_bytes);
 /* Read the counter when SOCK_BYTES_GAP_S has passed since `now` and the last read (or
- * always, with force) and add what it grew by to s over [t_last, the read's own time,
- * taken just after it]. app_bytes: the application's count at now. */
+ * always, with force) and add what it grew by to s over [t_last, the read's own time]
+ * (the middle of two clock reads around it; a read that took over SOCK_BYTES_READ_MAX_S
+ * is dropped, a forced one retried). app_bytes: the application's count at now. */
 void sock_bytes_poll(struct sock_bytes *k, double now, uint64_t app_bytes, int force, struct series *s);
 /* The last span, up to t_end, once (nothing when the caller set k->done after a forced
  * last poll): the
