@@ -57,22 +57,25 @@ for ((k = 1; k <= RUNS; k++)); do
   check_eq "run $k: the reader was stopped for 500 ms, debit exit 0" "0 0" "$stopped $rc"
   check_eq "run $k: ok, the series counts the kernel's bytes" "true tcp_bytes_received" \
     "$(jq -r '.runs[0] | "\(.ok) \(.series_basis)"' "$j" 2>/dev/null)"
-  # The intervals of the stop and the 300 ms after it, found from the stop's wall-clock
-  # time (series time 0 = started_at + ttfb_s, to the millisecond). Counted as the
+  # The intervals of the stop, found from the stop's wall-clock time (series time 0 =
+  # started_at + ttfb_s, to the millisecond; it begins in interval i): the four wholly
+  # inside it (i+1..i+4) for a collapse, and i..i+6 (to 100-200 ms after the resume) for
+  # a burst. Counted as the
   # application read, they are about 0 while stopped, then a catch-up burst above the
   # path's rate. Counted by the kernel, they hold the path's rate: the lab's 64 MiB
   # buffers let the window cover 500 ms (12.5 MB at 200 Mbit/s). Only these intervals are
-  # checked: this lab's delay line is a process too, and on a loaded machine it stalls and
-  # catches up by itself (a dip then up to 1.3 x the rate at the client's kernel, with or
-  # without a stop), as does slow start's end at 0.4-0.5 s.
+  # checked: the kernel's count itself dips then jumps (up to 1.3-1.9 x the rate, 100-300
+  # ms after a stop, and in some runs without one; docs/verdict.md, "The labelled set"),
+  # as at slow start's end at 0.4-0.5 s.
   read -r from min max < <(jq -r --argjson stop "$STOP_AT" '.runs[0] |
       (.started_at | capture("^(?<s>[^.]*)\\.(?<ms>[0-9]+)Z$")) as $c | (($c.s + "Z" | fromdate) + ($c.ms | tonumber) / 1000 + .ttfb_s) as $t0 |
-      ((($stop - $t0) / .series_interval_s) | floor) as $i | .series[$i:$i + 8] | "\($i) \(min | floor) \(max | floor)"' "$j" 2>/dev/null)
+      ((($stop - $t0) / .series_interval_s) | floor) as $i |
+      "\($i) \(.series[$i + 1:$i + 5] | min | floor) \(.series[$i:$i + 7] | max | floor)"' "$j" 2>/dev/null)
   t_diag "run $k: stopped at interval ${from:-?}"
   t_diag "run $k: $(jq -r '.runs[0] | "\(.avg_mbps | floor) Mb/s avg, plateau \(.path_mbps), series " + (.series | map(floor | tostring) | join(" "))' "$j" 2>/dev/null)"
-  check_cmp "run $k: no collapse while stopped: the lowest interval of the stop and after, ${min:-0} Mb/s, >= 0.5 x ${RATE_MBIT} Mbit/s" \
+  check_cmp "run $k: no collapse while stopped: the lowest interval inside the stop, ${min:-0} Mb/s, >= 0.5 x ${RATE_MBIT} Mbit/s" \
     "${min:-0}" ">=" $((RATE_MBIT / 2))
-  check_cmp "run $k: no burst after the stop: the highest interval of the stop and after, ${max:-99999} Mb/s, <= 1.2 x ${RATE_MBIT} Mbit/s" \
+  check_cmp "run $k: no burst after the stop: the highest interval from the stop to 100 ms after it, ${max:-99999} Mb/s, <= 1.2 x ${RATE_MBIT} Mbit/s" \
     "${max:-99999}" "<=" $((RATE_MBIT * 12 / 10))
   check_eq "run $k: the verdict stays network" network "$(jq -r '.runs[0].limited_by' "$j" 2>/dev/null)"
   # The series and the average describe the same bytes: the kernel's count, rescaled
