@@ -2,7 +2,8 @@
  * field names, and as JSON: the only reader of TCP_INFO and the only producer of its JSON,
  * so both ends of a transfer speak one vocabulary (docs/tcp_info.md lists every field).
  * The client reads it as libcurl closes a download's socket (client/measure/cb_sock.c:
- * the receiver's view: rtt, min_rtt, rcv_rtt, rcv_mss, rcv_space, bytes_received); debitd
+ * the receiver's view: rtt, min_rtt, rcv_rtt, rcv_mss, rcv_space, bytes_received) and,
+ * for the rate series, its byte counters while the body flows (sock_bytes.c); debitd
  * reads it when a transfer completes (server/http/http_headers.c: the sender's view: cwnd,
  * delivery rate, total_retrans, busy / rwnd-limited / sndbuf-limited times).
  *

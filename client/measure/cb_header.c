@@ -122,8 +122,15 @@ size_t cb_header(char *ptr, size_t size, size_t nitems, void *ud)
     size_t l = trim_len(ptr, n);
     if (l == 0) {
         x->t_hdr_end = now; /* blank line: this block's headers are complete */
+        if (!x->opt->upload) /* the body's bytes start here (the last block's) */
+            sock_bytes_begin(&x->ks, x->sock, 0, now, x->bytes);
     } else if (l > 5 && strncmp(ptr, "HTTP/", 5) == 0) {
         x->t_response = now; /* an upload's end: the server answers once it has the body */
+        if (x->opt->upload && x->t_body_start > 0 && !x->ks.done) {
+            /* its ACK covers every byte of the body: the kernel's last span */
+            sock_bytes_poll(&x->ks, now, x->bytes, 1, x->agg);
+            x->ks.done = 1;
+        }
         status_line(x, ptr, l);
     } else {
         header_line(x, ptr, l);

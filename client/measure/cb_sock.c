@@ -40,6 +40,9 @@ int cb_closesocket(void *ud, curl_socket_t fd)
         }
         x->sock = CURL_SOCKET_BAD;
     }
+    /* Its number may be reused by the next connection (a redirect): read it no more. */
+    if (fd == x->ks.fd)
+        x->ks.fd = -1;
     return close(fd);
 }
 

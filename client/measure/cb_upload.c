@@ -40,6 +40,7 @@ size_t cb_read(char *buf, size_t size, size_t nitems, void *ud)
         series_start(&x->series, now);
         if (x->agg && !x->agg->started)
             series_start(x->agg, now);
+        sock_bytes_begin(&x->ks, x->sock, 1, now, 0);
     }
     if (x->opt->duration_s > 0 && x->agg && now - x->agg->t0 >= x->opt->duration_s) {
         x->duration_hit = 1;
@@ -58,8 +59,7 @@ size_t cb_read(char *buf, size_t size, size_t nitems, void *ud)
             *x->run_bytes += n;
         x->t_last_byte = now;
         series_add(&x->series, now, n);
-        if (x->agg)
-            series_add(x->agg, now, n);
+        xfer_count(x, now, n, 0);
     }
     x->t_last_data = now;
     return n;

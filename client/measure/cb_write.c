@@ -34,15 +34,26 @@ size_t cb_write(char *ptr, size_t size, size_t nmemb, void *ud)
     }
     if (counted) {
         series_add(&x->series, now, counted);
-        if (x->agg)
-            series_add(x->agg, now, counted);
         x->bytes += counted;
         if (x->run_bytes)
             *x->run_bytes += counted;
         x->t_last_byte = now;
+        /* The body's last byte: the kernel's count is final now, read it at once. */
+        xfer_count(x, now, counted, (x->expected >= 0 && x->bytes >= (uint64_t)x->expected) || (max && x->bytes >= max));
     }
     x->t_last_data = now;
     x->rx_bytes += n;
     /* Returning less than n makes libcurl abort with CURLE_WRITE_ERROR. */
     return stop ? 0 : n;
+}
+
+void xfer_count(struct xfer *x, double now, uint64_t bytes, int force)
+{
+    if (!x->agg)
+        return;
+    if (!x->ks.ok) {
+        series_add(x->agg, now, bytes);
+        return;
+    }
+    sock_bytes_poll(&x->ks, now, x->bytes, force, x->agg);
 }

@@ -70,6 +70,9 @@ int cb_xferinfo(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultot
             return 1;
         }
     }
+    /* Between writes too: an upload's bytes are acked after the last read callback. */
+    if (x->ks.ok && x->agg && x->agg->started)
+        sock_bytes_poll(&x->ks, now, x->bytes, 0, x->agg);
     if (x->quiet_progress)
         return 0;
     /* Stream 1 speaks for the run: every stream's bytes, the run's total. */

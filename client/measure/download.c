@@ -389,6 +389,11 @@ void xfer_finish(CURL *c, struct xfer *x, CURLcode rc, const struct xfer_scratch
         upload_answer(r, x);
     double t0, t1;
     xfer_window(x, &t0, &t1);
+    /* The kernel's last span: a download that ended by itself received nothing after its
+     * last byte, so the closing socket's count is the window's; one cut short (--duration,
+     * a server ignoring Range) may have received more, so the application's count stands. */
+    int whole = !o->upload && rc == CURLE_OK && !x->duration_hit && (x->tcp.have & TCP_INFO_HAVE_BYTES);
+    sock_bytes_end(&x->ks, whole, x->tcp.bytes_received, t1, x->bytes, x->agg);
     if (x->bytes > 0 && t1 > t0) {
         r->body_s = t1 - t0;
         r->avg_mbps = (double)x->bytes * 8 / r->body_s / 1e6;

@@ -225,7 +225,8 @@ static int setup_streams(const char *url, const struct dl_options *o, const stru
     for (unsigned i = 0; i < n; i++) {
         struct xfer *x = &ss[i].x;
         *x = (struct xfer){.opt = o, .hooks = hk, .agg = agg, .expected = -1, .sock = CURL_SOCKET_BAD, .so_rcvbuf = -1,
-                           .run_bytes = run_bytes, .run_expected = run_expected, .nstreams = n, .quiet_progress = i > 0};
+                           .run_bytes = run_bytes, .run_expected = run_expected, .nstreams = n, .quiet_progress = i > 0,
+                           .ks = {.fd = -1}};
         series_init(&x->series, agg->interval_s);
         x->max_bytes = whole;
         if (split_size) {
@@ -350,6 +351,7 @@ void dl_perform_hop(const char *url, const struct dl_options *o, const struct dl
         r->rcv_cpu.wall_ms = d.wall_ms;
     }
     double t_end = sys_mono_s(), w1 = 0;
+    int kernel = 0; /* some stream's series counted the kernel's bytes */
     for (unsigned i = 0; ss && i < n; i++) {
         struct stream *s = &ss[i];
         if (s->in_multi)
@@ -365,6 +367,7 @@ void dl_perform_hop(const char *url, const struct dl_options *o, const struct dl
                 double a, b;
                 xfer_window(&s->x, &a, &b);
                 w1 = b > w1 ? b : w1;
+                kernel |= s->x.ks.ok;
             } else {
                 curl_easy_cleanup(s->h);
             }
@@ -387,6 +390,12 @@ void dl_perform_hop(const char *url, const struct dl_options *o, const struct dl
             aggregate(r, ss, n, t_begin, t_end);
         if (agg.started)
             series_finish(&agg, w1 > agg.t0 ? w1 : agg.t0);
+        /* The kernel counts TLS records' overhead and what came after a cut: the shape is
+         * the kernel's, the total the application's, as the average's. */
+        if (kernel && agg.total > 0 && run_bytes > 0)
+            series_scale(&agg, (double)run_bytes / agg.total);
+        if (agg.n)
+            r->series_basis = !kernel ? RESULT_BASIS_APP : o->upload ? RESULT_BASIS_ACKED : RESULT_BASIS_RECEIVED;
         emit_intervals(&agg, &shown, ihk); /* the intervals closed at the end, the last partial */
         series_figures(r, &agg);
         test_file_check(r, o);

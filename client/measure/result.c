@@ -233,6 +233,7 @@ json_t *result_to_json(const struct run_result *r)
         json_object_set_new(o, "effective_url", json_string(r->effective_url));
     json_object_set_new(o, "series_interval_s", num(r->series_interval_s));
     json_object_set_new(o, "series", series);
+    json_object_set_new(o, "series_basis", str_or_null(r->series_basis));
     return o;
 }
 

@@ -9,6 +9,12 @@
 
 #include "tcp_info.h"
 
+/* The series' basis: the kernel's count on the socket (sock_bytes.h; rescaled to the
+ * application's bytes) or, without it, the application's own reads/writes. */
+#define RESULT_BASIS_RECEIVED "tcp_bytes_received"
+#define RESULT_BASIS_ACKED "tcp_bytes_acked"
+#define RESULT_BASIS_APP "app_bytes"
+
 enum result_err {
     RESULT_OK = 0,
     RESULT_ERR_DNS,         /* name resolution failed */
@@ -72,6 +78,7 @@ struct run_result {
     double slow_start_s;     /* -1 when unknown */
     double series_interval_s;
     double *series;          /* Mb/s per interval (owned) */
+    const char *series_basis; /* what the series counted (a RESULT_BASIS_*; NULL: no series) */
     size_t nseries;
     const char *figures_note; /* why peak/slow start are null (static string), or NULL */
 

@@ -1,7 +1,9 @@
 /* series: see series.h. */
 #include "series.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 void series_init(struct series *s, double interval_s)
 {
@@ -13,16 +15,67 @@ void series_free(struct series *s)
     if (!s)
         return;
     free(s->mbps);
+    free(s->acc);
     s->mbps = NULL;
-    s->n = s->cap = 0;
+    s->acc = NULL;
+    s->n = s->cap = s->nacc = s->acc_cap = 0;
 }
 
 void series_start(struct series *s, double t0)
 {
     s->t0 = t0;
-    s->edge = t0 + s->interval_s;
-    s->cur_bytes = 0;
+    s->nacc = 0;
+    s->total = 0;
+    s->t_max = t0;
     s->started = 1;
+}
+
+/* Absolute end of interval i. Recomputed from t0 rather than accumulated, so rounding
+ * never drifts over a long download. */
+static double edge(const struct series *s, size_t i)
+{
+    return s->t0 + (double)(i + 1) * s->interval_s;
+}
+
+/* The interval holding absolute time t: edge(i-1) <= t < edge(i), by the same arithmetic
+ * as edge() so that a time exactly on an edge lands where closing expects it. */
+static size_t index_of(const struct series *s, double t)
+{
+    if (t <= s->t0)
+        return 0;
+    size_t i = (size_t)floor((t - s->t0) / s->interval_s);
+    if (t >= edge(s, i))
+        i++;
+    else if (i > 0 && t < edge(s, i - 1))
+        i--;
+    return i;
+}
+
+/* The byte counter of interval i, created (zero) as needed; NULL when out of memory. */
+static double *acc_at(struct series *s, size_t i)
+{
+    if (i >= s->acc_cap) {
+        size_t cap = s->acc_cap ? s->acc_cap : 256;
+        while (cap <= i)
+            cap *= 2;
+        double *p = realloc(s->acc, cap * sizeof *p);
+        if (!p) {
+            s->oom = 1;
+            return NULL;
+        }
+        s->acc = p;
+        s->acc_cap = cap;
+    }
+    if (i >= s->nacc) {
+        memset(s->acc + s->nacc, 0, (i + 1 - s->nacc) * sizeof *s->acc);
+        s->nacc = i + 1;
+    }
+    return &s->acc[i];
+}
+
+static double acc_get(const struct series *s, size_t i)
+{
+    return i < s->nacc ? s->acc[i] : 0;
 }
 
 static void push(struct series *s, double mbps)
@@ -40,41 +93,98 @@ static void push(struct series *s, double mbps)
     s->mbps[s->n++] = mbps;
 }
 
+static double rate(const struct series *s, size_t i)
+{
+    return acc_get(s, i) * 8 / s->interval_s / 1e6;
+}
+
+/* Add bytes to interval i; an interval already closed gets its rate updated. */
+static void put(struct series *s, size_t i, double bytes)
+{
+    double *a = acc_at(s, i);
+    if (!a)
+        return;
+    *a += bytes;
+    s->total += bytes;
+    if (i < s->n)
+        s->mbps[i] = rate(s, i);
+}
+
+/* Close every interval that ended at or before t. After a failed push s->n stops growing:
+ * stop, or spin forever. */
+static void close_until(struct series *s, double t)
+{
+    while (t >= edge(s, s->n) && !s->oom)
+        push(s, rate(s, s->n));
+}
+
 void series_add(struct series *s, double now, uint64_t bytes)
 {
     if (!s->started)
         series_start(s, now);
-    /* Close every interval that ended before this write arrived. The edge is recomputed
-     * from t0 rather than accumulated, so rounding never drifts over a long download. */
-    /* After a failed push s->n stops growing and so would the edge: stop, or spin forever. */
-    while (now >= s->edge && !s->oom) {
-        push(s, (double)s->cur_bytes * 8 / s->interval_s / 1e6);
-        s->cur_bytes = 0;
-        s->edge = s->t0 + (double)(s->n + 1) * s->interval_s;
+    close_until(s, now);
+    put(s, index_of(s, now), (double)bytes);
+    if (now > s->t_max)
+        s->t_max = now;
+}
+
+void series_add_span(struct series *s, double from, double to, double bytes)
+{
+    if (!s->started)
+        series_start(s, from);
+    if (from < s->t0)
+        from = s->t0;
+    close_until(s, to);
+    if (to > s->t_max)
+        s->t_max = to;
+    if (to <= from) {
+        put(s, index_of(s, to), bytes);
+        return;
     }
-    s->cur_bytes += bytes;
+    size_t last = index_of(s, to);
+    for (size_t i = index_of(s, from); i <= last && !s->oom; i++) {
+        double a = i ? edge(s, i - 1) : s->t0, b = edge(s, i);
+        if (a < from)
+            a = from;
+        if (b > to)
+            b = to;
+        if (b > a)
+            put(s, i, bytes * (b - a) / (to - from));
+    }
+}
+
+void series_scale(struct series *s, double factor)
+{
+    for (size_t i = 0; i < s->n; i++)
+        s->mbps[i] *= factor;
+    for (size_t i = 0; i < s->nacc; i++)
+        s->acc[i] *= factor;
+    s->total *= factor;
 }
 
 void series_finish(struct series *s, double t_end)
 {
     if (!s->started)
         return;
-    while (t_end > s->edge && !s->oom) {
-        push(s, (double)s->cur_bytes * 8 / s->interval_s / 1e6);
-        s->cur_bytes = 0;
-        s->edge = s->t0 + (double)(s->n + 1) * s->interval_s;
-    }
+    if (t_end < s->t_max)
+        t_end = s->t_max;
+    while (t_end > edge(s, s->n) && !s->oom)
+        push(s, rate(s, s->n));
     double start = s->t0 + (double)s->n * s->interval_s;
     double dt = t_end - start;
-    if (s->cur_bytes > 0 || dt > 1e-9) {
+    /* Bytes a span put past t_end (a counter read after the last byte) belong to the end. */
+    double bytes = 0;
+    for (size_t i = s->n; i < s->nacc; i++)
+        bytes += s->acc[i];
+    if (bytes > 0 || dt > 1e-9) {
         /* A zero-length tail with bytes (they all arrived at the edge) keeps them visible
          * over a token 1 µs rather than dividing by zero. */
         if (dt < 1e-6)
             dt = 1e-6;
-        push(s, (double)s->cur_bytes * 8 / dt / 1e6);
+        push(s, bytes * 8 / dt / 1e6);
         s->last_dt = dt;
     }
-    s->cur_bytes = 0;
+    s->nacc = 0;
     s->started = 0;
 }
 

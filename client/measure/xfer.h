@@ -10,6 +10,7 @@
 #include "download.h"
 #include "result.h"
 #include "series.h"
+#include "sock_bytes.h"
 
 #define XFER_WINDOW_STEPS 8
 
@@ -77,7 +78,14 @@ struct xfer {
     int64_t so_rcvbuf;    /* its SO_RCVBUF as it closed, -1: unknown */
 
     struct series series;
+    /* The kernel's count on the body's socket, the run's series' basis (sock_bytes.h):
+     * begun at the end of the headers (download) or at the first body byte (upload). */
+    struct sock_bytes ks;
 };
+
+/* Feed the run's series: the kernel's count when it has one, else count bytes of the
+ * application's at now (cb_write.c). */
+void xfer_count(struct xfer *x, double now, uint64_t bytes, int force);
 
 /* Add a checkpoint of rx_bytes at now to the --stall-rate window (cb_xferinfo.c). */
 void xfer_window_push(struct xfer *x, double now);

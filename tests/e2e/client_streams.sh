@@ -17,6 +17,9 @@ debitd_up "$T_TMP/debitd.conf" || { t_fail "debitd up" "$(tail -5 "$T_TMP/debitd
 D=$DEBITD_BASE/files/10Mio.dat
 N=$NGINX/files/10Mio.dat
 SIZE=10485760
+# The series' bytes are the body's whatever the basis: sum(rate x dt), the last interval
+# lasting body_s - (n - 1) x interval, within 0.5 % of bytes (jq, of one run).
+SERIES_SUM='.series_interval_s as $iv | ([.series[:-1][] * $iv] | add // 0) as $full | (.bytes * 8 / 1e6) as $mb | ($full + .series[-1] * (.body_s - $iv * ((.series | length) - 1))) as $sum | (($sum - $mb) / $mb | fabs) < 0.005'
 
 # --- --parallel 4: each stream the whole file ----------------------------------------------
 for srv in debitd nginx; do
@@ -24,6 +27,8 @@ for srv in debitd nginx; do
   f=$T_TMP/p-$srv.json
   "$DEBIT" -q -n 2 -P 4 --format json -o "$f" "$u"
   check_eq "$srv -P 4: exit 0, runs ok" "0 true" "$? $(jqr '[.runs[].ok] | all' "$f")"
+  check_eq "$srv -P 4: the series counts each stream's kernel bytes, sum(rate x dt) == bytes (0.5 %)" "tcp_bytes_received true" \
+    "$(jq -r "\"\\([.runs[].series_basis] | unique | join(\",\")) \\([.runs[] | $SERIES_SUM] | all)\"" "$f")"
   check_eq "$srv -P 4: bytes = 4 x size, parallel 4, four stream records of size each" \
     "$((4 * SIZE)) 4 4 $SIZE" \
     "$(jqr '.runs[0] | "\(.bytes) \(.parallel) \(.streams | length) \([.streams[].bytes] | unique | map(tostring) | join(","))"' "$f")"
@@ -67,6 +72,10 @@ after=$(curl -s "$DEBITD_BASE/status" | jq '.counters.upload_bytes')
 check_eq "upload PUT -P 2 to debitd: 16 MiB in two streams, each counted by debitd" "0 16777216 2 true" \
   "$? $(jqr '.runs[0] | "\(.bytes) \(.streams | length) \([.streams[].server_upload.bytes == 8388608] | all)"' "$T_TMP/u2.json")"
 check_eq "debitd's /status upload_bytes grew by the 16 MiB" 16777216 "$((after - before))"
+# An upload's series follows what the server acknowledged (client/measure/sock_bytes.c),
+# rescaled to the bytes sent, one stream or two.
+check_eq "upload series: basis tcp_bytes_acked, sum(rate x dt) == bytes (0.5 %)" "tcp_bytes_acked true" \
+  "$(jq -rs "[.[].runs[]] | \"\\([.[].series_basis] | unique | join(\",\")) \\([.[] | $SERIES_SUM] | all)\"" "$f" "$T_TMP/u2.json")"
 "$DEBIT" -q -n 1 --upload 8MiB -P 2 --split --format json -o "$T_TMP/u4.json" "$UP"
 check_match "an upload's method line says how an upload is timed, not wget's download rule" \
   "^upload avg = body bytes / \\(the server's response - the first body byte sent\\); median" "$(jqr .method "$T_TMP/u4.json")"

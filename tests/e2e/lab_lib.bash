@@ -118,3 +118,16 @@ ss_min_rtt_us() {
   ip netns exec "$1" ss -tinH "dport = :$2" 2>/dev/null | grep -o 'minrtt:[0-9.]*' | cut -d: -f2 | sort -g | head -1 |
     awk '{printf "%d\n", $1 * 1000}'
 }
+
+# lab_up_set SCENARIO RATE_MBIT: the labelled set's lab (lab_verdict_set.sh, lab_reader_stall.sh):
+# SCENARIO's servers behind a RATE_MBIT Mbit/s tbf with 10 ms of base RTT and 64 MiB of
+# buffers, taken down at exit. Sets D (its directory) and sources its lab.env; a failed
+# `lab up` ends the test. Call it in the test's shell (not in $(...)).
+lab_up_set() {
+  D=$T_TMP/lab
+  t_on_exit "[ -f '$D/lab.env' ] && '$LAB' down '$D'"
+  "$LAB" up "$D" --scenario "$1" --ram 64MiB --rate "$2"mbit --base-delay 10ms 2>"$T_TMP/up.err" ||
+    { t_fail "lab up" "$(tail -3 "$T_TMP/up.err")"; t_done; }
+  # shellcheck disable=SC1091
+  . "$D/lab.env"
+}

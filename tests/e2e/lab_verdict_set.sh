@@ -47,12 +47,7 @@ servers = (
   { name = "lossy";   url = "http://198.18.6.2/files/100Mio.dat"; lab = { cc = "cubic"; tso = false; gso = false; }; }
 );
 CONF
-D=$T_TMP/lab
-t_on_exit "[ -f '$D/lab.env' ] && '$LAB' down '$D'"
-"$LAB" up "$D" --scenario "$S" --ram 64MiB --rate ${RATE_MBIT}mbit --base-delay 10ms 2>"$T_TMP/up.err" ||
-  { t_fail "lab up" "$(tail -3 "$T_TMP/up.err")"; t_done; }
-# shellcheck disable=SC1091
-. "$D/lab.env"
+lab_up_set "$S" "$RATE_MBIT"
 # The lab's cgroup helpers, for the busy receiver's cgroup: made under the lab's own
 # (debit-lab-ID) and recorded in $D/cgroups, so that `lab.sh down` removes it.
 # shellcheck source=lab/lab.sh

@@ -108,6 +108,11 @@ for t in dd du; do
   check_match "debit $sub: the server's TCPInfo (RTT, BytesAcked) as evidence" '^[0-9]+ [0-9]+$' \
     "$(jq -r '"\(.ndt7.server_last.TCPInfo.RTT) \(.ndt7.server_last.TCPInfo.BytesAcked)"' <<<"$j")"
   check_cmp "debit $sub: about 10 s" "$(jq .body_s <<<"$j")" ">=" 9.5
+  # The series follows the socket's kernel count (frame headers and all), rescaled to the
+  # payload: sum(rate x dt) == bytes.
+  basis=$([ $t = dd ] && echo tcp_bytes_received || echo tcp_bytes_acked)
+  check_eq "debit $sub: series basis $basis, its bytes the payload's (0.5 %)" "$basis true" \
+    "$(jq -r '"\(.series_basis) \(.series_interval_s as $iv | ([.series[:-1][] * $iv] | add // 0) as $full | (.bytes * 8 / 1e6) as $mb | ($full + .series[-1] * (.body_s - $iv * ((.series | length) - 1))) as $sum | (($sum - $mb) / $mb | fabs) < 0.005)"' <<<"$j")"
   check_cmp "debit $sub: a rate" "$(jq .avg_mbps <<<"$j")" ">" 10
   out=$(python3 "$DEBIT_TOP/tests/e2e/schema_check.py" "$SCHEMA" jsonl "$T_TMP/$t.jsonl" 2>&1)
   check_eq "debit $sub: the run line matches docs/schema${out:+: $out}" "" "$out"

@@ -114,6 +114,14 @@ check_eq "debit: the server's $H_TLS agrees with the client's view" \
 "$DEBIT" -q -n 1 -P 2 --split --cacert "$C/a.crt" --format json -o "$T_TMP/p2.json" "$TBASE/f.dat" 2>/dev/null
 check_eq "debit -P 2 --split over https: ok, the run's tls is stream 1's" "true TLS1.3" \
   "$(jq -r '.runs[0] | "\(.ok) \(.tls.version)"' "$T_TMP/p2.json")"
+# The series counts the kernel's bytes (TLS records' headers and tags too), rescaled to the
+# body's: sum(rate x dt) == bytes, the last interval lasting body_s - (n - 1) x interval.
+check_eq "debit over https, 1 and 2 streams: series basis tcp_bytes_received, its bytes the body's (0.5 %)" \
+  "tcp_bytes_received true" \
+  "$(jq -rs '[.[].runs[]] | "\([.[].series_basis] | unique | join(",")) \([.[] | .series_interval_s as $iv |
+      ([.series[:-1][] * $iv] | add // 0) as $full | (.bytes * 8 / 1e6) as $mb |
+      ($full + .series[-1] * (.body_s - $iv * ((.series | length) - 1))) as $sum | (($sum - $mb) / $mb | fabs) < 0.005] | all)"' \
+    "$T_TMP/ok.json" "$T_TMP/p2.json")"
 "$DEBIT" -q -n 1 --format json -o "$T_TMP/http.json" "$BASE/f.dat" 2>/dev/null
 check_eq "debit over plain http: tls null" null "$(jq -c '.runs[0].tls' "$T_TMP/http.json")"
 "$DEBIT" -q -n 1 --format json -o "$T_TMP/fail.json" "$TBASE/f.dat" 2>"$T_TMP/fail.err"
