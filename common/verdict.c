@@ -46,7 +46,7 @@ void verdict_in_init(struct verdict_in *in)
         &in->quota_pct, &in->throttled_ms, &in->nr_throttled, &in->nr_periods, &in->so_sndbuf, &in->tcp_wmem_max,
         &in->sndbuf_setting, &in->initial_cwnd, &in->rcv_cpu_ms, &in->rcv_runq_ms, &in->rcv_wall_ms,
         &in->cpu_runq_ms, &in->data_segs_out, &in->bytes_sent, &in->plateau_mbps, &in->plateau_share,
-        &in->iface_bytes_per_packet,
+        &in->iface_bytes_per_packet, &in->snd_wnd,
     };
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         *d[i] = NAN;
@@ -366,12 +366,29 @@ static int rule_receiver_window(const struct ctx *c)
     double rtt = pos(in->rcv_rtt_ms) ? in->rcv_rtt_ms : pos(in->rtt_ms) ? in->rtt_ms : c->rtt;
     double lim = capped && pos(rtt) ? win * 8 / (rtt / 1000) / 1e6 : NAN;
     int match = matches(c, lim);
-    if (!ratio && !match)
+    /* The sender's view (debitd): the window the receiver advertised, per base RTT. A rate
+     * at it is that window's whatever share of busy time the kernel counted rwnd-limited (a
+     * bbr sender waits on its pacing timer: 34-51 % in the lab's rwnd runs, threshold 50 %);
+     * an autotuned receiver advertises well above what the path needs (25 MB at 190 Mb/s).
+     * The rate compared is the plateau when there is one: the level the window held, which
+     * a reader's stalls (the window shut meanwhile) leave above the average (63.0 Mb/s
+     * measured at a 71.6 Mb/s plateau under a 79.5 Mb/s window in the lab). */
+    double peer = in->server_debitd && pos(in->snd_wnd) && pos(c->rtt) ? in->snd_wnd * 8 / (c->rtt / 1000) / 1e6 : NAN;
+    double held = pos(in->plateau_mbps) && in->parallel <= 1 && in->plateau_mbps > c->rate ? in->plateau_mbps : c->rate;
+    int at_peer = !match && pos(peer) && held >= VERDICT_PEER_WINDOW_LO * peer && held <= VERDICT_MATCH_HI * peer &&
+                  !(pos(in->bottleneck_mbps) && in->measured_mbps >= VERDICT_NETWORK_FRACTION * in->bottleneck_mbps);
+    if (!ratio && !match && !at_peer)
         return 0;
     char a[32], b[32], s[32], t[32];
     if (ratio)
         add(c->t, "rwnd-limited %.0f%% of busy time", in->rwnd_limited_ratio * 100);
-    if (known(lim)) {
+    if (at_peer) {
+        add(c->t, "%sthe receiver's advertised window %s / %.1f ms base RTT = %s Mb/s, ", ratio ? "; " : "",
+            size(in->snd_wnd, s, sizeof s), c->rtt, mbps(peer, b, sizeof b));
+        if (held > c->rate)
+            add(c->t, "a plateau of %s Mb/s, ", mbps(held, t, sizeof t));
+        add(c->t, "measured %s", mbps(c->rate, a, sizeof a));
+    } else if (known(lim)) {
         add(c->t, "%sreceive window %s", ratio ? "; " : "", size(win, s, sizeof s));
         if (known(in->rcvbuf_setting))
             add(c->t, " (--rcvbuf %s)", size(in->rcvbuf_setting, t, sizeof t));
@@ -381,6 +398,10 @@ static int rule_receiver_window(const struct ctx *c)
     } else {
         add(c->t, "; measured %s Mb/s", mbps(c->rate, a, sizeof a));
     }
+    /* The sender sees a shut window, not why: a receiver too busy to read shuts it too. */
+    if (in->server_debitd && !known(receiver_demand(in)))
+        add(c->t, "; the receiver's CPU is not seen here: a client too busy to read (receiver_cpu) keeps its window "
+                  "shut as well");
     return 1;
 }
 

@@ -35,6 +35,7 @@ const char *verdict_name(enum verdict_kind k);
 #define VERDICT_LIMITED_RATIO 0.50      /* rwnd/sndbuf-limited share of busy time */
 #define VERDICT_MATCH_LO 0.60           /* measured / (buffer / RTT) that counts as "at that limit": */
 #define VERDICT_MATCH_HI 1.35           /* a payload share of 0.40 to 0.90 when 0.67 is predicted */
+#define VERDICT_PEER_WINDOW_LO 0.80     /* measured / (the peer's advertised window / base RTT): that window's rate */
 #define VERDICT_CAPPED 0.90             /* a buffer at >= 90% of its ceiling is capped */
 #define VERDICT_THROTTLED_SHARE 0.10    /* throttled_ms / wall */
 #define VERDICT_THROTTLED_PERIODS 0.50  /* nr_throttled / nr_periods */
@@ -84,6 +85,9 @@ struct verdict_in {
     double quota_pct, throttled_ms, nr_throttled, nr_periods; /* quota_pct NAN: no limit */
     double so_sndbuf, tcp_wmem_max, sndbuf_setting;           /* sndbuf_setting NAN: autotuning */
     double initial_cwnd;
+    /* The peer's advertised receive window as the sender last saw it (TCP_INFO snd_wnd,
+     * Linux >= 5.4; debitd only), bytes. */
+    double snd_wnd;
     /* The receiver's transfer thread over the transfer (threadcpu.h): CPU ms, ms waited to
      * run, wall ms. */
     double rcv_cpu_ms, rcv_runq_ms, rcv_wall_ms;

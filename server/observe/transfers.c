@@ -386,6 +386,9 @@ static void entry_verdict_in(const struct entry *e, struct verdict_in *in)
         if (t->have & TCP_INFO_HAVE_DELIVERY)
             in->delivery_rate_bps = (double)t->delivery_rate_bps;
         in->snd_mss = t->snd_mss ? t->snd_mss : NAN;
+        /* 0 before 6.2 (the kernel did not fill it) or on a closed window: no figure */
+        if ((t->have & TCP_INFO_HAVE_SND_WND) && t->snd_wnd)
+            in->snd_wnd = t->snd_wnd;
     }
     const struct transfer_evidence *ev = &e->ev;
     if (ev->have_cpu) {

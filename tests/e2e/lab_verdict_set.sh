@@ -78,7 +78,7 @@ CLASSES=(
   "lossy|congestion|$LAB_S5_URL|4MiB|"
 )
 VERDICTS=(network sender_buffer receiver_window sender_cpu receiver_cpu congestion unknown)
-RES=$T_TMP/results.tsv   # class expected debit_verdict debitd_verdict mbps path_mbps
+RES=$T_TMP/results.tsv   # class expected debit_verdict debitd_verdict mbps path_mbps run
 : >"$RES"
 run_one() { # NAME EXPECTED URL BYTES EXTRA RUN
   local name=$1 exp=$2 url=$3 bytes=$4 extra=$5 k=$6 j=$T_TMP/$1-$6.json opts=() pre=()
@@ -101,7 +101,7 @@ run_one() { # NAME EXPECTED URL BYTES EXTRA RUN
     sev=$(jq -r '.limited_by_evidence // empty' "$j.srv" 2>/dev/null)
   fi
   ev=$(jq -r '.runs[0].limited_by_evidence // (.runs[0].error // "no output")' "$j" 2>/dev/null)
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$exp" "$v" "${srv:-none}" "${mbps:-0}" "$path" >>"$RES"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$exp" "$v" "${srv:-none}" "${mbps:-0}" "$path" "$k" >>"$RES"
   [ -n "${VSET_KEEP:-}" ] && cp "$j" "$j.srv" "$VSET_KEEP/" 2>/dev/null
   t_diag "$name #$k: ${mbps:-0} Mb/s -> debit $v: $ev"
   [ "$srv" = "$v" ] || t_diag "   debitd ${srv:-none}: ${sev:-no record}"
@@ -133,22 +133,34 @@ matrix() {
       }
     }' "$RES"
 }
-acc() { awk -F'\t' -v col="$1" '{t++; if ($col == $2) h++} END {printf "%d %d %.1f\n", h, t, t ? 100 * h / t : 0}' "$RES"; }
-read -r hit tot pct < <(acc 3)
-read -r shit stot spct < <(acc 4)
+acc() { awk -F'\t' -v col="$1" '{t++; if ($col == $2) h++} END {printf "%d %d %.1f\n", h, t, t ? 100 * h / t : 0}' "${2:-/dev/stdin}"; }
+read -r hit tot pct < <(acc 3 "$RES")
+read -r shit stot spct < <(acc 4 "$RES")
+# debitd's accuracy over the classes it can see: all but busy_rcv (the client's CPU is the
+# client's to see; debitd says receiver_window there, with the busy-reader caveat).
+read -r vhit vtot vpct < <(grep -v '^busy_rcv' "$RES" | acc 4)
 t_diag "debit's verdict (limited_by), $hit of $tot right ($pct %):"
 matrix 3 | while IFS= read -r l; do t_diag "$l"; done
-t_diag "debitd's own verdict (/transfers/ID), $shit of $stot right ($spct %; it cannot see the client's CPU nor --rcvbuf):"
+t_diag "debitd's own verdict (/transfers/ID), $shit of $stot right ($spct %; $vhit of $vtot, $vpct %, without busy_rcv, whose CPU it cannot see):"
 matrix 4 | while IFS= read -r l; do t_diag "$l"; done
 if [ -n "${VSET_MD:-}" ]; then
   {
     echo "debit's verdict: $hit of $tot right ($pct %); $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
     echo; matrix 3; echo
-    echo "debitd's own verdict (/transfers/ID): $shit of $stot right ($spct %)"
+    echo "debitd's own verdict (/transfers/ID): $shit of $stot right ($spct %); without busy_rcv $vhit of $vtot ($vpct %)"
     echo; matrix 4
   } >"$VSET_MD"
 fi
 check_cmp "debit's verdict accuracy >= 90 % ($hit of $tot)" "$pct" ">=" 90
+# debitd's floor: 80 % (24 of 30), below the 90 % it reaches, so that one class going
+# wrong in every run (5 of 30: 83 %) still passes on a loaded machine but two do not.
+check_cmp "debitd's own verdict accuracy >= 80 % without busy_rcv ($vhit of $vtot)" "$vpct" ">=" 80
+# busy_rcv: when debitd blames the window, its evidence says it cannot see a busy reader
+while IFS=$'\t' read -r name _ _ srv _ _ k; do
+  if [ "$name" != busy_rcv ] || [ "$srv" != receiver_window ]; then continue; fi
+  check_match "busy_rcv #$k: debitd's receiver_window says the client may be busy" "client too busy to read" \
+    "$(jq -r '.limited_by_evidence // empty' "$T_TMP/busy_rcv-$k.json.srv")"
+done <"$RES"
 for c in "${CLASSES[@]}"; do
   IFS='|' read -r name exp _ <<<"$c"
   check_cmp "$name: $exp in at least $MIN_CLASS of $RUNS runs" \
@@ -156,7 +168,7 @@ for c in "${CLASSES[@]}"; do
 done
 # The hintless network verdict (no --bottleneck): the path's rate inferred from the
 # plateau, within 15 % of the tbf's rate, in every clean run judged network.
-while IFS=$'\t' read -r name _ v _ mbps path; do
+while IFS=$'\t' read -r name _ v _ mbps path _; do
   if [ "$name" != clean ] || [ "$v" != network ]; then continue; fi
   check_cmp "clean run at $mbps Mb/s: inferred path rate $path Mb/s within 15 % of the ${RATE_MBIT} Mbit/s tbf" \
     "$(awk -v p="$path" -v r=$RATE_MBIT 'BEGIN {d = (p - r) / r; print (p != "null" && d <= 0.15 && d >= -0.15) ? 1 : 0}')" "=" 1

@@ -27,7 +27,7 @@ static const struct {
     F(snd_mss), F(cpu_user_ms), F(cpu_sys_ms), F(cpu_wall_ms), F(cpu_share), F(samples), F(app_limited),
     F(quota_pct), F(throttled_ms), F(nr_throttled), F(nr_periods), F(so_sndbuf), F(tcp_wmem_max), F(sndbuf_setting),
     F(initial_cwnd), F(rcv_cpu_ms), F(rcv_runq_ms), F(rcv_wall_ms), F(cpu_runq_ms), F(data_segs_out), F(bytes_sent), F(plateau_mbps),
-    F(plateau_share), F(iface_bytes_per_packet),
+    F(plateau_share), F(iface_bytes_per_packet), F(snd_wnd),
 };
 
 /* "debitd", "upload", "receiver_side", "same_host", "iface_shared", "bytes=N", "parallel=N", "iface=NAME"
@@ -88,11 +88,22 @@ struct verdict_row {
     const char *name;
     const char *in;
     enum verdict_kind want;
-    const char *evidence; /* a substring the evidence must contain */
+    const char *evidence; /* a substring the evidence must contain; ending in '$': its end */
 };
+
+/* EV contains WANT, or ends with it when WANT ends in '$'. */
+static int evidence_has(const char *ev, const char *want)
+{
+    size_t n = strlen(want), m = strlen(ev);
+    if (n && want[n - 1] == '$')
+        return m >= n - 1 && strncmp(ev + m - (n - 1), want, n - 1) == 0;
+    return strstr(ev, want) != NULL;
+}
 
 /* The lab's servers (lab/): 256 MiB, 1 Gb/s tbf bottleneck, 5.6 ms natural RTT + 30 ms. */
 #define LAB "bytes=268435456 bottleneck_mbps=1000 duration_s=2.3 "
+/* The labelled set's lab (tests/e2e/lab_verdict_set.sh): 200 Mbit/s, 10 ms, no --bottleneck. */
+#define LAB_NOBN "bytes=25165824 duration_s=2.9 "
 
 static void test_rules(void **state)
 {
@@ -186,6 +197,36 @@ static void test_rules(void **state)
          "no rule matched: measured 450 Mb/s"},
         {"receiver_window: rwnd-limited at the server", LAB "measured_mbps=300 debitd rwnd_limited_ratio=0.9",
          VERDICT_RECEIVER_WINDOW, "rwnd-limited 90% of busy time"},
+        /* The labelled set's rwnd run (debit --rcvbuf 64KiB, bbr sender, 10 ms): debitd saw
+         * rwnd-limited 39% of busy time (under the 50% threshold) and the client's window
+         * 98492 B: 98492 x 8 / 10.03 ms = 78.5 Mb/s, 71.7 measured (0.91 of it). */
+#define RWND LAB_NOBN "debitd srv_min_rtt_ms=10.032 busy_ms=2808 srv_duration_s=2.9 rwnd_limited_ratio=0.39 " \
+             "sndbuf_limited_ratio=0 samples=28 app_limited=0 total_retrans=0 bytes_retrans=0 "
+        {"receiver_window: at the peer's advertised window / base RTT (debitd, bbr pacing)",
+         RWND "measured_mbps=71.7 snd_wnd=98492 plateau_mbps=70.1 plateau_share=0.41", VERDICT_RECEIVER_WINDOW,
+         "the receiver's advertised window 96.2 KiB / 10.0 ms base RTT = 78.5 Mb/s, measured 71.7; the receiver's CPU "
+         "is not seen here: a client too busy to read (receiver_cpu) keeps its window shut as well"},
+        {"receiver_window: the peer's window, rate above it within 1.35 x", RWND "measured_mbps=81.3 snd_wnd=98492",
+         VERDICT_RECEIVER_WINDOW, "= 78.5 Mb/s, measured 81.3"},
+        {"not receiver_window: the rate under 0.8 x the peer's window / RTT", RWND "measured_mbps=60 snd_wnd=98492",
+         VERDICT_UNKNOWN, "no rule matched"},
+        /* rwnd run #1 of a later set: a reader's stalls put the average under 0.8 x, the
+         * plateau it held is at the window's rate (99612 x 8 / 10.027 ms = 79.5 Mb/s) */
+        {"receiver_window: the plateau at the peer's window, the average below", RWND "measured_mbps=63.0 "
+         "snd_wnd=99612 srv_min_rtt_ms=10.027 plateau_mbps=71.55 plateau_share=0.6",
+         VERDICT_RECEIVER_WINDOW, "= 79.5 Mb/s, a plateau of 71.5 Mb/s, measured 63.0"},
+        {"not receiver_window: a plateau under 0.8 x the peer's window / RTT", RWND "measured_mbps=55 snd_wnd=98492 "
+         "plateau_mbps=60 plateau_share=0.9",
+         VERDICT_UNKNOWN, "no rule matched"},
+        /* the clean runs: an autotuned receiver advertised 22-29 MB at 190 Mb/s */
+        {"not receiver_window: an autotuned window far above the rate", RWND "measured_mbps=190 snd_wnd=25716736 "
+         "rwnd_limited_ratio=0",
+         VERDICT_UNKNOWN, "no rule matched"},
+        {"not receiver_window: the peer's window is the server's view only (not debitd)",
+         LAB_NOBN "srv_min_rtt_ms=10.032 measured_mbps=71.7 snd_wnd=98492", VERDICT_UNKNOWN, "no rule matched"},
+        {"receiver_window seen by the client: its own CPU known, no busy-reader remark",
+         RWND "measured_mbps=71.7 snd_wnd=98492 rcv_cpu_ms=300 rcv_runq_ms=10 rcv_wall_ms=2900", VERDICT_RECEIVER_WINDOW,
+         "= 78.5 Mb/s, measured 71.7$"},
         /* the lab run of docs/verdict.md: 0.75 x 2 MiB / 30 ms = 419 Mb/s, 391 measured */
         {"receiver_window: client-side, --rcvbuf 1 MiB at 30 ms (not debitd)",
          "measured_mbps=391 so_rcvbuf=2097152 rcvbuf_setting=1048576 rcv_rtt_ms=30 bytes=104857600",
@@ -391,7 +432,7 @@ static void test_rules(void **state)
         parse_row(rows[i].in, &in);
         struct verdict v;
         verdict_decide(&in, &v);
-        if (v.kind != rows[i].want || !strstr(v.evidence, rows[i].evidence))
+        if (v.kind != rows[i].want || !evidence_has(v.evidence, rows[i].evidence))
             fail_msg("%s: %s \"%s\", want %s with \"%s\"", rows[i].name, verdict_name(v.kind), v.evidence,
                      verdict_name(rows[i].want), rows[i].evidence);
         if (!v.evidence[0])
