@@ -118,6 +118,10 @@ int tcp_info_read(int fd, struct tcp_info_sample *ti, char *err, size_t errlen)
         ti->rwnd_limited_us = k.rwnd_limited;
         ti->sndbuf_limited_us = k.sndbuf_limited;
     }
+    if (HAS(len, delivered_ce)) {
+        ti->have |= TCP_INFO_HAVE_DELIVERED;
+        ti->delivered = k.delivered;
+    }
     if (HAS(len, reord_seen)) {
         ti->have |= TCP_INFO_HAVE_SENT;
         ti->bytes_sent = k.bytes_sent;

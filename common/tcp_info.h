@@ -27,6 +27,7 @@ enum {
     TCP_INFO_HAVE_SND_WND = 1 << 6,   /* snd_wnd (5.4+) */
     TCP_INFO_HAVE_RCV_WND = 1 << 7,   /* rcv_wnd, rehash (6.2+) */
     TCP_INFO_HAVE_RTO = 1 << 8,       /* total_rto, total_rto_recoveries/time (6.7+) */
+    TCP_INFO_HAVE_DELIVERED = 1 << 9, /* delivered (4.18+) */
 };
 
 /* Plain data: copy freely. Times in microseconds, sizes in bytes, rates in bit/s. */
@@ -52,6 +53,7 @@ struct tcp_info_sample {
     uint32_t dsack_dups, reord_seen, rcv_ooopack;
     uint32_t total_rto, total_rto_recoveries, total_rto_time_ms;
     uint32_t last_ack_recv_ms; /* since the last ACK arrived (jiffies: 4 ms steps at HZ=250); not in JSON */
+    uint32_t delivered;     /* segments delivered (cumulatively or selectively acked), retransmits once */
 
     uint64_t pacing_rate_bps, max_pacing_rate_bps; /* max: 0 = unlimited */
     uint64_t delivery_rate_bps;

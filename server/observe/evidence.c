@@ -203,7 +203,12 @@ static void rate_add(struct transfer_sampled *s, uint64_t bytes, double seconds)
 void evidence_sample(struct transfer_sampled *s, const struct tcp_info_sample *ti, double now, int received)
 {
     if (ti->have & TCP_INFO_HAVE_BYTES) {
-        uint64_t moved = received ? ti->bytes_received : ti->bytes_acked;
+        /* A sender's rate counts what was delivered, SACKed included: bytes_acked stops at
+         * the first hole while a loss is repaired and then jumps (a clean 200 Mbit/s path
+         * with 2-5 % of its bytes resent after slow start), which the plateau takes for a
+         * rate that did not hold. delivered x MSS moves on with what reached the receiver. */
+        int seg = !received && (ti->have & TCP_INFO_HAVE_DELIVERED) && ti->snd_mss;
+        uint64_t moved = received ? ti->bytes_received : seg ? (uint64_t)ti->delivered * ti->snd_mss : ti->bytes_acked;
         /* the first sample is the baseline (a kept-alive connection's count starts earlier) */
         if (s->t_prev > 0 && now > s->t_prev && moved >= s->acked_prev)
             rate_add(s, moved - s->acked_prev, now - s->t_prev);

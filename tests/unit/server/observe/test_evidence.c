@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <cmocka.h>
 
@@ -351,6 +352,47 @@ static void test_sampled(void **state)
     }
 }
 
+/* A sender's rates from what was delivered, SACKed included: while a hole is repaired
+ * bytes_acked stands still and then jumps; delivered x MSS keeps the path's rate. Without
+ * delivered (a kernel before 4.18) bytes_acked still counts; a receiver's bytes_received. */
+static void test_sampled_delivered(void **state)
+{
+    (void)state;
+    /* 4 readings 0.1 s apart: 2.5 MB delivered each (200 Mb/s); acked 2.5, 0, then 5 MB */
+    static const uint64_t acked[] = {0, 2500000, 2500000, 7500000};
+    static const uint32_t delivered[] = {0, 1726, 3452, 5178}; /* x 1448 B = 2.5 MB each */
+    for (int with = 0; with <= 1; with++) {
+        struct transfer_sampled s = {0};
+        for (int k = 0; k < 4; k++) {
+            struct tcp_info_sample ti = {.have = TCP_INFO_HAVE_BASE | TCP_INFO_HAVE_BYTES, .snd_mss = 1448,
+                                         .bytes_acked = acked[k]};
+            if (with) {
+                ti.have |= TCP_INFO_HAVE_DELIVERED;
+                ti.delivered = delivered[k];
+            }
+            evidence_sample(&s, &ti, 1.0 + 0.1 * k, 0);
+        }
+        assert_int_equal(s.nrate, 3);
+        if (with) {
+            for (int i = 0; i < 3; i++)
+                assert_true(fabs(s.rate_mbps[i] - 199.9) < 0.1);
+        } else {
+            assert_true(fabs(s.rate_mbps[0] - 200) < 0.1);
+            assert_true(s.rate_mbps[1] == 0);
+            assert_true(fabs(s.rate_mbps[2] - 400) < 0.1);
+        }
+    }
+    /* a receiver counts bytes_received, whatever delivered says */
+    struct transfer_sampled s = {0};
+    for (int k = 0; k < 3; k++) {
+        struct tcp_info_sample ti = {.have = TCP_INFO_HAVE_BASE | TCP_INFO_HAVE_BYTES | TCP_INFO_HAVE_DELIVERED,
+                                     .snd_mss = 1448, .delivered = 7, .bytes_received = 1250000 * (uint64_t)k};
+        evidence_sample(&s, &ti, 1.0 + 0.1 * k, 1);
+    }
+    assert_int_equal(s.nrate, 2);
+    assert_true(fabs(s.rate_mbps[1] - 100) < 0.1);
+}
+
 /* The budget follows the process: moved into another cgroup, the header changes at the
  * next refresh and a transfer across the move gets no deltas; no controller: "none". */
 static void test_budget_refresh(void **state)
@@ -431,7 +473,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_keys),  cmocka_unit_test(test_thread_transfers_max),
         cmocka_unit_test(test_thread_transfers_max_random),
-        cmocka_unit_test(test_other_thread), cmocka_unit_test(test_sampled),
+        cmocka_unit_test(test_other_thread), cmocka_unit_test(test_sampled), cmocka_unit_test(test_sampled_delivered),
         cmocka_unit_test(test_budget_refresh),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
