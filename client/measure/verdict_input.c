@@ -92,6 +92,7 @@ void verdict_in_from_run(const struct run_result *r, struct verdict_in *in)
     in->delivery_rate_bps = at(s, "tcp.delivery_rate_bps");
     in->srv_min_rtt_ms = at(s, "tcp.min_rtt_ms");
     in->snd_mss = at(s, "tcp.snd_mss");
+    in->snd_wnd = at(s, "tcp.snd_wnd"); /* the window debitd saw us advertise: its rule 6 reads it too */
     in->cpu_user_ms = at(s, "cpu.user_ms");
     in->cpu_sys_ms = at(s, "cpu.sys_ms");
     in->cpu_wall_ms = at(s, "cpu.wall_ms");

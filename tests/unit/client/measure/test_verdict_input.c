@@ -137,11 +137,37 @@ static void test_path_inferred(void **state)
     result_free(r);
 }
 
+/* debitd's record carries the window the client advertised (tcp.snd_wnd): debit reads it
+ * as debitd does, so both judge a rate held at that window / RTT receiver_window (an rwnd
+ * run of tests/e2e/lab_verdict_set.sh: 97 KiB at 10 ms is 79.5 Mb/s, the kernel counting
+ * only 40 % of busy time rwnd-limited under bbr's pacing). Without the field: not so. */
+static void test_peer_window(void **state)
+{
+    (void)state;
+    static const char record[] = "{\"duration_s\":3.58,\"sampled\":{\"count\":35,\"app_limited\":0},\"tcp\":{"
+                                 "\"busy_time_ms\":3570,\"rwnd_limited_ratio\":0.40,\"sndbuf_limited_ratio\":0,"
+                                 "\"total_retrans\":0,\"bytes_retrans\":0,\"snd_ssthresh\":null,"
+                                 "\"min_rtt_ms\":10.0,\"snd_mss\":1448,\"snd_wnd\":99328}}";
+    struct run_result *r = run_with_record(75, 33554432, 3.58, record);
+    struct verdict_in in;
+    verdict_in_from_run(r, &in);
+    assert_float_equal(in.snd_wnd, 99328, 0);
+    verdict_apply(r, &(struct dl_options){.bottleneck_bps = 0});
+    assert_string_equal(r->limited_by, "receiver_window");
+    json_object_del(json_object_get(r->server_record, "tcp"), "snd_wnd");
+    verdict_in_from_run(r, &in);
+    assert_true(isnan(in.snd_wnd));
+    verdict_apply(r, &(struct dl_options){.bottleneck_bps = 0});
+    assert_string_not_equal(r->limited_by, "receiver_window");
+    result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_adapter),
         cmocka_unit_test(test_path_inferred),
+        cmocka_unit_test(test_peer_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
