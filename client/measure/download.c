@@ -400,8 +400,9 @@ void xfer_finish(CURL *c, struct xfer *x, CURLcode rc, const struct xfer_scratch
     }
     if (r->total_s > 0)
         r->total_mbps = (double)x->bytes * 8 / r->total_s / 1e6;
-    if (r->ok && !o->upload) {
-        /* After the timed download, so the extra request never disturbs a measurement. */
+    if (r->ok) {
+        /* After the timed transfer, so the extra request never disturbs a measurement (an
+         * upload to debitd has a record too: its verdict as the receiver). */
         char err[512];
         if (server_record_fetch(r, o, err, sizeof err) < 0)
             r->server_record_error = strdup(err);

@@ -131,6 +131,24 @@ void verdict_in_from_run(const struct run_result *r, struct verdict_in *in)
     }
 }
 
+/* An upload: the rules read a download's sender (debitd), so debit has no verdict of its own
+ * (its sender-side rules are not written yet); debitd's record of the upload holds debitd's,
+ * as its receiver (receiver_cpu, receiver_window, network): that one, said to be debitd's. */
+static void upload_by_receiver(const struct run_result *r, struct verdict *v)
+{
+    const json_t *s = r->server_record;
+    if (!r->ok || !r->upload || v->kind != VERDICT_UNKNOWN || !json_is_object(s))
+        return;
+    const char *dir = json_string_value(json_object_get(s, "direction"));
+    const char *name = json_string_value(json_object_get(s, "limited_by"));
+    const char *why = json_string_value(json_object_get(s, "limited_by_evidence"));
+    if (!dir || strcmp(dir, "upload") != 0 || !name)
+        return;
+    v->kind = verdict_from_name(name);
+    snprintf(v->evidence, sizeof v->evidence, "debitd's verdict, as the upload's receiver (debit's own, as its sender, is "
+             "not made): %s", why ? why : "");
+}
+
 void verdict_apply(struct run_result *r, const struct dl_options *o)
 {
     r->bottleneck_mbps = o->bottleneck_bps > 0 ? o->bottleneck_bps / 1e6 : 0;
@@ -146,6 +164,7 @@ void verdict_apply(struct run_result *r, const struct dl_options *o)
         verdict_in_from_run(r, &in);
         verdict_decide(&in, &v);
     }
+    upload_by_receiver(r, &v);
     r->limited_by = verdict_name(v.kind);
     free(r->limited_by_evidence);
     r->limited_by_evidence = strdup(v.evidence);

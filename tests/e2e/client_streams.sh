@@ -66,6 +66,12 @@ check_eq "upload POST to debitd: exit 0, direction upload, 32 MiB, HTTP 200" "0 
   "$? $(jqr '[.runs[] | "\(.direction) \(.bytes) \(.http_status)"] | unique | join(",")' "$f")"
 check_eq "upload to debitd: its own count kept and equal to ours; its duration and Mb/s kept" true \
   "$(jqr '[.runs[] | .server_upload.bytes == .bytes and .server_upload.bytes_match and .server_upload.seconds > 0 and .server_upload.mbps > 0 and .avg_mbps > 0] | all' "$f")"
+# debitd records each upload (X-Debit-Transfer) with its verdict as the receiver: debit
+# fetches that record and reports debitd's verdict, said to be the server's side
+check_eq "upload to debitd: its record fetched (direction upload), its verdict debit's, side server" true \
+  "$(jqr '[.runs[] | .server_record.direction == "upload" and (.server_record.limited_by | type) == "string"
+      and .limited_by == .server_record.limited_by and .limited_by_side == "server"
+      and (.limited_by_evidence | startswith("debitd'"'"'s verdict, as the upload'"'"'s receiver"))] | all' "$f")"
 before=$(curl -s "$DEBITD_BASE/status" | jq '.counters.upload_bytes')
 "$DEBIT" -q -n 1 --upload 8MiB --upload-method PUT -P 2 --format json -o "$T_TMP/u2.json" "$UP"
 after=$(curl -s "$DEBITD_BASE/status" | jq '.counters.upload_bytes')
