@@ -79,9 +79,10 @@ PY
 # work the kernel's pacing itself (softirq) can burst. Each try's verdict must follow its
 # record's own plateau (sampled.plateau_share >= 0.7: network, else unknown), never a rule
 # that does not apply (the receiver's CPU or window); up to 3 tries for a clean plateau.
-verdicts= net=
+verdicts= net= shares=
 for try in 1 2 3; do
   rec=$(paced)
+  shares+="$(jq -r '.sampled.plateau_share // "null"' <<<"$rec") "
   t_diag "a paced upload (try $try): $(jq -c '{bytes, duration_s, plateau: .sampled.plateau_share, limited_by, limited_by_evidence}' <<<"$rec")"
   want=$(jq -r 'if (.sampled.plateau_share // 0) >= 0.7 then "network" else "unknown" end' <<<"$rec")
   check_eq "paced upload (try $try): the verdict its plateau gives" "$want" "$(jq -r .limited_by <<<"$rec")"
@@ -96,7 +97,9 @@ if [ -n "$net" ]; then
   check_cmp "... the plateau is the pacing's 12 Mb/s (10.8-13.2)" "$(jq .sampled.plateau_mbps <<<"$net")" ">=" 10.8
   check_cmp "... not above it" "$(jq .sampled.plateau_mbps <<<"$net")" "<=" 13.2
 else
-  t_skip "... network: at a plateau" "no try had a plateau (3 of 3 paced by a kernel under load: $(uptime))"
+  # (seen on a quiet machine too, load 0.3: shares 0.63 0.56 0.35 — the kernel's pacing without
+  # fq is not smooth at 100 ms here; a known weakness of this check, not of the rule)
+  t_skip "... network: at a plateau" "no try had a plateau: plateau shares ${shares% } < 0.7 (the kernel's pacing burst at the sampler's 100 ms; load $(cut -d' ' -f1-3 /proc/loadavg))"
 fi
 id2=$(jq -r .id <<<"$rec")
 wait_for 30 sh -c "[ \$(grep -c '\"direction\": *\"upload\"' '$T_TMP/access.log') -ge 2 ]"
